@@ -1,0 +1,22 @@
+//! PISA assembler, validator and (later) SPIR-V translator.
+//!
+//! The pipeline flows one way: text → [`syntax`] (tokens, AST) → [`validate`]
+//! (catalog-driven checks) → [`Module`], a validated module that later stages
+//! trust without re-checking.
+
+pub mod catalog;
+pub mod diag;
+pub mod module;
+pub mod syntax;
+pub mod validate;
+
+pub use diag::{Diagnostic, Diagnostics, Severity};
+pub use module::Module;
+
+/// Assembles and validates one PISA source file.
+///
+/// `name` is what diagnostics print as the file name. On failure every independent
+/// error of the file is returned, sorted by position; warnings do not fail.
+pub fn assemble(name: &str, source: &str) -> Result<Module, Diagnostics> {
+    validate::assemble(name, source)
+}
