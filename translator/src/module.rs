@@ -1,0 +1,2 @@
+//! The validated module.
+pub struct Module;

@@ -1,0 +1,347 @@
+//! The syntax tree of one PISA source file. Names are interned ([`Name`]);
+//! every node keeps its [`Span`] so later stages can point at it.
+
+use crate::diag::Span;
+use std::collections::HashMap;
+
+/// An interned identifier (register, symbol or label name, without its sigil).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Name(pub u32);
+
+#[derive(Debug, Default, Clone)]
+pub struct Interner {
+    map: HashMap<Box<str>, Name>,
+    names: Vec<Box<str>>,
+}
+
+impl Interner {
+    pub fn intern(&mut self, s: &str) -> Name {
+        if let Some(&n) = self.map.get(s) {
+            return n;
+        }
+        let n = Name(self.names.len() as u32);
+        self.names.push(s.into());
+        self.map.insert(s.into(), n);
+        n
+    }
+    pub fn get(&self, s: &str) -> Option<Name> {
+        self.map.get(s).copied()
+    }
+    pub fn resolve(&self, n: Name) -> &str {
+        &self.names[n.0 as usize]
+    }
+}
+
+/// A data type: a scalar of `bits` (8..128) or a vector of `count` such elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Ty {
+    pub bits: u16,
+    pub count: u8,
+}
+
+impl Ty {
+    pub const fn scalar(bits: u16) -> Ty {
+        Ty { bits, count: 1 }
+    }
+    pub fn is_vector(self) -> bool {
+        self.count > 1
+    }
+    pub fn total_bits(self) -> u32 {
+        self.bits as u32 * self.count as u32
+    }
+}
+
+impl std::fmt::Display for Ty {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.count > 1 {
+            write!(f, ".v{}.{}b", self.count, self.bits)
+        } else {
+            write!(f, ".{}b", self.bits)
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Space {
+    Global,
+    Const,
+    Shared,
+    Private,
+}
+
+impl Space {
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Const => "const",
+            Space::Shared => "shared",
+            Space::Private => "private",
+        }
+    }
+    /// Address size in bits (spec 02 §2.1).
+    pub fn address_bits(self) -> u16 {
+        match self {
+            Space::Global | Space::Const => 64,
+            Space::Shared | Space::Private => 32,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Linkage {
+    #[default]
+    Internal,
+    Export,
+    Import,
+}
+
+#[derive(Debug, Clone)]
+pub struct Header {
+    pub version: Option<(String, Span)>,
+    pub target: Option<(String, Span)>,
+}
+
+#[derive(Debug)]
+pub struct SourceAst {
+    pub interner: Interner,
+    pub items: Vec<Item>,
+    /// Statements at module scope in order, for the header-position rules.
+    pub header_order: Vec<HeaderStmt>,
+}
+
+#[derive(Debug, Clone)]
+pub enum HeaderStmt {
+    Version(String, Span),
+    Target(String, Span),
+    Other(Span),
+}
+
+#[derive(Debug)]
+pub enum Item {
+    Var(VarDecl),
+    Func(FuncDecl),
+}
+
+/// `.attr`, `.attr(v, ...)` or `.attr N` as written.
+#[derive(Debug, Clone)]
+pub struct Attr {
+    pub name: String,
+    pub args: Vec<AttrArg>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub enum AttrArg {
+    Int(u64, Span),
+    Ident(String, Span),
+    Str(String, Span),
+}
+
+#[derive(Debug)]
+pub struct VarDecl {
+    pub space: Space,
+    pub space_span: Span,
+    pub linkage: Linkage,
+    pub align: Option<(u64, Span)>,
+    /// Other attributes (`.section`, `.host_access`, ...).
+    pub attrs: Vec<Attr>,
+    /// An element type written before the name (`.shared .16b @S[100]`).
+    pub elem_ty: Option<Ty>,
+    pub name: Name,
+    pub name_span: Span,
+    pub size: Option<(u64, Span)>,
+    pub init: Option<Vec<InitElem>>,
+    pub init_span: Span,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub enum InitElem {
+    /// `.Nb value`; `value` is the literal after the spec's extension rules.
+    Int {
+        bits: u16,
+        lit: IntLit,
+        span: Span,
+    },
+    /// `.zero N`
+    Zero { bytes: u64, span: Span },
+    /// `.Nb @sym` or `.Nb @sym+off`
+    Symbol {
+        bits: u16,
+        name: Name,
+        offset: i64,
+        span: Span,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FuncKind {
+    Kernel,
+    Function,
+}
+
+#[derive(Debug)]
+pub struct FuncDecl {
+    pub kind: FuncKind,
+    pub linkage: Linkage,
+    pub attrs: Vec<Attr>,
+    /// `None` is `void` (and always for kernels).
+    pub ret: Option<Ty>,
+    pub ret_span: Span,
+    pub name: Name,
+    pub name_span: Span,
+    pub params: Vec<Param>,
+    pub body: Option<Block>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// `.reg TYPE`
+    Reg(Ty),
+    /// `.pred` (invalid as an argument; kept to report it)
+    Pred,
+    /// `.param[N]`
+    Param(u64),
+}
+
+#[derive(Debug)]
+pub struct Param {
+    pub kind: ParamKind,
+    pub attrs: Vec<Attr>,
+    pub name: Option<(Name, Span)>,
+    pub span: Span,
+}
+
+#[derive(Debug, Default)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub open: Span,
+    pub close: Span,
+}
+
+#[derive(Debug)]
+pub enum Stmt {
+    /// `.reg TYPE names;` or `.pred names;` (`ty` is `None` for predicates).
+    Reg {
+        ty: Option<Ty>,
+        names: Vec<(Name, Span)>,
+        span: Span,
+    },
+    Var(VarDecl),
+    Label(Name, Span),
+    Instr(Instr),
+    Block(Block),
+}
+
+#[derive(Debug)]
+pub struct Instr {
+    /// The whole mnemonic, e.g. `ld.global.v4.32b`.
+    pub mnemonic: Span,
+    pub operands: Vec<Operand>,
+    pub span: Span,
+}
+
+/// A swizzle: elements selected from a vector, first element and count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Swizzle {
+    pub first: u8,
+    pub count: u8,
+}
+
+impl Swizzle {
+    pub fn parse(s: &str) -> Option<Swizzle> {
+        Some(match s {
+            "x" => Swizzle { first: 0, count: 1 },
+            "y" => Swizzle { first: 1, count: 1 },
+            "z" => Swizzle { first: 2, count: 1 },
+            "w" => Swizzle { first: 3, count: 1 },
+            "xy" => Swizzle { first: 0, count: 2 },
+            "zw" => Swizzle { first: 2, count: 2 },
+            "xyzw" => Swizzle { first: 0, count: 4 },
+            _ => return None,
+        })
+    }
+}
+
+/// An integer literal: its 64-bit value after the spec's extension rule
+/// (decimal sign-extends, hex zero-extends) and how it was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntLit {
+    pub value: u64,
+    pub hex: bool,
+    /// Number of hex digits written (for hex float size checks).
+    pub digits: u8,
+    /// The mathematical value is negative (a decimal with a minus sign).
+    pub negative: bool,
+}
+
+impl IntLit {
+    /// The mathematical value.
+    pub fn math(self) -> i128 {
+        if self.negative {
+            self.value as i64 as i128
+        } else {
+            self.value as i128
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RegRef {
+    pub name: Name,
+    pub swizzle: Option<Swizzle>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AddrBase {
+    Reg(RegRef),
+    Var(Name, Span),
+    Imm(IntLit, Span),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AddrOffset {
+    Reg(RegRef),
+    Imm(i64, Span),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Operand {
+    Reg(RegRef),
+    /// `!%p`
+    NotPred(RegRef),
+    Int(IntLit, Span),
+    Float(f64, Span),
+    Addr {
+        base: AddrBase,
+        offset: Option<AddrOffset>,
+        span: Span,
+    },
+    /// `@name` outside an address
+    Symbol(Name, Span),
+    /// A bare identifier: a label.
+    Label(Name, Span),
+    Void(Span),
+    /// `target(args...)` in `call`.
+    Call {
+        target: Box<Operand>,
+        args: Vec<Operand>,
+        span: Span,
+    },
+}
+
+impl Operand {
+    pub fn span(&self) -> Span {
+        match self {
+            Operand::Reg(r) | Operand::NotPred(r) => r.span,
+            Operand::Int(_, s)
+            | Operand::Float(_, s)
+            | Operand::Symbol(_, s)
+            | Operand::Label(_, s)
+            | Operand::Void(s) => *s,
+            Operand::Addr { span, .. } | Operand::Call { span, .. } => *span,
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! A byte-oriented lexer. Identifiers follow the spec's `[a-zA-Z$._][a-zA-Z$._0-9]*`
+//! (so mnemonics such as `ld.global.v4.32b` and names such as `@fcmp.ord.oeq`
+//! are single tokens); directives and qualifiers after a space (`.reg`, `.v4`,
+//! `.32b`) are split at dots so that `.v4.32b` reads as two type tokens.
+
+use crate::diag::Span;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tok {
+    /// `.name` (without dots inside).
+    Directive,
+    /// `%name` (dots allowed; a trailing swizzle is split off by the parser).
+    Reg,
+    /// `@name`.
+    Sym,
+    /// Bare identifier: mnemonic, label, keyword (`void`), attribute value.
+    Ident,
+    /// Anything starting with a digit: integers, floats, `0.1`, `100ca`.
+    Number,
+    /// A `"..."` string.
+    Str,
+    Comma,
+    Semi,
+    Colon,
+    LBrace,
+    RBrace,
+    LBracket,
+    RBracket,
+    LParen,
+    RParen,
+    Plus,
+    Minus,
+    Bang,
+    Lt,
+    Gt,
+    Tilde,
+    Eq,
+    /// A byte that starts no token; reported by the parser.
+    Error,
+    Eof,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Token {
+    pub kind: Tok,
+    pub span: Span,
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'$' || b == b'_' || b == b'.'
+}
+
+fn is_ident_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'$' || b == b'_' || b == b'.'
+}
+
+fn is_directive_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'$' || b == b'_'
+}
+
+pub fn lex(src: &str) -> Vec<Token> {
+    let b = src.as_bytes();
+    let mut toks = Vec::with_capacity(src.len() / 4);
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let start = i;
+        let kind = match c {
+            b' ' | b'\t' | b'\r' | b'\n' | 0x0c | 0x0b => {
+                i += 1;
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                i = (i + 2).min(b.len());
+                continue;
+            }
+            b'.' if b.get(i + 1).is_some_and(|&n| is_directive_char(n)) => {
+                i += 1;
+                while i < b.len() && is_directive_char(b[i]) {
+                    i += 1;
+                }
+                Tok::Directive
+            }
+            b'%' | b'@' => {
+                i += 1;
+                while i < b.len() && is_ident_char(b[i]) {
+                    i += 1;
+                }
+                if c == b'%' {
+                    Tok::Reg
+                } else {
+                    Tok::Sym
+                }
+            }
+            b'0'..=b'9' => {
+                i += 1;
+                while i < b.len() {
+                    let d = b[i];
+                    if d.is_ascii_alphanumeric() || d == b'.' || d == b'_' {
+                        i += 1;
+                    } else if (d == b'+' || d == b'-')
+                        && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')
+                        && !is_hex_int_prefix(&b[start..i])
+                    {
+                        i += 1;
+                    } else {
+                        break;
+                    }
+                }
+                Tok::Number
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
+                    i += 1;
+                }
+                if i < b.len() && b[i] == b'"' {
+                    i += 1;
+                    Tok::Str
+                } else {
+                    Tok::Error
+                }
+            }
+            c if is_ident_start(c) => {
+                i += 1;
+                while i < b.len() && is_ident_char(b[i]) {
+                    i += 1;
+                }
+                Tok::Ident
+            }
+            b',' => single(&mut i, Tok::Comma),
+            b';' => single(&mut i, Tok::Semi),
+            b':' => single(&mut i, Tok::Colon),
+            b'{' => single(&mut i, Tok::LBrace),
+            b'}' => single(&mut i, Tok::RBrace),
+            b'[' => single(&mut i, Tok::LBracket),
+            b']' => single(&mut i, Tok::RBracket),
+            b'(' => single(&mut i, Tok::LParen),
+            b')' => single(&mut i, Tok::RParen),
+            b'+' => single(&mut i, Tok::Plus),
+            b'-' => single(&mut i, Tok::Minus),
+            b'!' => single(&mut i, Tok::Bang),
+            b'<' => single(&mut i, Tok::Lt),
+            b'>' => single(&mut i, Tok::Gt),
+            b'~' => single(&mut i, Tok::Tilde),
+            b'=' => single(&mut i, Tok::Eq),
+            _ => {
+                // one whole UTF-8 character, so spans stay on char boundaries
+                i += 1;
+                while i < b.len() && (b[i] & 0xC0) == 0x80 {
+                    i += 1;
+                }
+                Tok::Error
+            }
+        };
+        toks.push(Token {
+            kind,
+            span: Span::new(start, i),
+        });
+    }
+    toks.push(Token {
+        kind: Tok::Eof,
+        span: Span::new(b.len(), b.len()),
+    });
+    toks
+}
+
+/// `0x1e-5` is the hex integer 0x1e minus 5, not a float exponent.
+fn is_hex_int_prefix(s: &[u8]) -> bool {
+    s.len() > 2
+        && s[0] == b'0'
+        && (s[1] | 0x20) == b'x'
+        && !s.iter().any(|&c| c == b'.' || (c | 0x20) == b'p')
+}
+
+fn single(i: &mut usize, t: Tok) -> Tok {
+    *i += 1;
+    t
+}

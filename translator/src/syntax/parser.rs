@@ -1,0 +1,984 @@
+//! Recursive-descent parser with statement-level error recovery: a malformed
+//! statement is reported once and skipped up to its `;` (or the enclosing `}`),
+//! so one file yields all its independent syntax errors.
+
+use super::ast::*;
+use super::lexer::{lex, Tok, Token};
+use crate::diag::{Reporter, Span};
+
+/// Largest number of names one `%r<A~B>` range may declare.
+pub const MAX_RANGE: u64 = 1 << 20;
+
+pub fn parse(src: &str, rep: &mut Reporter) -> SourceAst {
+    let toks = lex(src);
+    let mut p = Parser {
+        src,
+        toks,
+        pos: 0,
+        rep,
+        interner: Interner::default(),
+    };
+    let (items, header_order) = p.module();
+    SourceAst {
+        interner: p.interner,
+        items,
+        header_order,
+    }
+}
+
+struct Parser<'s, 'r, 'a> {
+    src: &'s str,
+    toks: Vec<Token>,
+    pos: usize,
+    rep: &'r mut Reporter<'a>,
+    interner: Interner,
+}
+
+/// A syntax error already reported; the caller recovers.
+struct Fail;
+type PResult<T> = Result<T, Fail>;
+
+impl<'s> Parser<'s, '_, '_> {
+    fn peek(&self) -> Token {
+        self.toks[self.pos]
+    }
+    fn peek_at(&self, k: usize) -> Token {
+        self.toks[(self.pos + k).min(self.toks.len() - 1)]
+    }
+    fn kind(&self) -> Tok {
+        self.toks[self.pos].kind
+    }
+    fn text(&self, t: Token) -> &'s str {
+        let src: &'s str = self.src;
+        &src[t.span.start as usize..t.span.end as usize]
+    }
+    fn bump(&mut self) -> Token {
+        let t = self.toks[self.pos];
+        if t.kind != Tok::Eof {
+            self.pos += 1;
+        }
+        t
+    }
+    fn at_directive(&self, name: &str) -> bool {
+        let t = self.peek();
+        t.kind == Tok::Directive && &self.text(t)[1..] == name
+    }
+    fn eat(&mut self, k: Tok) -> Option<Token> {
+        (self.kind() == k).then(|| self.bump())
+    }
+    fn describe(&self, t: Token) -> String {
+        match t.kind {
+            Tok::Eof => "end of file".to_string(),
+            Tok::Error => format!("invalid character `{}`", self.text(t)),
+            _ => format!("`{}`", self.text(t)),
+        }
+    }
+    fn err<T>(&mut self, what: &str) -> PResult<T> {
+        let t = self.peek();
+        let msg = format!("expected {what}, found {}", self.describe(t));
+        self.rep.error(t.span, "syntax", msg);
+        Err(Fail)
+    }
+    fn expect(&mut self, k: Tok, what: &str) -> PResult<Token> {
+        match self.eat(k) {
+            Some(t) => Ok(t),
+            None => self.err(what),
+        }
+    }
+
+    /// Skips to just after the next `;` at this nesting level, or to (not past)
+    /// a `}` that closes the enclosing block.
+    fn recover(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.kind() {
+                Tok::Eof => return,
+                Tok::Semi if depth == 0 => {
+                    self.bump();
+                    return;
+                }
+                Tok::LBrace => depth += 1,
+                Tok::RBrace => {
+                    if depth == 0 {
+                        return;
+                    }
+                    depth -= 1;
+                    if depth == 0 {
+                        self.bump();
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    fn name(&mut self, t: Token) -> Name {
+        let s = &self.src[t.span.start as usize + 1..t.span.end as usize];
+        self.interner.intern(s)
+    }
+
+    // ---------------------------------------------------------------- module
+
+    fn module(&mut self) -> (Vec<Item>, Vec<HeaderStmt>) {
+        let mut items = Vec::new();
+        let mut order = Vec::new();
+        while self.kind() != Tok::Eof {
+            let start = self.peek().span;
+            if self.at_directive("version") || self.at_directive("target") {
+                let is_version = self.at_directive("version");
+                self.bump();
+                let v = self.peek();
+                if !matches!(v.kind, Tok::Number | Tok::Ident) {
+                    let _ = self.err::<()>("a version or target value");
+                    self.recover();
+                    continue;
+                }
+                self.bump();
+                let text = self.text(v).to_string();
+                let span = start.to(v.span);
+                order.push(if is_version {
+                    HeaderStmt::Version(text, span)
+                } else {
+                    HeaderStmt::Target(text, span)
+                });
+                if self.expect(Tok::Semi, "`;`").is_err() {
+                    self.recover();
+                }
+                continue;
+            }
+            order.push(HeaderStmt::Other(start));
+            match self.item() {
+                Ok(item) => items.push(item),
+                Err(Fail) => {
+                    self.recover();
+                    // a stray `}` at module level would otherwise stall recovery
+                    if self.kind() == Tok::RBrace {
+                        self.bump();
+                    }
+                }
+            }
+        }
+        (items, order)
+    }
+
+    fn item(&mut self) -> PResult<Item> {
+        let start = self.peek().span;
+        let mut linkage = Linkage::Internal;
+        if self.at_directive("export") {
+            self.bump();
+            linkage = Linkage::Export;
+        } else if self.at_directive("import") {
+            self.bump();
+            linkage = Linkage::Import;
+        }
+        let t = self.peek();
+        if t.kind != Tok::Directive {
+            return self.err("a declaration (`.global`, `.const`, `.function`, `.kernel`, ...)");
+        }
+        match &self.text(t)[1..] {
+            "function" | "func" | "kernel" | "entry" => {
+                self.func(start, linkage).map(Item::Func)
+            }
+            _ => match self.space_of(t) {
+                Some(space) => {
+                    self.bump();
+                    self.var_decl(start, space, t.span, linkage).map(Item::Var)
+                }
+                None => self.err("a declaration (`.global`, `.const`, `.function`, `.kernel`, ...)"),
+            },
+        }
+    }
+
+    fn space_of(&self, t: Token) -> Option<Space> {
+        if t.kind != Tok::Directive {
+            return None;
+        }
+        Some(match &self.text(t)[1..] {
+            "global" => Space::Global,
+            "const" => Space::Const,
+            "shared" => Space::Shared,
+            "private" => Space::Private,
+            _ => return None,
+        })
+    }
+
+    /// A scalar or vector type at the cursor (`.32b`, `.v4.32b`), if any.
+    fn ty(&mut self) -> PResult<Option<Ty>> {
+        let t = self.peek();
+        if t.kind != Tok::Directive {
+            return Ok(None);
+        }
+        let s = &self.text(t)[1..];
+        if let Some(bits) = scalar_bits(s) {
+            self.bump();
+            return Ok(Some(Ty::scalar(bits)));
+        }
+        if let Some(n) = s.strip_prefix('v').and_then(|n| n.parse::<u32>().ok()) {
+            self.bump();
+            let e = self.peek();
+            let bits = if e.kind == Tok::Directive {
+                scalar_bits(&self.text(e)[1..])
+            } else {
+                None
+            };
+            let Some(bits) = bits else {
+                return self.err("an element type such as `.32b` after the vector size");
+            };
+            self.bump();
+            if n < 2 || n > 255 {
+                self.rep.error(
+                    t.span.to(e.span),
+                    "vector-type",
+                    format!("vector types have 2 to 64 elements, not {n}"),
+                );
+                return Ok(Some(Ty { bits, count: 2 }));
+            }
+            return Ok(Some(Ty {
+                bits,
+                count: n as u8,
+            }));
+        }
+        Ok(None)
+    }
+
+    fn attr(&mut self) -> PResult<Attr> {
+        let t = self.bump();
+        let name = self.text(t)[1..].to_string();
+        let mut args = Vec::new();
+        let mut span = t.span;
+        if self.eat(Tok::LParen).is_some() {
+            loop {
+                let a = self.peek();
+                match a.kind {
+                    Tok::Number => {
+                        self.bump();
+                        match parse_int(self.text(a)) {
+                            Some(l) if !l.negative => args.push(AttrArg::Int(l.value, a.span)),
+                            _ => {
+                                self.rep.error(a.span, "syntax", "expected an integer");
+                                return Err(Fail);
+                            }
+                        }
+                    }
+                    Tok::Ident => {
+                        self.bump();
+                        args.push(AttrArg::Ident(self.text(a).to_string(), a.span));
+                    }
+                    Tok::Str => {
+                        self.bump();
+                        let s = self.text(a);
+                        args.push(AttrArg::Str(s[1..s.len() - 1].to_string(), a.span));
+                    }
+                    Tok::RParen => {}
+                    _ => return self.err("an attribute value"),
+                }
+                if self.eat(Tok::Comma).is_none() {
+                    break;
+                }
+            }
+            span = span.to(self.expect(Tok::RParen, "`)`")?.span);
+        } else if name == "align" && self.kind() == Tok::Number {
+            let a = self.bump();
+            match parse_int(self.text(a)) {
+                Some(l) if !l.negative => args.push(AttrArg::Int(l.value, a.span)),
+                _ => {
+                    self.rep.error(a.span, "syntax", "expected an alignment in bytes");
+                    return Err(Fail);
+                }
+            }
+            span = span.to(a.span);
+        }
+        Ok(Attr { name, args, span })
+    }
+
+    // ------------------------------------------------------------- variables
+
+    fn var_decl(
+        &mut self,
+        start: Span,
+        space: Space,
+        space_span: Span,
+        linkage: Linkage,
+    ) -> PResult<VarDecl> {
+        let mut align = None;
+        let mut attrs = Vec::new();
+        let mut elem_ty = None;
+        let mut linkage = linkage;
+        loop {
+            let t = self.peek();
+            if t.kind != Tok::Directive {
+                break;
+            }
+            let d = &self.text(t)[1..];
+            if d == "export" || d == "import" {
+                self.bump();
+                linkage = if d == "export" {
+                    Linkage::Export
+                } else {
+                    Linkage::Import
+                };
+                continue;
+            }
+            if let Some(ty) = self.ty()? {
+                elem_ty = Some(ty);
+                continue;
+            }
+            let a = self.attr()?;
+            if a.name == "align" {
+                match a.args.as_slice() {
+                    [AttrArg::Int(n, _)] => align = Some((*n, a.span)),
+                    _ => {
+                        self.rep
+                            .error(a.span, "syntax", "expected `.align N` with N in bytes");
+                        return Err(Fail);
+                    }
+                }
+            } else {
+                attrs.push(a);
+            }
+        }
+        let n = self.expect(Tok::Sym, "a variable name `@name`")?;
+        let name = self.name(n);
+        let mut size = None;
+        if self.eat(Tok::LBracket).is_some() {
+            let s = self.expect(Tok::Number, "a size in bytes")?;
+            match parse_int(self.text(s)) {
+                Some(l) if !l.negative => size = Some((l.value, s.span)),
+                _ => {
+                    self.rep.error(s.span, "syntax", "expected a size in bytes");
+                    return Err(Fail);
+                }
+            }
+            self.expect(Tok::RBracket, "`]`")?;
+        }
+        let mut init = None;
+        let mut init_span = Span::default();
+        if self.eat(Tok::Eq).is_some() {
+            let open = self.expect(Tok::LBrace, "`{` starting an initializer")?;
+            let mut elems = Vec::new();
+            if self.kind() != Tok::RBrace {
+                loop {
+                    elems.push(self.init_elem()?);
+                    if self.eat(Tok::Comma).is_none() {
+                        break;
+                    }
+                }
+            }
+            let close = self.expect(Tok::RBrace, "`,` or `}` in the initializer")?;
+            init_span = open.span.to(close.span);
+            init = Some(elems);
+        }
+        let end = self.expect(Tok::Semi, "`;`")?;
+        Ok(VarDecl {
+            space,
+            space_span,
+            linkage,
+            align,
+            attrs,
+            elem_ty,
+            name,
+            name_span: n.span,
+            size,
+            init,
+            init_span,
+            span: start.to(end.span),
+        })
+    }
+
+    fn init_elem(&mut self) -> PResult<InitElem> {
+        let t = self.peek();
+        if self.at_directive("zero") {
+            self.bump();
+            let n = self.expect(Tok::Number, "a byte count after `.zero`")?;
+            return match parse_int(self.text(n)) {
+                Some(l) if !l.negative => Ok(InitElem::Zero {
+                    bytes: l.value,
+                    span: t.span.to(n.span),
+                }),
+                _ => {
+                    self.rep.error(n.span, "syntax", "expected a byte count");
+                    Err(Fail)
+                }
+            };
+        }
+        let bits = match t.kind {
+            Tok::Directive => scalar_bits(&self.text(t)[1..]),
+            _ => None,
+        };
+        let Some(bits) = bits else {
+            return self.err("an initializer element such as `.32b 0` or `.zero 4`");
+        };
+        self.bump();
+        if let Some(s) = self.eat(Tok::Sym) {
+            let name = self.name(s);
+            let mut offset = 0i64;
+            let mut span = t.span.to(s.span);
+            if matches!(self.kind(), Tok::Plus | Tok::Minus) {
+                let neg = self.bump().kind == Tok::Minus;
+                let n = self.expect(Tok::Number, "an offset")?;
+                match parse_int(self.text(n)) {
+                    Some(l) if !l.negative && l.value <= i64::MAX as u64 => {
+                        offset = if neg { -(l.value as i64) } else { l.value as i64 }
+                    }
+                    _ => {
+                        self.rep.error(n.span, "syntax", "expected a byte offset");
+                        return Err(Fail);
+                    }
+                }
+                span = span.to(n.span);
+            }
+            return Ok(InitElem::Symbol {
+                bits,
+                name,
+                offset,
+                span,
+            });
+        }
+        let (lit, span) = self.int_literal("an integer value")?;
+        Ok(InitElem::Int {
+            bits,
+            lit,
+            span: t.span.to(span),
+        })
+    }
+
+    /// `[-]NUMBER` as an integer literal.
+    fn int_literal(&mut self, what: &str) -> PResult<(IntLit, Span)> {
+        let start = self.peek().span;
+        let neg = self.eat(Tok::Minus).is_some();
+        let n = self.expect(Tok::Number, what)?;
+        let span = start.to(n.span);
+        match parse_int(self.text(n)) {
+            Some(l) => match negate(l, neg) {
+                Some(l) => Ok((l, span)),
+                None => {
+                    self.rep.error(
+                        span,
+                        "immediate-range",
+                        "integer literal does not fit in 64 bits",
+                    );
+                    Err(Fail)
+                }
+            },
+            None => {
+                let msg = format!("`{}` is not an integer literal", self.text(n));
+                self.rep.error(n.span, "syntax", msg);
+                Err(Fail)
+            }
+        }
+    }
+
+    // ------------------------------------------------------------- functions
+
+    fn func(&mut self, start: Span, linkage: Linkage) -> PResult<FuncDecl> {
+        let kw = self.bump();
+        let kind = if matches!(&self.text(kw)[1..], "kernel" | "entry") {
+            FuncKind::Kernel
+        } else {
+            FuncKind::Function
+        };
+        let mut attrs = Vec::new();
+        let mut ret = None;
+        let mut ret_span = kw.span;
+        let mut linkage = linkage;
+        loop {
+            let t = self.peek();
+            if t.kind == Tok::Ident && self.text(t) == "void" && kind == FuncKind::Function {
+                self.bump();
+                ret_span = t.span;
+                continue;
+            }
+            if t.kind != Tok::Directive {
+                break;
+            }
+            let d = &self.text(t)[1..];
+            if d == "export" || d == "import" {
+                self.bump();
+                linkage = if d == "export" {
+                    Linkage::Export
+                } else {
+                    Linkage::Import
+                };
+                continue;
+            }
+            if kind == FuncKind::Function {
+                if let Some(ty) = self.ty()? {
+                    ret = Some(ty);
+                    ret_span = t.span.to(self.toks[self.pos - 1].span);
+                    continue;
+                }
+            }
+            attrs.push(self.attr()?);
+        }
+        let n = self.expect(Tok::Sym, "a function name `@name`")?;
+        let name = self.name(n);
+        self.expect(Tok::LParen, "`(`")?;
+        let mut params = Vec::new();
+        if self.kind() != Tok::RParen {
+            loop {
+                params.push(self.param()?);
+                if self.eat(Tok::Comma).is_none() {
+                    break;
+                }
+            }
+        }
+        let close = self.expect(Tok::RParen, "`,` or `)` after parameters")?;
+        let body = if self.eat(Tok::Semi).is_some() {
+            None
+        } else if self.kind() == Tok::LBrace {
+            Some(self.block()?)
+        } else {
+            return self.err("`{` or `;`");
+        };
+        let end = body.as_ref().map_or(close.span, |b| b.close);
+        Ok(FuncDecl {
+            kind,
+            linkage,
+            attrs,
+            ret,
+            ret_span,
+            name,
+            name_span: n.span,
+            params,
+            body,
+            span: start.to(end),
+        })
+    }
+
+    fn param(&mut self) -> PResult<Param> {
+        let start = self.peek();
+        let kind = if self.at_directive("reg") {
+            self.bump();
+            match self.ty()? {
+                Some(ty) => ParamKind::Reg(ty),
+                None => return self.err("a register type such as `.32b`"),
+            }
+        } else if self.at_directive("pred") {
+            self.bump();
+            ParamKind::Pred
+        } else if self.at_directive("param") {
+            self.bump();
+            self.expect(Tok::LBracket, "`[` and the parameter size in bytes")?;
+            let s = self.expect(Tok::Number, "the parameter size in bytes")?;
+            let size = match parse_int(self.text(s)) {
+                Some(l) if !l.negative => l.value,
+                _ => {
+                    self.rep.error(s.span, "syntax", "expected a size in bytes");
+                    return Err(Fail);
+                }
+            };
+            self.expect(Tok::RBracket, "`]`")?;
+            ParamKind::Param(size)
+        } else {
+            return self.err("a parameter (`.reg TYPE %name` or `.param[N] %name`)");
+        };
+        let mut attrs = Vec::new();
+        while self.kind() == Tok::Directive {
+            attrs.push(self.attr()?);
+        }
+        let mut span = start.span.to(self.toks[self.pos - 1].span);
+        let name = match self.eat(Tok::Reg) {
+            Some(t) => {
+                span = span.to(t.span);
+                Some((self.name(t), t.span))
+            }
+            None => None,
+        };
+        Ok(Param {
+            kind,
+            attrs,
+            name,
+            span,
+        })
+    }
+
+    fn block(&mut self) -> PResult<Block> {
+        let open = self.expect(Tok::LBrace, "`{`")?;
+        let mut stmts = Vec::new();
+        loop {
+            match self.kind() {
+                Tok::RBrace => {
+                    let close = self.bump();
+                    return Ok(Block {
+                        stmts,
+                        open: open.span,
+                        close: close.span,
+                    });
+                }
+                Tok::Eof => {
+                    self.rep
+                        .error(open.span, "syntax", "this `{` is never closed");
+                    return Err(Fail);
+                }
+                _ => match self.stmt() {
+                    Ok(s) => stmts.push(s),
+                    Err(Fail) => self.recover(),
+                },
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ statements
+
+    fn stmt(&mut self) -> PResult<Stmt> {
+        let t = self.peek();
+        match t.kind {
+            Tok::LBrace => self.block().map(Stmt::Block),
+            Tok::Directive => {
+                let d = &self.text(t)[1..];
+                if d == "reg" || d == "pred" {
+                    self.reg_decl()
+                } else if let Some(space) = self.space_of(t) {
+                    self.bump();
+                    self.var_decl(t.span, space, t.span, Linkage::Internal)
+                        .map(Stmt::Var)
+                } else if d == "export" || d == "import" {
+                    self.err("a statement (linkage is only allowed at module scope)")
+                } else {
+                    self.err("a statement")
+                }
+            }
+            Tok::Ident if self.peek_at(1).kind == Tok::Colon => {
+                self.bump();
+                self.bump();
+                let name = self.interner.intern(self.text(t));
+                Ok(Stmt::Label(name, t.span))
+            }
+            Tok::Ident => self.instr().map(Stmt::Instr),
+            _ => self.err("a statement"),
+        }
+    }
+
+    fn reg_decl(&mut self) -> PResult<Stmt> {
+        let kw = self.bump();
+        let ty = if &self.text(kw)[1..] == "reg" {
+            match self.ty()? {
+                Some(ty) => Some(ty),
+                None => return self.err("a register type such as `.32b` or `.v4.32b`"),
+            }
+        } else {
+            None
+        };
+        let mut names = Vec::new();
+        loop {
+            let n = self.expect(Tok::Reg, "a register name `%name`")?;
+            if self.eat(Tok::Lt).is_some() {
+                let (a, _) = self.int_literal("the range start")?;
+                self.expect(Tok::Tilde, "`~`")?;
+                let (b, _) = self.int_literal("the range end")?;
+                let gt = self.expect(Tok::Gt, "`>`")?;
+                let span = n.span.to(gt.span);
+                let base = self.text(n)[1..].to_string();
+                if a.negative || b.negative || a.value >= b.value {
+                    self.rep.error(
+                        span,
+                        "register-range",
+                        format!(
+                            "empty register range `<{}~{}>`: the start must be below the end",
+                            a.math(),
+                            b.math()
+                        ),
+                    );
+                } else if b.value - a.value > MAX_RANGE {
+                    self.rep.error(
+                        span,
+                        "register-range",
+                        format!("register range declares more than {MAX_RANGE} registers"),
+                    );
+                } else {
+                    for i in a.value..b.value {
+                        let name = self.interner.intern(&format!("{base}{i}"));
+                        names.push((name, span));
+                    }
+                }
+            } else {
+                names.push((self.name(n), n.span));
+            }
+            if self.eat(Tok::Comma).is_none() {
+                break;
+            }
+        }
+        let end = self.expect(Tok::Semi, "`,` or `;`")?;
+        Ok(Stmt::Reg {
+            ty,
+            names,
+            span: kw.span.to(end.span),
+        })
+    }
+
+    fn instr(&mut self) -> PResult<Instr> {
+        let m = self.bump();
+        let mut operands = Vec::new();
+        if self.kind() != Tok::Semi {
+            loop {
+                operands.push(self.operand()?);
+                if self.eat(Tok::Comma).is_none() {
+                    break;
+                }
+            }
+        }
+        let end = self.expect(Tok::Semi, "`,` or `;` after an operand")?;
+        Ok(Instr {
+            mnemonic: m.span,
+            operands,
+            span: m.span.to(end.span),
+        })
+    }
+
+    fn reg_ref(&mut self, t: Token) -> RegRef {
+        let text = &self.src[t.span.start as usize + 1..t.span.end as usize];
+        if let Some((base, sw)) = text.rsplit_once('.') {
+            if let Some(swizzle) = Swizzle::parse(sw) {
+                let name = self.interner.intern(base);
+                return RegRef {
+                    name,
+                    swizzle: Some(swizzle),
+                    span: t.span,
+                };
+            }
+        }
+        RegRef {
+            name: self.interner.intern(text),
+            swizzle: None,
+            span: t.span,
+        }
+    }
+
+    fn operand(&mut self) -> PResult<Operand> {
+        let t = self.peek();
+        let op = match t.kind {
+            Tok::Reg => {
+                self.bump();
+                Operand::Reg(self.reg_ref(t))
+            }
+            Tok::Bang => {
+                self.bump();
+                let r = self.expect(Tok::Reg, "a predicate register after `!`")?;
+                let mut rr = self.reg_ref(r);
+                rr.span = t.span.to(r.span);
+                Operand::NotPred(rr)
+            }
+            Tok::Sym => {
+                self.bump();
+                Operand::Symbol(self.name(t), t.span)
+            }
+            Tok::Ident if self.text(t) == "void" => {
+                self.bump();
+                Operand::Void(t.span)
+            }
+            Tok::Ident => {
+                self.bump();
+                let name = self.interner.intern(self.text(t));
+                Operand::Label(name, t.span)
+            }
+            Tok::Number | Tok::Minus => self.number_operand()?,
+            Tok::LBracket => self.address()?,
+            _ => return self.err("an operand"),
+        };
+        if self.kind() == Tok::LParen {
+            // call target(args)
+            self.bump();
+            let mut args = Vec::new();
+            if self.kind() != Tok::RParen {
+                loop {
+                    args.push(self.operand()?);
+                    if self.eat(Tok::Comma).is_none() {
+                        break;
+                    }
+                }
+            }
+            let close = self.expect(Tok::RParen, "`,` or `)` after call arguments")?;
+            let span = op.span().to(close.span);
+            return Ok(Operand::Call {
+                target: Box::new(op),
+                args,
+                span,
+            });
+        }
+        Ok(op)
+    }
+
+    fn number_operand(&mut self) -> PResult<Operand> {
+        let start = self.peek().span;
+        let neg = self.eat(Tok::Minus).is_some();
+        let n = self.expect(Tok::Number, "a number")?;
+        let span = start.to(n.span);
+        let text = self.text(n);
+        if let Some(l) = parse_int(text) {
+            return match negate(l, neg) {
+                Some(l) => Ok(Operand::Int(l, span)),
+                None => {
+                    self.rep.error(
+                        span,
+                        "immediate-range",
+                        "integer literal does not fit in 64 bits",
+                    );
+                    Err(Fail)
+                }
+            };
+        }
+        match parse_float(text) {
+            Some(f) => Ok(Operand::Float(if neg { -f } else { f }, span)),
+            None => {
+                let msg = format!("`{text}` is not a number");
+                self.rep.error(n.span, "syntax", msg);
+                Err(Fail)
+            }
+        }
+    }
+
+    fn address(&mut self) -> PResult<Operand> {
+        let open = self.bump();
+        let t = self.peek();
+        let base = match t.kind {
+            Tok::Reg => {
+                self.bump();
+                AddrBase::Reg(self.reg_ref(t))
+            }
+            Tok::Sym => {
+                self.bump();
+                AddrBase::Var(self.name(t), t.span)
+            }
+            Tok::Number => {
+                let (l, s) = self.int_literal("an address")?;
+                AddrBase::Imm(l, s)
+            }
+            _ => return self.err("a register, variable or immediate address"),
+        };
+        let mut offset = None;
+        if matches!(self.kind(), Tok::Plus | Tok::Minus) {
+            let sign = self.bump();
+            let neg = sign.kind == Tok::Minus;
+            let t = self.peek();
+            offset = Some(match t.kind {
+                Tok::Reg if !neg => {
+                    self.bump();
+                    AddrOffset::Reg(self.reg_ref(t))
+                }
+                Tok::Number | Tok::Minus => {
+                    let (l, s) = self.int_literal("an offset")?;
+                    let l = if neg {
+                        match negate(l, true) {
+                            Some(l) => l,
+                            None => {
+                                self.rep.error(s, "immediate-range", "offset out of range");
+                                return Err(Fail);
+                            }
+                        }
+                    } else {
+                        l
+                    };
+                    let m = l.math();
+                    if m < i64::MIN as i128 || m > u64::MAX as i128 {
+                        self.rep.error(s, "immediate-range", "offset out of range");
+                        return Err(Fail);
+                    }
+                    AddrOffset::Imm(l.value as i64, sign.span.to(s))
+                }
+                _ => return self.err("a register or immediate offset"),
+            });
+        }
+        let close = self.expect(Tok::RBracket, "`+`, `-` or `]`")?;
+        Ok(Operand::Addr {
+            base,
+            offset,
+            span: open.span.to(close.span),
+        })
+    }
+}
+
+/// `.8b` → 8 etc. Only the plain bitwidth types make register/variable types.
+pub fn scalar_bits(s: &str) -> Option<u16> {
+    Some(match s {
+        "8b" => 8,
+        "16b" => 16,
+        "32b" => 32,
+        "64b" => 64,
+        "128b" => 128,
+        _ => return None,
+    })
+}
+
+/// Parses a decimal or `0x` hexadecimal integer (no sign).
+pub fn parse_int(s: &str) -> Option<IntLit> {
+    let b = s.as_bytes();
+    if b.len() > 2 && b[0] == b'0' && (b[1] | 0x20) == b'x' {
+        let digits = &s[2..];
+        if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        let trimmed = digits.trim_start_matches('0');
+        if trimmed.len() > 16 {
+            return None;
+        }
+        let value = if trimmed.is_empty() {
+            0
+        } else {
+            u64::from_str_radix(trimmed, 16).ok()?
+        };
+        return Some(IntLit {
+            value,
+            hex: true,
+            digits: digits.len().min(255) as u8,
+            negative: false,
+        });
+    }
+    if !b.iter().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let value: u64 = s.parse().ok()?;
+    Some(IntLit {
+        value,
+        hex: false,
+        digits: 0,
+        negative: false,
+    })
+}
+
+/// Applies a leading minus sign; `None` if the result does not fit in 64 bits.
+fn negate(l: IntLit, neg: bool) -> Option<IntLit> {
+    if !neg {
+        return Some(l);
+    }
+    if l.value > 1u64 << 63 {
+        return None;
+    }
+    Some(IntLit {
+        value: (l.value as i64).wrapping_neg() as u64,
+        negative: l.value != 0,
+        ..l
+    })
+}
+
+/// Decimal floats (`4.2`, `1e-3`) and C99 hexadecimal floats (`0x1.8p3`).
+pub fn parse_float(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    if b.len() > 2 && b[0] == b'0' && (b[1] | 0x20) == b'x' {
+        return parse_hex_float(&s[2..]);
+    }
+    if !b[0].is_ascii_digit() || s.contains(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E') {
+        return None;
+    }
+    s.parse::<f64>().ok()
+}
+
+fn parse_hex_float(s: &str) -> Option<f64> {
+    let (mant, exp) = s.split_once(['p', 'P'])?;
+    let exp: i32 = exp.parse().ok()?;
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let mut v = 0f64;
+    for c in int.chars() {
+        v = v * 16.0 + c.to_digit(16)? as f64;
+    }
+    let mut scale = 1.0 / 16.0;
+    for c in frac.chars() {
+        v += c.to_digit(16)? as f64 * scale;
+        scale /= 16.0;
+    }
+    Some(v * 2f64.powi(exp.clamp(-2000, 2000)))
+}
