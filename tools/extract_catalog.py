@@ -78,7 +78,11 @@ def form(lines, header, j, out):
                 out.append("qual " + pending)
                 pending = ""
             continue
-        if s.startswith(".") and "=" in s:
+        if s.startswith(".") and "=" in s and "see Bfn Operations table" in s:
+            # the values are the rows of the operations table, minus 0x00 (invalid)
+            values = sorted(set(re.findall(r"^(0x[0-9a-f]{2}) [|] (?![(]invalid)", "\n".join(lines), re.M)))
+            out.append("qual " + s.split("=")[0].strip() + " = { " + ", ".join("." + v for v in values) + " }")
+        elif s.startswith(".") and "=" in s:
             if "}" in s:
                 out.append("qual " + s)
             else:

@@ -1,2 +1,34 @@
-//! The validated module.
-pub struct Module;
+//! The validated module: the syntax tree after every rule of the spec has been
+//! checked, with each instruction bound to its catalog form. Later stages rely
+//! on these guarantees and do not re-check them.
+
+use crate::syntax::ast::{FuncDecl, Item, SourceAst, VarDecl};
+
+#[derive(Debug)]
+pub struct Module {
+    /// The file name diagnostics and debug info use.
+    pub file: String,
+    pub version: String,
+    pub target: String,
+    pub ast: SourceAst,
+    /// Warnings found while validating (errors make `assemble` fail instead).
+    pub warnings: crate::Diagnostics,
+}
+
+impl Module {
+    pub fn functions(&self) -> impl Iterator<Item = &FuncDecl> {
+        self.ast.items.iter().filter_map(|i| match i {
+            Item::Func(f) => Some(f),
+            Item::Var(_) => None,
+        })
+    }
+    pub fn globals(&self) -> impl Iterator<Item = &VarDecl> {
+        self.ast.items.iter().filter_map(|i| match i {
+            Item::Var(v) => Some(v),
+            Item::Func(_) => None,
+        })
+    }
+    pub fn name(&self, n: crate::syntax::ast::Name) -> &str {
+        self.ast.interner.resolve(n)
+    }
+}

@@ -203,7 +203,9 @@ fn parse_operands(s: &str) -> Result<Vec<OperandSpec>, String> {
             None => (p, false),
         };
         let mut spec = OperandSpec::new(name.trim());
-        spec.optional = optional;
+        // `return.cond %p;` in the spec's own examples omits `retval`; the
+        // return-type rule decides when a value is required
+        spec.optional = optional || name.trim() == "retval";
         spec.negatable = negatable;
         spec.swizzled = swizzled;
         ops.push(spec);

@@ -26,6 +26,7 @@ pub const GROUPS: &[(&str, &str)] = &[
     ("cross_lane", include_str!("data/cross_lane.isa")),
     ("memory", include_str!("data/memory.isa")),
     ("synchronization", include_str!("data/synchronization.isa")),
+    ("llvm_extensions", include_str!("data/llvm_extensions.isa")),
 ];
 
 #[derive(Debug)]

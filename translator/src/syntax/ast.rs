@@ -240,6 +240,25 @@ pub struct Instr {
     pub mnemonic: Span,
     pub operands: Vec<Operand>,
     pub span: Span,
+    /// Filled in by the validator: the catalog form this instruction matched
+    /// and, per qualifier slot of that form, the chosen value's index.
+    pub form: FormRef,
+}
+
+/// A matched catalog form: index into `Catalog::forms` and the value index
+/// chosen for each qualifier slot ([`FormRef::ABSENT`] for an omitted one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FormRef {
+    pub form: u16,
+    pub quals: [u8; 8],
+}
+
+impl FormRef {
+    pub const ABSENT: u8 = u8::MAX;
+    pub const UNRESOLVED: FormRef = FormRef {
+        form: u16::MAX,
+        quals: [u8::MAX; 8],
+    };
 }
 
 /// A swizzle: elements selected from a vector, first element and count.

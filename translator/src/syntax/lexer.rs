@@ -91,6 +91,20 @@ pub fn lex(src: &str) -> Vec<Token> {
                 }
                 Tok::Directive
             }
+            // LLVM prints mangled names quoted: @"\01?f@@YAXXZ"
+            b'@' if b.get(i + 1) == Some(&b'"') => {
+                i += 2;
+                while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if i < b.len() && b[i] == b'"' {
+                    i += 1;
+                    Tok::Sym
+                } else {
+                    i = i.min(b.len());
+                    Tok::Error
+                }
+            }
             b'%' | b'@' => {
                 i += 1;
                 while i < b.len() && is_ident_char(b[i]) {

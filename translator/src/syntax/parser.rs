@@ -626,6 +626,13 @@ impl<'s> Parser<'s, '_, '_> {
         let t = self.peek();
         match t.kind {
             Tok::LBrace => self.block().map(Stmt::Block),
+            // LLVM block labels: `.LBB0_1:`
+            Tok::Directive | Tok::Ident if self.peek_at(1).kind == Tok::Colon => {
+                self.bump();
+                self.bump();
+                let name = self.interner.intern(self.text(t));
+                Ok(Stmt::Label(name, t.span))
+            }
             Tok::Directive => {
                 let d = &self.text(t)[1..];
                 if d == "reg" || d == "pred" {
@@ -639,12 +646,6 @@ impl<'s> Parser<'s, '_, '_> {
                 } else {
                     self.err("a statement")
                 }
-            }
-            Tok::Ident if self.peek_at(1).kind == Tok::Colon => {
-                self.bump();
-                self.bump();
-                let name = self.interner.intern(self.text(t));
-                Ok(Stmt::Label(name, t.span))
             }
             Tok::Ident => self.instr().map(Stmt::Instr),
             _ => self.err("a statement"),
@@ -724,6 +725,7 @@ impl<'s> Parser<'s, '_, '_> {
             mnemonic: m.span,
             operands,
             span: m.span.to(end.span),
+            form: FormRef::UNRESOLVED,
         })
     }
 
@@ -768,7 +770,7 @@ impl<'s> Parser<'s, '_, '_> {
                 self.bump();
                 Operand::Void(t.span)
             }
-            Tok::Ident => {
+            Tok::Ident | Tok::Directive => {
                 self.bump();
                 let name = self.interner.intern(self.text(t));
                 Operand::Label(name, t.span)

@@ -1,5 +1,153 @@
-use crate::diag::Diagnostics;
+//! Validation: enforces every declaration, program and instruction rule of the
+//! spec and turns a syntax tree into a [`Module`]. Each concern has its file:
+//! module-scope declarations ([`decls`]), function bodies and scopes ([`body`]),
+//! operand resolution ([`operands`]) and catalog-driven instruction checks
+//! ([`instr`]).
+
+mod body;
+mod decls;
+mod instr;
+mod operands;
+
+use crate::catalog::{catalog, Catalog};
+use crate::diag::{Diagnostics, Reporter, Span};
+use crate::syntax::ast::*;
 use crate::Module;
-pub fn assemble(_name: &str, _source: &str) -> Result<Module, Diagnostics> {
-    todo!()
+use std::collections::HashMap;
+
+pub const KNOWN_VERSIONS: &[&str] = &["0.1"];
+pub const KNOWN_TARGETS: &[&str] = &["100", "100c", "100ca"];
+
+/// What a module-scope `@name` refers to.
+#[derive(Debug, Clone)]
+pub enum Global {
+    Var { space: Space, size: Option<u64> },
+    Func(Signature),
+}
+
+#[derive(Debug, Clone)]
+pub struct Signature {
+    pub kind: FuncKind,
+    pub ret: Option<Ty>,
+    pub params: Vec<ParamKind>,
+}
+
+pub(crate) struct Ctx<'a> {
+    pub src: &'a str,
+    pub rep: Reporter<'a>,
+    pub cat: &'static Catalog,
+    pub interner: Interner,
+    pub globals: HashMap<Name, Global>,
+}
+
+impl Ctx<'_> {
+    pub fn text(&self, s: Span) -> &str {
+        self.src
+            .get(s.start as usize..s.end as usize)
+            .unwrap_or_default()
+    }
+    pub fn name(&self, n: Name) -> &str {
+        self.interner.resolve(n)
+    }
+}
+
+pub fn assemble(file: &str, source: &str) -> Result<Module, Diagnostics> {
+    let mut rep = Reporter::new(file, source);
+    let mut ast = crate::syntax::parse(source, &mut rep);
+    let (version, target) = header(&ast.header_order, &mut rep);
+    let mut cx = Ctx {
+        src: source,
+        rep,
+        cat: catalog(),
+        interner: std::mem::take(&mut ast.interner),
+        globals: HashMap::new(),
+    };
+    decls::collect_globals(&mut cx, &ast.items);
+    for item in &mut ast.items {
+        match item {
+            Item::Var(v) => decls::check_global_var(&mut cx, v),
+            Item::Func(f) => {
+                decls::check_signature(&mut cx, f);
+                body::check_function(&mut cx, f);
+            }
+        }
+    }
+    ast.interner = cx.interner;
+    let diags = cx.rep.finish();
+    if diags.has_errors() {
+        return Err(diags);
+    }
+    Ok(Module {
+        file: file.to_string(),
+        version,
+        target,
+        ast,
+        warnings: diags,
+    })
+}
+
+/// `.version` first, `.target` second, both known (spec 10 §6.1).
+fn header(order: &[HeaderStmt], rep: &mut Reporter) -> (String, String) {
+    let mut version = String::new();
+    let mut target = String::new();
+    for (i, stmt) in order.iter().enumerate() {
+        match (i, stmt) {
+            (0, HeaderStmt::Version(v, s)) => {
+                if v == "1.0" {
+                    rep.warning(
+                        *s,
+                        "version-alias",
+                        "`.version 1.0` (what Intel's LLVM backend prints) is read as PISA 0.1",
+                    );
+                } else if !KNOWN_VERSIONS.contains(&v.as_str()) {
+                    rep.error(
+                        *s,
+                        "unknown-version",
+                        format!("unknown PISA version `{v}` (known: {})", KNOWN_VERSIONS.join(", ")),
+                    );
+                }
+                version = v.clone();
+            }
+            (1, HeaderStmt::Target(t, s)) => {
+                if !KNOWN_TARGETS.contains(&t.as_str()) {
+                    rep.error(
+                        *s,
+                        "unknown-target",
+                        format!("unknown PISA target `{t}` (known: {})", KNOWN_TARGETS.join(", ")),
+                    );
+                }
+                target = t.clone();
+            }
+            (0, HeaderStmt::Target(_, s) | HeaderStmt::Other(s)) => rep.error(
+                *s,
+                "version-first",
+                "`.version` must be the first statement of a module",
+            ),
+            (1, HeaderStmt::Version(_, s) | HeaderStmt::Other(s)) if !version.is_empty() => rep
+                .error(
+                    *s,
+                    "target-second",
+                    "`.target` must be the second statement of a module",
+                ),
+            (_, HeaderStmt::Version(_, s)) if i > 0 => rep.error(
+                *s,
+                "version-first",
+                "`.version` must be the first statement of a module (and appear once)",
+            ),
+            (_, HeaderStmt::Target(_, s)) if i != 1 => rep.error(
+                *s,
+                "target-second",
+                "`.target` must be the second statement of a module (and appear once)",
+            ),
+            _ => {}
+        }
+    }
+    if order.is_empty() {
+        rep.error(
+            Span::default(),
+            "version-first",
+            "empty module: a module starts with `.version` and `.target`",
+        );
+    }
+    (version, target)
 }

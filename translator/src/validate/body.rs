@@ -1,0 +1,222 @@
+//! Function bodies: scopes, declarations, labels, and the placement rules for
+//! `return` (spec 05 §1.2, 06 §2.2–2.4, 08 §4.5).
+
+use super::{decls, instr, Ctx};
+use crate::diag::Span;
+use crate::syntax::ast::*;
+use std::collections::HashMap;
+
+/// What a `%name` or function-scope `@name` refers to inside a body.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Local {
+    Reg(Ty),
+    Pred,
+    /// A kernel parameter of this many bytes.
+    Param(u64),
+    /// A function-scope memory variable.
+    Var(Space),
+}
+
+/// Lexically scoped names. `%` and `@` names live in separate namespaces.
+#[derive(Default)]
+pub struct Scopes {
+    map: HashMap<(Name, bool), Local>,
+    /// Per open scope: the names it declared and what they shadowed.
+    undo: Vec<Vec<((Name, bool), Option<Local>)>>,
+}
+
+impl Scopes {
+    pub fn push(&mut self) {
+        self.undo.push(Vec::new());
+    }
+    pub fn pop(&mut self) {
+        for (k, old) in self.undo.pop().unwrap_or_default().into_iter().rev() {
+            match old {
+                Some(v) => self.map.insert(k, v),
+                None => self.map.remove(&k),
+            };
+        }
+    }
+    /// Declares in the innermost scope; false if already declared there.
+    pub fn declare(&mut self, name: Name, sym: bool, l: Local) -> bool {
+        let key = (name, sym);
+        let Some(scope) = self.undo.last_mut() else {
+            return false;
+        };
+        if scope.iter().any(|(k, _)| *k == key) {
+            return false;
+        }
+        let old = self.map.insert(key, l);
+        scope.push((key, old));
+        true
+    }
+    pub fn reg(&self, name: Name) -> Option<Local> {
+        self.map.get(&(name, false)).copied()
+    }
+    pub fn var(&self, name: Name) -> Option<Local> {
+        self.map.get(&(name, true)).copied()
+    }
+}
+
+/// Per-function state the instruction checks need.
+pub struct FnCtx {
+    pub kind: FuncKind,
+    pub ret: Option<Ty>,
+    pub scopes: Scopes,
+    pub labels: HashMap<Name, Span>,
+}
+
+pub fn check_function(cx: &mut Ctx, f: &mut FuncDecl) {
+    if let Some(ret) = f.ret {
+        check_ty(cx, ret, f.ret_span);
+    }
+    for p in &f.params {
+        if let ParamKind::Reg(ty) = p.kind {
+            check_ty(cx, ty, p.span);
+        }
+    }
+    let Some(body) = f.body.as_mut() else {
+        return;
+    };
+    let mut labels = HashMap::new();
+    collect_labels(cx, body, &mut labels);
+    let mut fx = FnCtx {
+        kind: f.kind,
+        ret: f.ret,
+        scopes: Scopes::default(),
+        labels,
+    };
+    // parameters share the scope of the body's outermost block
+    fx.scopes.push();
+    for p in &f.params {
+        if let Some((name, span)) = p.name {
+            let l = match p.kind {
+                ParamKind::Reg(ty) => Local::Reg(ty),
+                ParamKind::Pred => Local::Pred,
+                ParamKind::Param(n) => Local::Param(n),
+            };
+            if !fx.scopes.declare(name, false, l) {
+                dup_reg(cx, name, span);
+            }
+        }
+    }
+    block(cx, &mut fx, body, false);
+    fx.scopes.pop();
+    if f.kind == FuncKind::Function && f.ret.is_some() && !ends_with_return(cx, body) {
+        let msg = format!(
+            "`@{}` returns a value, so its last instruction must be `return`",
+            cx.name(f.name)
+        );
+        cx.rep.error(body.close, "return-last", msg);
+    }
+}
+
+fn dup_reg(cx: &mut Ctx, name: Name, span: Span) {
+    let msg = format!("`%{}` is already declared in this scope", cx.name(name));
+    cx.rep.error(span, "duplicate-register", msg);
+}
+
+pub fn check_ty(cx: &mut Ctx, ty: Ty, span: Span) {
+    if !ty.is_vector() {
+        return;
+    }
+    let ok = match ty.bits {
+        8 | 16 | 64 => matches!(ty.count, 2..=4),
+        32 => matches!(ty.count, 2..=8 | 16 | 32 | 64),
+        _ => false,
+    };
+    if !ok {
+        let msg = format!(
+            "`{ty}` is not a PISA vector type (`.8b`/`.16b`/`.64b` vectors have 2–4 elements; `.32b` vectors 2–8, 16, 32 or 64)"
+        );
+        cx.rep.error(span, "vector-type", msg);
+    }
+}
+
+fn collect_labels(cx: &mut Ctx, b: &Block, labels: &mut HashMap<Name, Span>) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Label(name, span) => {
+                if labels.insert(*name, *span).is_some() {
+                    let msg = format!("label `{}` is defined more than once", cx.name(*name));
+                    cx.rep.error(*span, "duplicate-label", msg);
+                }
+            }
+            Stmt::Block(inner) => collect_labels(cx, inner, labels),
+            _ => {}
+        }
+    }
+}
+
+/// Checks one block. Declarations are visible throughout their scope
+/// (spec 05 §1.2), so they are entered before the statements are checked.
+fn block(cx: &mut Ctx, fx: &mut FnCtx, b: &mut Block, new_scope: bool) {
+    if new_scope {
+        fx.scopes.push();
+    }
+    for s in &b.stmts {
+        match s {
+            Stmt::Reg { ty, names, span } => {
+                let l = match ty {
+                    Some(ty) => {
+                        check_ty(cx, *ty, *span);
+                        Local::Reg(*ty)
+                    }
+                    None => Local::Pred,
+                };
+                for &(name, nspan) in names {
+                    if !fx.scopes.declare(name, false, l) {
+                        dup_reg(cx, name, nspan);
+                    }
+                }
+            }
+            Stmt::Var(v) => {
+                if v.space == Space::Global {
+                    cx.rep.error(
+                        v.space_span,
+                        "space-scope",
+                        "`.global` variables must be declared at module scope",
+                    );
+                }
+                if v.linkage != Linkage::Internal {
+                    cx.rep.error(
+                        v.span,
+                        "syntax",
+                        "linkage (`.export`/`.import`) is only allowed at module scope",
+                    );
+                }
+                decls::check_var(cx, v);
+                if cx.globals.contains_key(&v.name) || !fx.scopes.declare(v.name, true, Local::Var(v.space)) {
+                    let msg = format!(
+                        "`@{}` is declared more than once in this module",
+                        cx.name(v.name)
+                    );
+                    cx.rep.error(v.name_span, "duplicate-symbol", msg);
+                }
+            }
+            _ => {}
+        }
+    }
+    for s in &mut b.stmts {
+        match s {
+            Stmt::Instr(i) => instr::check(cx, fx, i),
+            Stmt::Block(inner) => block(cx, fx, inner, true),
+            _ => {}
+        }
+    }
+    if new_scope {
+        fx.scopes.pop();
+    }
+}
+
+fn last_instr(b: &Block) -> Option<&Instr> {
+    b.stmts.iter().rev().find_map(|s| match s {
+        Stmt::Instr(i) => Some(i),
+        Stmt::Block(inner) => last_instr(inner),
+        _ => None,
+    })
+}
+
+fn ends_with_return(cx: &Ctx, b: &Block) -> bool {
+    last_instr(b).is_some_and(|i| cx.text(i.mnemonic) == "return")
+}
