@@ -6,7 +6,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "pisa", version, about = "Run PISA (Intel's Portable ISA) programs on any Vulkan GPU")]
+#[command(
+    name = "pisa",
+    version,
+    about = "Run PISA (Intel's Portable ISA) programs on any Vulkan GPU"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -48,7 +52,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
 fn check(files: &[PathBuf], json: bool, quiet: bool) -> Result<ExitCode> {
     let mut failed = false;
     for path in files {
-        let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         // invalid UTF-8 is replaced so that the assembler can point at it
         let text = String::from_utf8_lossy(&bytes);
         let name = path.display().to_string();
@@ -70,5 +75,9 @@ fn check(files: &[PathBuf], json: bool, quiet: bool) -> Result<ExitCode> {
             }
         }
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

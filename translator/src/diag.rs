@@ -182,7 +182,13 @@ impl<'a> Reporter<'a> {
         message: impl Into<String>,
         note: impl Into<String>,
     ) {
-        self.push(Severity::Error, span, code, message.into(), vec![note.into()]);
+        self.push(
+            Severity::Error,
+            span,
+            code,
+            message.into(),
+            vec![note.into()],
+        );
     }
 
     pub fn warning(&mut self, span: Span, code: &'static str, message: impl Into<String>) {

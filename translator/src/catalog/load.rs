@@ -115,7 +115,11 @@ fn parse_group(s: &str) -> Result<(String, Vec<String>), String> {
         .ok_or_else(|| format!("bad qualifier group: {s}"))?;
     let name = name.trim().trim_start_matches('.').to_string();
     let vals = vals.trim().trim_start_matches('{').trim_end_matches('}');
-    let items: Vec<&str> = vals.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
+    let items: Vec<&str> = vals
+        .split(',')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .collect();
     let mut out = Vec::new();
     let mut i = 0;
     while i < items.len() {
@@ -137,7 +141,10 @@ fn parse_group(s: &str) -> Result<(String, Vec<String>), String> {
     Ok((name, out))
 }
 
-fn parse_mnemonic(m: &str, groups: &[(String, Vec<String>)]) -> Result<(String, Vec<QualSlot>), String> {
+fn parse_mnemonic(
+    m: &str,
+    groups: &[(String, Vec<String>)],
+) -> Result<(String, Vec<QualSlot>), String> {
     let end = m.find(['.', '<']).unwrap_or(m.len());
     let opcode = m[..end].to_string();
     let mut rest = &m[end..];

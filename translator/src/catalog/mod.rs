@@ -93,7 +93,8 @@ impl Catalog {
 /// which the catalog's own tests rule out.
 pub fn catalog() -> &'static Catalog {
     static CATALOG: OnceLock<Catalog> = OnceLock::new();
-    CATALOG.get_or_init(|| load::load(GROUPS).unwrap_or_else(|e| panic!("instruction catalog: {e}")))
+    CATALOG
+        .get_or_init(|| load::load(GROUPS).unwrap_or_else(|e| panic!("instruction catalog: {e}")))
 }
 
 /// Bit width of a qualifier value used as a type (`32b`, `u8`, `f`, `16bx2`),

@@ -258,17 +258,36 @@ pub enum Rule {
         factor: u16,
     },
     /// bitwidth of the operand == address size of the qualifier's space
-    AddrSize { op: String, qual: String },
+    AddrSize {
+        op: String,
+        qual: String,
+    },
     /// element count × element bits of the operand == bitwidth of the qualifier
-    TotalWidth { op: String, qual: String },
+    TotalWidth {
+        op: String,
+        qual: String,
+    },
     /// element count of the operand == value of `.vec`
-    Elements { op: String, qual: String },
+    Elements {
+        op: String,
+        qual: String,
+    },
     /// operands are vector registers shaped like the packed type
-    Packed { ops: Vec<String>, qual: String },
+    Packed {
+        ops: Vec<String>,
+        qual: String,
+    },
     /// bitwidth(a) > bitwidth(b) (or < when `greater` is false)
-    Compare { a: Term, b: Term, greater: bool },
+    Compare {
+        a: Term,
+        b: Term,
+        greater: bool,
+    },
     /// value of `.index` < element count of op
-    IndexBelow { qual: String, op: String },
+    IndexBelow {
+        qual: String,
+        op: String,
+    },
     /// value of `.index` + element count of `add` <= element count of `bound`
     IndexSum {
         qual: String,
@@ -276,15 +295,27 @@ pub enum Rule {
         bound: String,
     },
     /// value of `.index` is a multiple of the element count of op
-    IndexAligned { qual: String, op: String },
+    IndexAligned {
+        qual: String,
+        op: String,
+    },
     /// address space of the memory variable == value of the qualifier
-    SpaceOf { op: String, qual: String },
+    SpaceOf {
+        op: String,
+        qual: String,
+    },
     /// address size of the variable's space == bitwidth of the qualifier
-    StorageSize { op: String, qual: String },
+    StorageSize {
+        op: String,
+        qual: String,
+    },
     ReturnType,
     CallReturnType,
     /// The operand may appear only when the condition holds.
-    OperandOnlyWhen { op: String, cond: Cond },
+    OperandOnlyWhen {
+        op: String,
+        cond: Cond,
+    },
     /// The condition over qualifiers must hold.
     Holds(Cond),
 }
@@ -307,10 +338,16 @@ fn qual(t: &str) -> Result<String, String> {
 /// joined by " and " / " or ".
 fn cond(s: &str) -> Result<Cond, String> {
     if let Some((a, b)) = s.split_once(" or qualifier ") {
-        return Ok(Cond::Or(Box::new(cond(a)?), Box::new(cond(&format!("qualifier {b}"))?)));
+        return Ok(Cond::Or(
+            Box::new(cond(a)?),
+            Box::new(cond(&format!("qualifier {b}"))?),
+        ));
     }
     if let Some((a, b)) = s.split_once(" and qualifier ") {
-        return Ok(Cond::And(Box::new(cond(a)?), Box::new(cond(&format!("qualifier {b}"))?)));
+        return Ok(Cond::And(
+            Box::new(cond(a)?),
+            Box::new(cond(&format!("qualifier {b}"))?),
+        ));
     }
     let t = ticked(s);
     let q = qual(t.first().ok_or_else(|| format!("bad condition: {s}"))?)?;
@@ -386,7 +423,8 @@ pub fn parse_rule(s: &str) -> Result<Rule, String> {
             ops: ops_before_last(),
             qual: qual(&last())?,
         }
-    } else if s.starts_with("value of ") && s.contains(" must be less than the number of elements in ")
+    } else if s.starts_with("value of ")
+        && s.contains(" must be less than the number of elements in ")
     {
         Rule::IndexBelow {
             qual: qual(&op(0)?)?,
@@ -420,7 +458,10 @@ pub fn parse_rule(s: &str) -> Result<Rule, String> {
     } else if let Some(rest) = s.strip_prefix("operand ") {
         let o = op(0)?;
         if let Some((_, c)) = rest.split_once(" is defined only when ") {
-            Rule::OperandOnlyWhen { op: o, cond: cond(c)? }
+            Rule::OperandOnlyWhen {
+                op: o,
+                cond: cond(c)?,
+            }
         } else if let Some((_, c)) = rest.split_once(" is not defined when ") {
             Rule::OperandOnlyWhen {
                 op: o,

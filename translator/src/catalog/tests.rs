@@ -7,7 +7,11 @@ fn catalog_loads_every_form() {
     assert_eq!(c.forms.len(), 144);
     // every instruction has at least one form
     for (i, ins) in c.instructions.iter().enumerate() {
-        assert!(c.forms.iter().any(|f| f.instruction == i), "{} has no form", ins.name);
+        assert!(
+            c.forms.iter().any(|f| f.instruction == i),
+            "{} has no form",
+            ins.name
+        );
     }
 }
 
@@ -21,7 +25,9 @@ fn sentences_have_meaning() {
     assert!(f.operands[1].kinds.has(Kinds::IMM));
     assert!(matches!(f.rules[0].0, Rule::Holds(_)));
     let ld = c.forms_of("ld");
-    assert!(ld.iter().any(|&i| c.forms[i].quals[0].literal && c.forms[i].quals[0].name == "param"));
+    assert!(ld
+        .iter()
+        .any(|&i| c.forms[i].quals[0].literal && c.forms[i].quals[0].name == "param"));
     let ext = &c.forms[c.forms_of("extract")[1]];
     assert_eq!(ext.quals[0].values.len(), 64);
 }

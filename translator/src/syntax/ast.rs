@@ -158,11 +158,7 @@ pub struct VarDecl {
 #[derive(Debug, Clone)]
 pub enum InitElem {
     /// `.Nb value`; `value` is the literal after the spec's extension rules.
-    Int {
-        bits: u16,
-        lit: IntLit,
-        span: Span,
-    },
+    Int { bits: u16, lit: IntLit, span: Span },
     /// `.zero N`
     Zero { bytes: u64, span: Span },
     /// `.Nb @sym` or `.Nb @sym+off`

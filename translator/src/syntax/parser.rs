@@ -178,15 +178,23 @@ impl<'s> Parser<'s, '_, '_> {
             return self.err("a declaration (`.global`, `.const`, `.function`, `.kernel`, ...)");
         }
         match &self.text(t)[1..] {
-            "function" | "func" | "kernel" | "entry" => {
-                self.func(start, linkage).map(Item::Func)
+            "reg" | "pred" => {
+                self.rep.error(
+                    t.span,
+                    "space-scope",
+                    "registers and predicates are declared inside kernels and functions",
+                );
+                Err(Fail)
             }
+            "function" | "func" | "kernel" | "entry" => self.func(start, linkage).map(Item::Func),
             _ => match self.space_of(t) {
                 Some(space) => {
                     self.bump();
                     self.var_decl(start, space, t.span, linkage).map(Item::Var)
                 }
-                None => self.err("a declaration (`.global`, `.const`, `.function`, `.kernel`, ...)"),
+                None => {
+                    self.err("a declaration (`.global`, `.const`, `.function`, `.kernel`, ...)")
+                }
             },
         }
     }
@@ -284,7 +292,8 @@ impl<'s> Parser<'s, '_, '_> {
             match parse_int(self.text(a)) {
                 Some(l) if !l.negative => args.push(AttrArg::Int(l.value, a.span)),
                 _ => {
-                    self.rep.error(a.span, "syntax", "expected an alignment in bytes");
+                    self.rep
+                        .error(a.span, "syntax", "expected an alignment in bytes");
                     return Err(Fail);
                 }
             }
@@ -420,7 +429,11 @@ impl<'s> Parser<'s, '_, '_> {
                 let n = self.expect(Tok::Number, "an offset")?;
                 match parse_int(self.text(n)) {
                     Some(l) if !l.negative && l.value <= i64::MAX as u64 => {
-                        offset = if neg { -(l.value as i64) } else { l.value as i64 }
+                        offset = if neg {
+                            -(l.value as i64)
+                        } else {
+                            l.value as i64
+                        }
                     }
                     _ => {
                         self.rep.error(n.span, "syntax", "expected a byte offset");
@@ -434,6 +447,23 @@ impl<'s> Parser<'s, '_, '_> {
                 name,
                 offset,
                 span,
+            });
+        }
+        let n = self.peek_at(usize::from(self.kind() == Tok::Minus));
+        if n.kind == Tok::Number
+            && parse_int(self.text(n)).is_none()
+            && parse_float(self.text(n)).is_some()
+        {
+            self.eat(Tok::Minus);
+            self.bump();
+            self.rep.error(
+                t.span.to(n.span),
+                "initializer-element",
+                "initializer values are integers: write a floating-point value as its hexadecimal bit pattern (e.g. `.32b 0x3F800000`)",
+            );
+            return Ok(InitElem::Zero {
+                bytes: bits as u64 / 8,
+                span: t.span.to(n.span),
             });
         }
         let (lit, span) = self.int_literal("an integer value")?;
@@ -501,6 +531,12 @@ impl<'s> Parser<'s, '_, '_> {
                 } else {
                     Linkage::Import
                 };
+                continue;
+            }
+            if kind == FuncKind::Function && d == "pred" {
+                self.bump();
+                self.rep
+                    .error(t.span, "pred-return", "predicates cannot be return values");
                 continue;
             }
             if kind == FuncKind::Function {
@@ -960,7 +996,9 @@ pub fn parse_float(s: &str) -> Option<f64> {
     if b.len() > 2 && b[0] == b'0' && (b[1] | 0x20) == b'x' {
         return parse_hex_float(&s[2..]);
     }
-    if !b[0].is_ascii_digit() || s.contains(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E') {
+    if !b[0].is_ascii_digit()
+        || s.contains(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
+    {
         return None;
     }
     s.parse::<f64>().ok()

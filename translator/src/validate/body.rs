@@ -186,7 +186,9 @@ fn block(cx: &mut Ctx, fx: &mut FnCtx, b: &mut Block, new_scope: bool) {
                     );
                 }
                 decls::check_var(cx, v);
-                if cx.globals.contains_key(&v.name) || !fx.scopes.declare(v.name, true, Local::Var(v.space)) {
+                if cx.globals.contains_key(&v.name)
+                    || !fx.scopes.declare(v.name, true, Local::Var(v.space))
+                {
                     let msg = format!(
                         "`@{}` is declared more than once in this module",
                         cx.name(v.name)

@@ -201,8 +201,11 @@ pub fn check_signature(cx: &mut Ctx, f: &FuncDecl) {
             _ => {}
         }
         if p.name.is_none() && f.body.is_some() {
-            cx.rep
-                .error(p.span, "syntax", "parameters of a defined function need names");
+            cx.rep.error(
+                p.span,
+                "syntax",
+                "parameters of a defined function need names",
+            );
         }
         for a in &p.attrs {
             check_param_attr(cx, a);
@@ -231,7 +234,11 @@ fn check_func_attr(cx: &mut Ctx, kind: FuncKind, a: &Attr) {
         _ => {
             let msg = format!(
                 "unknown {} attribute `.{}`{}",
-                if kind == FuncKind::Kernel { "kernel" } else { "function" },
+                if kind == FuncKind::Kernel {
+                    "kernel"
+                } else {
+                    "function"
+                },
                 a.name,
                 if kind == FuncKind::Kernel {
                     " (known: `.reqd_work_group_size(X, Y, Z)`, `.vec_type_hint(TYPE)`)"
@@ -245,7 +252,9 @@ fn check_func_attr(cx: &mut Ctx, kind: FuncKind, a: &Attr) {
     };
     if !ok {
         let msg = match a.name.as_str() {
-            "reqd_work_group_size" => "expected `.reqd_work_group_size(X, Y, Z)` with sizes of at least 1",
+            "reqd_work_group_size" => {
+                "expected `.reqd_work_group_size(X, Y, Z)` with sizes of at least 1"
+            }
             _ => "expected `.vec_type_hint(TYPE)` with an OpenCL type name such as `int2`",
         };
         cx.rep.error(a.span, "attribute", msg);
@@ -258,10 +267,14 @@ fn check_param_attr(cx: &mut Ctx, a: &Attr) {
             let what = format!("`.{}`", a.name);
             check_pow2(cx, *n, *s, &what);
         }
-        ("addrspace", [AttrArg::Ident(s, _)]) if matches!(s.as_str(), "global" | "shared" | "const") => {}
+        ("addrspace", [AttrArg::Ident(s, _)])
+            if matches!(s.as_str(), "global" | "shared" | "const") => {}
         // printed by Intel's LLVM backend, not in the spec (docs/spec-notes.md)
         ("access", [AttrArg::Ident(s, _)])
-            if matches!(s.as_str(), "readonly" | "writeonly" | "readwrite" | "read_only" | "write_only" | "read_write") => {}
+            if matches!(
+                s.as_str(),
+                "readonly" | "writeonly" | "readwrite" | "read_only" | "write_only" | "read_write"
+            ) => {}
         _ => {
             let msg = format!(
                 "unknown or malformed parameter attribute `.{}` (known: `.align(N)`, `.addrspace(global|shared|const)`, `.ptr_align(N)`, `.access(readonly|writeonly|readwrite)`)",

@@ -169,10 +169,10 @@ fn shape_problems(cx: &Ctx, form: &Form, ins: &Instr, vals: &[Val]) -> Vec<Probl
         return out;
     }
     for ((spec, v), op) in form.operands.iter().zip(vals).zip(&ins.operands) {
-        if let Some(msg) = kind_mismatch(form, spec, v) {
+        if let Some((code, msg)) = kind_mismatch(form, spec, v) {
             out.push(Problem {
                 span: op.span(),
-                code: "operand-kind",
+                code,
                 msg,
             });
         }
@@ -180,7 +180,7 @@ fn shape_problems(cx: &Ctx, form: &Form, ins: &Instr, vals: &[Val]) -> Vec<Probl
     out
 }
 
-fn kind_mismatch(form: &Form, spec: &OperandSpec, v: &Val) -> Option<String> {
+fn kind_mismatch(form: &Form, spec: &OperandSpec, v: &Val) -> Option<(&'static str, String)> {
     let k = spec.kinds;
     let ok = match v {
         Val::Error => true,
@@ -192,10 +192,12 @@ fn kind_mismatch(form: &Form, spec: &OperandSpec, v: &Val) -> Option<String> {
             } else if multi {
                 false
             } else if whole_vec {
-                k.has(Kinds::VECTOR) || k.has(Kinds::PACKED) || (k.has(Kinds::REG) && takes_vector(form, &spec.name))
+                k.has(Kinds::VECTOR)
+                    || k.has(Kinds::PACKED)
+                    || (k.has(Kinds::REG) && takes_vector(form, &spec.name))
             } else {
-                k.has(Kinds::REG)
-                    || (k.has(Kinds::VECTOR) && spec.elem_bits.is_none() && false)
+                // a packed operand's shape is checked later (`packed-operand`)
+                k.has(Kinds::REG) || k.has(Kinds::PACKED)
             }
         }
         Val::Pred { negated } => k.has(Kinds::PRED) && (!negated || spec.negatable),
@@ -211,6 +213,11 @@ fn kind_mismatch(form: &Form, spec: &OperandSpec, v: &Val) -> Option<String> {
     if ok {
         return None;
     }
+    let code = match v {
+        Val::Reg { swz: Some(s), .. } if s.count > 1 && !spec.swizzled => "swizzle",
+        Val::Pred { .. } if spec.name == "retval" => "pred-return",
+        _ => "operand-kind",
+    };
     let expected = if spec.swizzled {
         "a vector register with a multi-element swizzle (`.xy`, `.zw`, `.xyzw`)".to_string()
     } else if spec.call {
@@ -224,7 +231,10 @@ fn kind_mismatch(form: &Form, spec: &OperandSpec, v: &Val) -> Option<String> {
         Val::Pred { negated: true } => "a negated predicate",
         v => kind_of(v),
     };
-    Some(format!("`{}` must be {expected}, found {found}", spec.name))
+    Some((
+        code,
+        format!("`{}` must be {expected}, found {found}", spec.name),
+    ))
 }
 
 struct Checker<'a> {
@@ -284,7 +294,8 @@ impl Checker<'_> {
             let span = op.span();
             if let Val::Reg { special: true, .. } = v {
                 if i == 0 && matches!(spec.name.as_str(), "dst" | "carry-out") {
-                    cx.rep.error(span, "special-register", "special registers are read-only");
+                    cx.rep
+                        .error(span, "special-register", "special registers are read-only");
                     continue;
                 }
             }
@@ -302,7 +313,11 @@ impl Checker<'_> {
             } else if let Some(elem) = spec.elem_bits {
                 if let Some((b, _)) = v.shape() {
                     if b != elem {
-                        let msg = format!("`{}` must have {elem}-bit elements, found {}", spec.name, shape_text(v));
+                        let msg = format!(
+                            "`{}` must have {elem}-bit elements, found {}",
+                            spec.name,
+                            shape_text(v)
+                        );
                         cx.rep.error(span, "operand-width", msg);
                     }
                 }
@@ -315,7 +330,15 @@ impl Checker<'_> {
 
     /// Checks that a register has `bits` (element) width or an immediate fits.
     /// `rule` carries the restriction sentence to report, else `operand-width`.
-    fn width_is(&self, cx: &mut Ctx, v: &Val, span: Span, bits: u16, float: bool, rule: Option<&str>) {
+    fn width_is(
+        &self,
+        cx: &mut Ctx,
+        v: &Val,
+        span: Span,
+        bits: u16,
+        float: bool,
+        rule: Option<&str>,
+    ) {
         match v {
             Val::Reg { .. } => {
                 let (b, _) = v.shape().unwrap_or((0, 0));
@@ -326,16 +349,17 @@ impl Checker<'_> {
                             cx.rep.error(span, "restriction", msg)
                         }
                         None => {
-                            let msg = format!("expected a {bits}-bit register, found {}", shape_text(v));
+                            let msg =
+                                format!("expected a {bits}-bit register, found {}", shape_text(v));
                             cx.rep.error(span, "operand-width", msg)
                         }
                     }
                 }
             }
             Val::Int(l) => {
-                if float && l.hex && l.digits as u16 * 4 > bits {
+                if float && l.hex && l.digits as u16 * 4 != bits {
                     let msg = format!(
-                        "hexadecimal floating-point immediate has {} digits; a {bits}-bit operand takes {}",
+                        "a hexadecimal floating-point immediate has exactly the operand's size: {} digits written, a {bits}-bit operand takes {}",
                         l.digits,
                         bits / 4
                     );
@@ -347,7 +371,8 @@ impl Checker<'_> {
                     let lo = -(1i128 << (bits - 1));
                     let hi = (1i128 << bits) - 1;
                     if m < lo || m > hi {
-                        let msg = format!("{m} does not fit in a {bits}-bit operand (range {lo}..={hi})");
+                        let msg =
+                            format!("{m} does not fit in a {bits}-bit operand (range {lo}..={hi})");
                         cx.rep.error(span, "immediate-range", msg);
                     }
                 }
@@ -371,7 +396,9 @@ impl Checker<'_> {
     }
 
     fn count(&self, name: &str) -> Option<u32> {
-        self.op(name).and_then(|(v, _)| v.shape()).map(|s| s.1 as u32)
+        self.op(name)
+            .and_then(|(v, _)| v.shape())
+            .map(|s| s.1 as u32)
     }
 
     fn violated(&self, cx: &mut Ctx, span: Span, text: &str, detail: String) {
@@ -395,7 +422,9 @@ impl Checker<'_> {
         match rule {
             Rule::Width { ops, qual, factor } => {
                 let Some(qv) = self.qual(qual) else { return };
-                let Some(bits) = catalog::value_bits(qv) else { return };
+                let Some(bits) = catalog::value_bits(qv) else {
+                    return;
+                };
                 let float = *factor == 1 && catalog::is_float_type(qv);
                 for o in ops {
                     if let Some((v, span)) = self.op(o) {
@@ -404,13 +433,17 @@ impl Checker<'_> {
                 }
             }
             Rule::AddrSize { op, qual } => {
-                let (Some((v, span)), Some(bits)) = (self.op(op), self.qual(qual).and_then(catalog::address_bits)) else {
+                let (Some((v, span)), Some(bits)) =
+                    (self.op(op), self.qual(qual).and_then(catalog::address_bits))
+                else {
                     return;
                 };
                 self.width_is(cx, v, span, bits, false, Some(text));
             }
             Rule::TotalWidth { op, qual } => {
-                let (Some((v, span)), Some(bits)) = (self.op(op), self.qual(qual).and_then(catalog::value_bits)) else {
+                let (Some((v, span)), Some(bits)) =
+                    (self.op(op), self.qual(qual).and_then(catalog::value_bits))
+                else {
                     return;
                 };
                 if let Some((b, c)) = v.shape() {
@@ -429,9 +462,13 @@ impl Checker<'_> {
                 }
             }
             Rule::Packed { ops, qual } => {
-                let Some((n, b)) = self.qual(qual).and_then(catalog::packed_shape) else { return };
+                let Some((n, b)) = self.qual(qual).and_then(catalog::packed_shape) else {
+                    return;
+                };
                 for o in ops {
-                    let Some((v, span)) = self.op(o) else { continue };
+                    let Some((v, span)) = self.op(o) else {
+                        continue;
+                    };
                     match v {
                         Val::Reg { ty, swz: None, .. } if ty.bits == b && ty.count == n => {}
                         Val::Error => {}
@@ -456,7 +493,12 @@ impl Checker<'_> {
                 let idx: Option<u32> = self.qual(qual).and_then(|v| v.parse().ok());
                 if let (Some(i), Some(n)) = (idx, self.count(op)) {
                     if i >= n {
-                        self.violated(cx, self.qual_span(cx, qual), text, format!("index {i}, {n} elements"));
+                        self.violated(
+                            cx,
+                            self.qual_span(cx, qual),
+                            text,
+                            format!("index {i}, {n} elements"),
+                        );
                     }
                 }
             }
@@ -464,7 +506,12 @@ impl Checker<'_> {
                 let idx: Option<u32> = self.qual(qual).and_then(|v| v.parse().ok());
                 if let (Some(i), Some(a), Some(n)) = (idx, self.count(add), self.count(bound)) {
                     if i + a > n {
-                        self.violated(cx, self.qual_span(cx, qual), text, format!("{i} + {a} > {n}"));
+                        self.violated(
+                            cx,
+                            self.qual_span(cx, qual),
+                            text,
+                            format!("{i} + {a} > {n}"),
+                        );
                     }
                 }
             }
@@ -472,14 +519,25 @@ impl Checker<'_> {
                 let idx: Option<u32> = self.qual(qual).and_then(|v| v.parse().ok());
                 if let (Some(i), Some(n)) = (idx, self.count(op)) {
                     if n > 0 && i % n != 0 {
-                        self.violated(cx, self.qual_span(cx, qual), text, format!("index {i}, {n} elements"));
+                        self.violated(
+                            cx,
+                            self.qual_span(cx, qual),
+                            text,
+                            format!("index {i}, {n} elements"),
+                        );
                     }
                 }
             }
             Rule::SpaceOf { op, qual } => {
-                if let (Some((Val::MemVar(space), span)), Some(q)) = (self.op(op), self.qual(qual)) {
+                if let (Some((Val::MemVar(space), span)), Some(q)) = (self.op(op), self.qual(qual))
+                {
                     if space.name() != q {
-                        self.violated(cx, span, text, format!("the variable is `.{}`", space.name()));
+                        self.violated(
+                            cx,
+                            span,
+                            text,
+                            format!("the variable is `.{}`", space.name()),
+                        );
                     }
                 }
             }
@@ -492,7 +550,11 @@ impl Checker<'_> {
                             cx,
                             span,
                             text,
-                            format!("`.{}` addresses are {} bits", space.name(), space.address_bits()),
+                            format!(
+                                "`.{}` addresses are {} bits",
+                                space.name(),
+                                space.address_bits()
+                            ),
                         );
                     }
                 }
@@ -504,7 +566,11 @@ impl Checker<'_> {
                 let allowed = self.cond(cond);
                 if present != allowed {
                     let span = self.op(op).map_or(self.ins.span, |(_, s)| s);
-                    let detail = if present { "remove it" } else { "it is missing" };
+                    let detail = if present {
+                        "remove it"
+                    } else {
+                        "it is missing"
+                    };
                     self.violated(cx, span, text, detail.to_string());
                 }
             }
@@ -517,7 +583,11 @@ impl Checker<'_> {
     }
 
     fn return_type(&self, cx: &mut Ctx) {
-        let ret = if self.fx.kind == FuncKind::Kernel { None } else { self.fx.ret };
+        let ret = if self.fx.kind == FuncKind::Kernel {
+            None
+        } else {
+            self.fx.ret
+        };
         let val = self.op("retval");
         match (ret, val) {
             (None, None) => {}
@@ -543,12 +613,17 @@ impl Checker<'_> {
                     }
                 }
                 Val::Int(_) | Val::Float if ty.is_vector() => {
-                    let msg = format!("the function returns `{ty}`; an immediate cannot be a vector");
+                    let msg =
+                        format!("the function returns `{ty}`; an immediate cannot be a vector");
                     cx.rep.error(span, "return-type", msg)
                 }
                 Val::Int(_) | Val::Float => self.width_is(cx, v, span, ty.bits, true, None),
                 Val::Error => {}
-                _ => cx.rep.error(span, "return-type", "return values are registers or immediates"),
+                _ => cx.rep.error(
+                    span,
+                    "return-type",
+                    "return values are registers or immediates",
+                ),
             },
         }
     }
@@ -559,11 +634,19 @@ impl Checker<'_> {
         };
         let sig = match target.as_ref() {
             Val::Func(sig) if sig.kind == FuncKind::Kernel => {
-                cx.rep.error(cspan, "call-target", "kernels are launched by the host and cannot be called");
+                cx.rep.error(
+                    cspan,
+                    "call-target",
+                    "kernels are launched by the host and cannot be called",
+                );
                 return;
             }
             Val::Func(sig) => Some(sig),
-            Val::Reg { .. } if target.is_scalar_reg() && target.shape().map(|s| s.0) == Some(64) => None,
+            Val::Reg { .. }
+                if target.is_scalar_reg() && target.shape().map(|s| s.0) == Some(64) =>
+            {
+                None
+            }
             Val::Error => return,
             other => {
                 let msg = format!(
@@ -585,7 +668,11 @@ impl Checker<'_> {
         }
         let Some(sig) = sig else { return };
         if args.len() != sig.params.len() {
-            let msg = format!("the callee takes {} arguments, found {}", sig.params.len(), args.len());
+            let msg = format!(
+                "the callee takes {} arguments, found {}",
+                sig.params.len(),
+                args.len()
+            );
             cx.rep.error(cspan, "call-arguments", msg);
         } else {
             for ((a, span), p) in args.iter().zip(&sig.params) {
@@ -604,7 +691,10 @@ impl Checker<'_> {
                 cx.rep.error(span, "call-return", msg)
             }
             (Some((v, span)), None) => {
-                let msg = format!("the callee is `void`: write `void` instead of {}", kind_of(v));
+                let msg = format!(
+                    "the callee is `void`: write `void` instead of {}",
+                    kind_of(v)
+                );
                 cx.rep.error(span, "call-return", msg)
             }
             (Some((v, span)), Some(ty)) => {
@@ -619,10 +709,17 @@ impl Checker<'_> {
     /// Address operands: allowed forms, parameter access, address spaces and
     /// register widths (spec 07 §3.3, 08 §4.2, 19).
     fn addresses(&self, cx: &mut Ctx) {
-        let is_ld_param = self.form.opcode == "ld" && self.form.quals.first().is_some_and(|q| q.literal && q.name == "param");
+        let is_ld_param = self.form.opcode == "ld"
+            && self
+                .form
+                .quals
+                .first()
+                .is_some_and(|q| q.literal && q.name == "param");
         let space = self.qual("addrspace").unwrap_or("generic");
         for (i, spec) in self.form.operands.iter().enumerate() {
-            let (Some(Val::Addr(Addr { base, offset })), Some(op)) = (self.vals.get(i), self.ins.operands.get(i)) else {
+            let (Some(Val::Addr(Addr { base, offset })), Some(op)) =
+                (self.vals.get(i), self.ins.operands.get(i))
+            else {
                 continue;
             };
             let span = op.span();
@@ -632,14 +729,22 @@ impl Checker<'_> {
                 }
                 if let Some(Offset::Reg { bits, span }) = offset {
                     if *bits != 32 {
-                        cx.rep.error(*span, "operand-width", "a `ld.param` offset register is 32 bits");
+                        cx.rep.error(
+                            *span,
+                            "operand-width",
+                            "a `ld.param` offset register is 32 bits",
+                        );
                     }
                 }
                 continue;
             }
             let addr_bits = catalog::address_bits(space).unwrap_or(64);
             match base {
-                Base::Param => cx.rep.error(span, "param-access", "kernel parameters can only be read with `ld.param`"),
+                Base::Param => cx.rep.error(
+                    span,
+                    "param-access",
+                    "kernel parameters can only be read with `ld.param`",
+                ),
                 Base::Var(s, vspan) => {
                     if s.name() != space {
                         let msg = format!("`.{}` variable used as a `.{space}` address", s.name());
@@ -648,11 +753,17 @@ impl Checker<'_> {
                 }
                 Base::Reg { bits, span } => {
                     if *bits != addr_bits {
-                        let msg = format!("a `.{space}` address is {addr_bits} bits, found a {bits}-bit register");
+                        let msg = format!(
+                            "a `.{space}` address is {addr_bits} bits, found a {bits}-bit register"
+                        );
                         cx.rep.error(*span, "operand-width", msg);
                     }
                 }
-                Base::Imm if !spec.addr.i => cx.rep.error(span, "operand-kind", "this instruction takes no immediate address `[imm]`"),
+                Base::Imm if !spec.addr.i => cx.rep.error(
+                    span,
+                    "operand-kind",
+                    "this instruction takes no immediate address `[imm]`",
+                ),
                 _ => {}
             }
             let form_ok = match offset {
@@ -662,7 +773,11 @@ impl Checker<'_> {
                 Some(Offset::Error) => true,
             };
             if !form_ok {
-                cx.rep.error(span, "operand-kind", "this address form is not accepted here");
+                cx.rep.error(
+                    span,
+                    "operand-kind",
+                    "this address form is not accepted here",
+                );
             }
         }
     }

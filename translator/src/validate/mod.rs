@@ -103,7 +103,10 @@ fn header(order: &[HeaderStmt], rep: &mut Reporter) -> (String, String) {
                     rep.error(
                         *s,
                         "unknown-version",
-                        format!("unknown PISA version `{v}` (known: {})", KNOWN_VERSIONS.join(", ")),
+                        format!(
+                            "unknown PISA version `{v}` (known: {})",
+                            KNOWN_VERSIONS.join(", ")
+                        ),
                     );
                 }
                 version = v.clone();
@@ -113,7 +116,10 @@ fn header(order: &[HeaderStmt], rep: &mut Reporter) -> (String, String) {
                     rep.error(
                         *s,
                         "unknown-target",
-                        format!("unknown PISA target `{t}` (known: {})", KNOWN_TARGETS.join(", ")),
+                        format!(
+                            "unknown PISA target `{t}` (known: {})",
+                            KNOWN_TARGETS.join(", ")
+                        ),
                     );
                 }
                 target = t.clone();

@@ -127,12 +127,19 @@ pub fn resolve(cx: &mut Ctx, fx: &FnCtx, op: &Operand) -> Val {
                 },
                 AddrBase::Var(name, span) => match fx.scopes.reg(*name) {
                     // `[@arg]`: the spec's `ld.param` notes name parameters this way
-                    Some(Local::Param(_)) if fx.scopes.var(*name).is_none() && !cx.globals.contains_key(name) => Base::Param,
+                    Some(Local::Param(_))
+                        if fx.scopes.var(*name).is_none() && !cx.globals.contains_key(name) =>
+                    {
+                        Base::Param
+                    }
                     _ => match symbol(cx, fx, *name, *span) {
                         Val::MemVar(space) => Base::Var(space, *span),
                         Val::Error => Base::Error,
                         _ => {
-                            let msg = format!("`@{}` is a function, not a memory variable", cx.name(*name));
+                            let msg = format!(
+                                "`@{}` is a function, not a memory variable",
+                                cx.name(*name)
+                            );
                             cx.rep.error(*span, "operand-kind", msg);
                             Base::Error
                         }
@@ -155,7 +162,10 @@ pub fn resolve(cx: &mut Ctx, fx: &FnCtx, op: &Operand) -> Val {
         }
         Operand::Call { target, args, .. } => {
             let target = Box::new(resolve(cx, fx, target));
-            let args = args.iter().map(|a| (resolve(cx, fx, a), a.span())).collect();
+            let args = args
+                .iter()
+                .map(|a| (resolve(cx, fx, a), a.span()))
+                .collect();
             Val::Call { target, args }
         }
     }
@@ -199,7 +209,11 @@ fn reg(cx: &mut Ctx, fx: &FnCtx, r: &RegRef, quiet_param: bool) -> Val {
     let mut found = fx.scopes.reg(r.name);
     if found.is_none() && swz.is_some() {
         // a register whose own name ends in `.x` etc.
-        let full = cx.text(r.span).trim_start_matches('!').trim_start_matches('%').to_string();
+        let full = cx
+            .text(r.span)
+            .trim_start_matches('!')
+            .trim_start_matches('%')
+            .to_string();
         if let Some(n) = cx.interner.get(&full) {
             if let Some(l) = fx.scopes.reg(n) {
                 found = Some(l);
@@ -211,7 +225,8 @@ fn reg(cx: &mut Ctx, fx: &FnCtx, r: &RegRef, quiet_param: bool) -> Val {
         Some(Local::Reg(ty)) => (ty, false),
         Some(Local::Pred) => {
             if swz.is_some() {
-                cx.rep.error(r.span, "swizzle", "predicates have no elements to swizzle");
+                cx.rep
+                    .error(r.span, "swizzle", "predicates have no elements to swizzle");
                 return Val::Error;
             }
             return Val::Pred { negated: false };
@@ -238,12 +253,18 @@ fn reg(cx: &mut Ctx, fx: &FnCtx, r: &RegRef, quiet_param: bool) -> Val {
     };
     match swz {
         Some(s) if !ty.is_vector() => {
-            let msg = format!("`.{}` selects vector elements, but this register is a scalar `{ty}`", swz_name(s));
+            let msg = format!(
+                "`.{}` selects vector elements, but this register is a scalar `{ty}`",
+                swz_name(s)
+            );
             cx.rep.error(r.span, "swizzle", msg);
             return Val::Error;
         }
         Some(s) if s.first as u32 + s.count as u32 > ty.count as u32 => {
-            let msg = format!("`.{}` selects elements beyond this `{ty}` register", swz_name(s));
+            let msg = format!(
+                "`.{}` selects elements beyond this `{ty}` register",
+                swz_name(s)
+            );
             cx.rep.error(r.span, "swizzle", msg);
             return Val::Error;
         }
