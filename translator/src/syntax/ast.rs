@@ -224,7 +224,7 @@ pub enum Stmt {
         names: Vec<(Name, Span)>,
         span: Span,
     },
-    Var(VarDecl),
+    Var(Box<VarDecl>),
     Label(Name, Span),
     Instr(Instr),
     Block(Block),
@@ -329,22 +329,29 @@ pub enum Operand {
     NotPred(RegRef),
     Int(IntLit, Span),
     Float(f64, Span),
-    Addr {
-        base: AddrBase,
-        offset: Option<AddrOffset>,
-        span: Span,
-    },
+    /// Boxed, like `Call`, to keep every operand small (memory per instruction).
+    Addr(Box<AddrOperand>),
     /// `@name` outside an address
     Symbol(Name, Span),
     /// A bare identifier: a label.
     Label(Name, Span),
     Void(Span),
     /// `target(args...)` in `call`.
-    Call {
-        target: Box<Operand>,
-        args: Vec<Operand>,
-        span: Span,
-    },
+    Call(Box<CallOperand>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AddrOperand {
+    pub base: AddrBase,
+    pub offset: Option<AddrOffset>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOperand {
+    pub target: Operand,
+    pub args: Vec<Operand>,
+    pub span: Span,
 }
 
 impl Operand {
@@ -356,7 +363,8 @@ impl Operand {
             | Operand::Symbol(_, s)
             | Operand::Label(_, s)
             | Operand::Void(s) => *s,
-            Operand::Addr { span, .. } | Operand::Call { span, .. } => *span,
+            Operand::Addr(a) => a.span,
+            Operand::Call(c) => c.span,
         }
     }
 }

@@ -58,135 +58,163 @@ fn is_directive_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'$' || b == b'_'
 }
 
-pub fn lex(src: &str) -> Vec<Token> {
-    let b = src.as_bytes();
-    let mut toks = Vec::with_capacity(src.len() / 4);
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let start = i;
-        let kind = match c {
-            b' ' | b'\t' | b'\r' | b'\n' | 0x0c | 0x0b => {
-                i += 1;
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
+/// Produces tokens on demand, so a large file never holds a token array.
+pub struct Lexer<'s> {
+    src: &'s [u8],
+    pos: usize,
+}
+
+impl<'s> Lexer<'s> {
+    pub fn new(src: &'s str) -> Self {
+        Lexer {
+            src: src.as_bytes(),
+            pos: 0,
+        }
+    }
+
+    pub fn next_token(&mut self) -> Token {
+        let b = self.src;
+        let mut i = self.pos;
+        while i < b.len() {
+            let c = b[i];
+            let start = i;
+            let kind = match c {
+                b' ' | b'\t' | b'\r' | b'\n' | 0x0c | 0x0b => {
                     i += 1;
+                    continue;
                 }
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
-                    i += 1;
-                }
-                i = (i + 2).min(b.len());
-                continue;
-            }
-            b'.' if b.get(i + 1).is_some_and(|&n| is_directive_char(n)) => {
-                i += 1;
-                while i < b.len() && is_directive_char(b[i]) {
-                    i += 1;
-                }
-                Tok::Directive
-            }
-            // LLVM prints mangled names quoted: @"\01?f@@YAXXZ"
-            b'@' if b.get(i + 1) == Some(&b'"') => {
-                i += 2;
-                while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                if i < b.len() && b[i] == b'"' {
-                    i += 1;
-                    Tok::Sym
-                } else {
-                    i = i.min(b.len());
-                    Tok::Error
-                }
-            }
-            b'%' | b'@' => {
-                i += 1;
-                while i < b.len() && is_ident_char(b[i]) {
-                    i += 1;
-                }
-                if c == b'%' {
-                    Tok::Reg
-                } else {
-                    Tok::Sym
-                }
-            }
-            b'0'..=b'9' => {
-                i += 1;
-                while i < b.len() {
-                    let d = b[i];
-                    if d.is_ascii_alphanumeric() || d == b'.' || d == b'_' {
+                b'/' if b.get(i + 1) == Some(&b'/') => {
+                    while i < b.len() && b[i] != b'\n' {
                         i += 1;
-                    } else if (d == b'+' || d == b'-')
-                        && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')
-                        && !is_hex_int_prefix(&b[start..i])
-                    {
+                    }
+                    continue;
+                }
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    i += 2;
+                    while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
                         i += 1;
+                    }
+                    i = (i + 2).min(b.len());
+                    continue;
+                }
+                b'.' if b.get(i + 1).is_some_and(|&n| is_directive_char(n)) => {
+                    i += 1;
+                    while i < b.len() && is_directive_char(b[i]) {
+                        i += 1;
+                    }
+                    Tok::Directive
+                }
+                // LLVM prints mangled names quoted: @"\01?f@@YAXXZ"
+                b'@' if b.get(i + 1) == Some(&b'"') => {
+                    i += 2;
+                    while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
+                        i += if b[i] == b'\\' { 2 } else { 1 };
+                    }
+                    if i < b.len() && b[i] == b'"' {
+                        i += 1;
+                        Tok::Sym
                     } else {
-                        break;
+                        i = i.min(b.len());
+                        Tok::Error
                     }
                 }
-                Tok::Number
-            }
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
+                b'%' | b'@' => {
                     i += 1;
+                    while i < b.len() && is_ident_char(b[i]) {
+                        i += 1;
+                    }
+                    if c == b'%' {
+                        Tok::Reg
+                    } else {
+                        Tok::Sym
+                    }
                 }
-                if i < b.len() && b[i] == b'"' {
+                b'0'..=b'9' => {
                     i += 1;
-                    Tok::Str
-                } else {
+                    while i < b.len() {
+                        let d = b[i];
+                        if d.is_ascii_alphanumeric() || d == b'.' || d == b'_' {
+                            i += 1;
+                        } else if (d == b'+' || d == b'-')
+                            && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')
+                            && !is_hex_int_prefix(&b[start..i])
+                        {
+                            i += 1;
+                        } else {
+                            break;
+                        }
+                    }
+                    Tok::Number
+                }
+                b'"' => {
+                    i += 1;
+                    while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    if i < b.len() && b[i] == b'"' {
+                        i += 1;
+                        Tok::Str
+                    } else {
+                        Tok::Error
+                    }
+                }
+                c if is_ident_start(c) => {
+                    i += 1;
+                    while i < b.len() && is_ident_char(b[i]) {
+                        i += 1;
+                    }
+                    Tok::Ident
+                }
+                b',' => single(&mut i, Tok::Comma),
+                b';' => single(&mut i, Tok::Semi),
+                b':' => single(&mut i, Tok::Colon),
+                b'{' => single(&mut i, Tok::LBrace),
+                b'}' => single(&mut i, Tok::RBrace),
+                b'[' => single(&mut i, Tok::LBracket),
+                b']' => single(&mut i, Tok::RBracket),
+                b'(' => single(&mut i, Tok::LParen),
+                b')' => single(&mut i, Tok::RParen),
+                b'+' => single(&mut i, Tok::Plus),
+                b'-' => single(&mut i, Tok::Minus),
+                b'!' => single(&mut i, Tok::Bang),
+                b'<' => single(&mut i, Tok::Lt),
+                b'>' => single(&mut i, Tok::Gt),
+                b'~' => single(&mut i, Tok::Tilde),
+                b'=' => single(&mut i, Tok::Eq),
+                _ => {
+                    // one whole UTF-8 character, so spans stay on char boundaries
+                    i += 1;
+                    while i < b.len() && (b[i] & 0xC0) == 0x80 {
+                        i += 1;
+                    }
                     Tok::Error
                 }
-            }
-            c if is_ident_start(c) => {
-                i += 1;
-                while i < b.len() && is_ident_char(b[i]) {
-                    i += 1;
-                }
-                Tok::Ident
-            }
-            b',' => single(&mut i, Tok::Comma),
-            b';' => single(&mut i, Tok::Semi),
-            b':' => single(&mut i, Tok::Colon),
-            b'{' => single(&mut i, Tok::LBrace),
-            b'}' => single(&mut i, Tok::RBrace),
-            b'[' => single(&mut i, Tok::LBracket),
-            b']' => single(&mut i, Tok::RBracket),
-            b'(' => single(&mut i, Tok::LParen),
-            b')' => single(&mut i, Tok::RParen),
-            b'+' => single(&mut i, Tok::Plus),
-            b'-' => single(&mut i, Tok::Minus),
-            b'!' => single(&mut i, Tok::Bang),
-            b'<' => single(&mut i, Tok::Lt),
-            b'>' => single(&mut i, Tok::Gt),
-            b'~' => single(&mut i, Tok::Tilde),
-            b'=' => single(&mut i, Tok::Eq),
-            _ => {
-                // one whole UTF-8 character, so spans stay on char boundaries
-                i += 1;
-                while i < b.len() && (b[i] & 0xC0) == 0x80 {
-                    i += 1;
-                }
-                Tok::Error
-            }
-        };
-        toks.push(Token {
-            kind,
-            span: Span::new(start, i),
-        });
+            };
+            self.pos = i;
+            return Token {
+                kind,
+                span: Span::new(start, i),
+            };
+        }
+        self.pos = i;
+        Token {
+            kind: Tok::Eof,
+            span: Span::new(b.len(), b.len()),
+        }
     }
-    toks.push(Token {
-        kind: Tok::Eof,
-        span: Span::new(b.len(), b.len()),
-    });
-    toks
+}
+
+/// All tokens of `src`, ending with [`Tok::Eof`].
+pub fn lex(src: &str) -> Vec<Token> {
+    let mut l = Lexer::new(src);
+    let mut v = Vec::new();
+    loop {
+        let t = l.next_token();
+        v.push(t);
+        if t.kind == Tok::Eof {
+            return v;
+        }
+    }
 }
 
 /// `0x1e-5` is the hex integer 0x1e minus 5, not a float exponent.

@@ -3,18 +3,22 @@
 //! so one file yields all its independent syntax errors.
 
 use super::ast::*;
-use super::lexer::{lex, Tok, Token};
+use super::lexer::{Lexer, Tok, Token};
 use crate::diag::{Reporter, Span};
 
 /// Largest number of names one `%r<A~B>` range may declare.
 pub const MAX_RANGE: u64 = 1 << 20;
 
 pub fn parse(src: &str, rep: &mut Reporter) -> SourceAst {
-    let toks = lex(src);
+    let mut lexer = Lexer::new(src);
+    let cur = lexer.next_token();
+    let next = lexer.next_token();
     let mut p = Parser {
         src,
-        toks,
-        pos: 0,
+        lexer,
+        cur,
+        next,
+        prev: Span::default(),
         rep,
         interner: Interner::default(),
     };
@@ -28,8 +32,12 @@ pub fn parse(src: &str, rep: &mut Reporter) -> SourceAst {
 
 struct Parser<'s, 'r, 'a> {
     src: &'s str,
-    toks: Vec<Token>,
-    pos: usize,
+    lexer: Lexer<'s>,
+    /// The current token and one of lookahead.
+    cur: Token,
+    next: Token,
+    /// Span of the last token consumed.
+    prev: Span,
     rep: &'r mut Reporter<'a>,
     interner: Interner,
 }
@@ -40,22 +48,29 @@ type PResult<T> = Result<T, Fail>;
 
 impl<'s> Parser<'s, '_, '_> {
     fn peek(&self) -> Token {
-        self.toks[self.pos]
+        self.cur
     }
+    /// `k` is 0 or 1: one token of lookahead.
     fn peek_at(&self, k: usize) -> Token {
-        self.toks[(self.pos + k).min(self.toks.len() - 1)]
+        if k == 0 {
+            self.cur
+        } else {
+            self.next
+        }
     }
     fn kind(&self) -> Tok {
-        self.toks[self.pos].kind
+        self.cur.kind
     }
     fn text(&self, t: Token) -> &'s str {
         let src: &'s str = self.src;
         &src[t.span.start as usize..t.span.end as usize]
     }
     fn bump(&mut self) -> Token {
-        let t = self.toks[self.pos];
+        let t = self.cur;
         if t.kind != Tok::Eof {
-            self.pos += 1;
+            self.prev = t.span;
+            self.cur = self.next;
+            self.next = self.lexer.next_token();
         }
         t
     }
@@ -186,7 +201,7 @@ impl<'s> Parser<'s, '_, '_> {
                 );
                 Err(Fail)
             }
-            "function" | "func" | "kernel" | "entry" => self.func(start, linkage).map(Item::Func),
+            "function" | "kernel" => self.func(start, linkage).map(Item::Func),
             _ => match self.space_of(t) {
                 Some(space) => {
                     self.bump();
@@ -504,7 +519,7 @@ impl<'s> Parser<'s, '_, '_> {
 
     fn func(&mut self, start: Span, linkage: Linkage) -> PResult<FuncDecl> {
         let kw = self.bump();
-        let kind = if matches!(&self.text(kw)[1..], "kernel" | "entry") {
+        let kind = if &self.text(kw)[1..] == "kernel" {
             FuncKind::Kernel
         } else {
             FuncKind::Function
@@ -542,7 +557,7 @@ impl<'s> Parser<'s, '_, '_> {
             if kind == FuncKind::Function {
                 if let Some(ty) = self.ty()? {
                     ret = Some(ty);
-                    ret_span = t.span.to(self.toks[self.pos - 1].span);
+                    ret_span = t.span.to(self.prev);
                     continue;
                 }
             }
@@ -614,7 +629,7 @@ impl<'s> Parser<'s, '_, '_> {
         while self.kind() == Tok::Directive {
             attrs.push(self.attr()?);
         }
-        let mut span = start.span.to(self.toks[self.pos - 1].span);
+        let mut span = start.span.to(self.prev);
         let name = match self.eat(Tok::Reg) {
             Some(t) => {
                 span = span.to(t.span);
@@ -676,7 +691,7 @@ impl<'s> Parser<'s, '_, '_> {
                 } else if let Some(space) = self.space_of(t) {
                     self.bump();
                     self.var_decl(t.span, space, t.span, Linkage::Internal)
-                        .map(Stmt::Var)
+                        .map(|v| Stmt::Var(Box::new(v)))
                 } else if d == "export" || d == "import" {
                     self.err("a statement (linkage is only allowed at module scope)")
                 } else {
@@ -829,11 +844,11 @@ impl<'s> Parser<'s, '_, '_> {
             }
             let close = self.expect(Tok::RParen, "`,` or `)` after call arguments")?;
             let span = op.span().to(close.span);
-            return Ok(Operand::Call {
-                target: Box::new(op),
+            return Ok(Operand::Call(Box::new(CallOperand {
+                target: op,
                 args,
                 span,
-            });
+            })));
         }
         Ok(op)
     }
@@ -919,11 +934,11 @@ impl<'s> Parser<'s, '_, '_> {
             });
         }
         let close = self.expect(Tok::RBracket, "`+`, `-` or `]`")?;
-        Ok(Operand::Addr {
+        Ok(Operand::Addr(Box::new(AddrOperand {
             base,
             offset,
             span: open.span.to(close.span),
-        })
+        })))
     }
 }
 

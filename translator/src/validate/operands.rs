@@ -112,7 +112,8 @@ pub fn resolve(cx: &mut Ctx, fx: &FnCtx, op: &Operand) -> Val {
             }
         }
         Operand::Void(_) => Val::Void,
-        Operand::Addr { base, offset, .. } => {
+        Operand::Addr(a) => {
+            let AddrOperand { base, offset, .. } = a.as_ref();
             let base = match base {
                 AddrBase::Reg(r) => match fx.scopes.reg(r.name).filter(|_| r.swizzle.is_none()) {
                     Some(Local::Param(_)) => Base::Param,
@@ -160,9 +161,10 @@ pub fn resolve(cx: &mut Ctx, fx: &FnCtx, op: &Operand) -> Val {
             });
             Val::Addr(Addr { base, offset })
         }
-        Operand::Call { target, args, .. } => {
-            let target = Box::new(resolve(cx, fx, target));
-            let args = args
+        Operand::Call(c) => {
+            let target = Box::new(resolve(cx, fx, &c.target));
+            let args = c
+                .args
                 .iter()
                 .map(|a| (resolve(cx, fx, a), a.span()))
                 .collect();
