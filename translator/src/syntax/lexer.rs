@@ -133,11 +133,12 @@ impl<'s> Lexer<'s> {
                     i += 1;
                     while i < b.len() {
                         let d = b[i];
-                        if d.is_ascii_alphanumeric() || d == b'.' || d == b'_' {
-                            i += 1;
-                        } else if (d == b'+' || d == b'-')
-                            && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')
-                            && !is_hex_int_prefix(&b[start..i])
+                        if d.is_ascii_alphanumeric()
+                            || d == b'.'
+                            || d == b'_'
+                            || ((d == b'+' || d == b'-')
+                                && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')
+                                && !is_hex_int_prefix(&b[start..i]))
                         {
                             i += 1;
                         } else {

@@ -250,7 +250,7 @@ impl<'s> Parser<'s, '_, '_> {
                 return self.err("an element type such as `.32b` after the vector size");
             };
             self.bump();
-            if n < 2 || n > 255 {
+            if !(2..=255).contains(&n) {
                 self.rep.error(
                     t.span.to(e.span),
                     "vector-type",

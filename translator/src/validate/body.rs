@@ -17,12 +17,15 @@ pub enum Local {
     Var(Space),
 }
 
-/// Lexically scoped names. `%` and `@` names live in separate namespaces.
+/// A name and whether it is an `@` name (`%` and `@` names are separate namespaces).
+type Key = (Name, bool);
+
+/// Lexically scoped names.
 #[derive(Default)]
 pub struct Scopes {
-    map: HashMap<(Name, bool), Local>,
+    map: HashMap<Key, Local>,
     /// Per open scope: the names it declared and what they shadowed.
-    undo: Vec<Vec<((Name, bool), Option<Local>)>>,
+    undo: Vec<Vec<(Key, Option<Local>)>>,
 }
 
 impl Scopes {
@@ -136,11 +139,9 @@ pub fn check_ty(cx: &mut Ctx, ty: Ty, span: Span) {
 fn collect_labels(cx: &mut Ctx, b: &Block, labels: &mut HashMap<Name, Span>) {
     for s in &b.stmts {
         match s {
-            Stmt::Label(name, span) => {
-                if labels.insert(*name, *span).is_some() {
-                    let msg = format!("label `{}` is defined more than once", cx.name(*name));
-                    cx.rep.error(*span, "duplicate-label", msg);
-                }
+            Stmt::Label(name, span) if labels.insert(*name, *span).is_some() => {
+                let msg = format!("label `{}` is defined more than once", cx.name(*name));
+                cx.rep.error(*span, "duplicate-label", msg);
             }
             Stmt::Block(inner) => collect_labels(cx, inner, labels),
             _ => {}

@@ -745,19 +745,15 @@ impl Checker<'_> {
                     "param-access",
                     "kernel parameters can only be read with `ld.param`",
                 ),
-                Base::Var(s, vspan) => {
-                    if s.name() != space {
-                        let msg = format!("`.{}` variable used as a `.{space}` address", s.name());
-                        cx.rep.error(*vspan, "address-space", msg);
-                    }
+                Base::Var(s, vspan) if s.name() != space => {
+                    let msg = format!("`.{}` variable used as a `.{space}` address", s.name());
+                    cx.rep.error(*vspan, "address-space", msg);
                 }
-                Base::Reg { bits, span } => {
-                    if *bits != addr_bits {
-                        let msg = format!(
-                            "a `.{space}` address is {addr_bits} bits, found a {bits}-bit register"
-                        );
-                        cx.rep.error(*span, "operand-width", msg);
-                    }
+                Base::Reg { bits, span } if *bits != addr_bits => {
+                    let msg = format!(
+                        "a `.{space}` address is {addr_bits} bits, found a {bits}-bit register"
+                    );
+                    cx.rep.error(*span, "operand-width", msg);
                 }
                 Base::Imm if !spec.addr.i => cx.rep.error(
                     span,

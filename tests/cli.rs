@@ -1,0 +1,58 @@
+//! The `pisa check` command line: exit codes, rendering and JSON lines.
+
+use std::process::Command;
+
+fn pisa() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pisa"))
+}
+
+fn write(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("pisa-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const BAD: &str = ".version 0.1;\n.target 100;\n.kernel @k() {\n\t.reg .32b %a;\n\tiadd.16b %a, %a, 1;\n\tfoo.32b %a;\n}\n";
+
+#[test]
+fn valid_sample_exits_zero() {
+    let out = pisa().args(["check", "shaders/saxpy.pisa"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn invalid_file_exits_one_with_rustc_style_diagnostics() {
+    let p = write("bad.pisa", BAD);
+    let out = pisa().arg("check").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let expected_first = format!(
+        "error[restriction]: bitwidth of `dst`, `src0`, and `src1` must match the bitwidth of `.type` (found a 32-bit register)\n --> {}:5:11\n  |\n5 |  iadd.16b %a, %a, 1;\n  |           ^^\n",
+        p.display()
+    );
+    assert!(err.starts_with(&expected_first), "{err}");
+    assert!(err.contains("error[unknown-instruction]: unknown instruction `foo`"));
+    assert!(err.contains(&format!("{}:6:2", p.display())));
+}
+
+#[test]
+fn json_lines() {
+    let p = write("bad2.pisa", BAD);
+    let out = pisa().args(["check", "--json"]).arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[2].starts_with("{\"severity\":\"error\",\"code\":\"unknown-instruction\",\"message\":\"unknown instruction `foo`\""));
+    assert!(lines[2].contains("\"line\":6,\"col\":2,\"len\":7,\"source\":\"\\tfoo.32b %a;\""), "{}", lines[2]);
+}
+
+#[test]
+fn missing_file_is_an_error_not_a_panic() {
+    let out = pisa().args(["check", "/nonexistent/x.pisa"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent/x.pisa"));
+}
