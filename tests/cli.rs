@@ -18,8 +18,15 @@ const BAD: &str = ".version 0.1;\n.target 100;\n.kernel @k() {\n\t.reg .32b %a;\
 
 #[test]
 fn valid_sample_exits_zero() {
-    let out = pisa().args(["check", "shaders/saxpy.pisa"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = pisa()
+        .args(["check", "shaders/saxpy.pisa"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.stderr.is_empty());
 }
 
@@ -47,12 +54,19 @@ fn json_lines() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
     assert!(lines[2].starts_with("{\"severity\":\"error\",\"code\":\"unknown-instruction\",\"message\":\"unknown instruction `foo`\""));
-    assert!(lines[2].contains("\"line\":6,\"col\":2,\"len\":7,\"source\":\"\\tfoo.32b %a;\""), "{}", lines[2]);
+    assert!(
+        lines[2].contains("\"line\":6,\"col\":2,\"len\":7,\"source\":\"\\tfoo.32b %a;\""),
+        "{}",
+        lines[2]
+    );
 }
 
 #[test]
 fn missing_file_is_an_error_not_a_panic() {
-    let out = pisa().args(["check", "/nonexistent/x.pisa"]).output().unwrap();
+    let out = pisa()
+        .args(["check", "/nonexistent/x.pisa"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent/x.pisa"));
 }
