@@ -180,14 +180,7 @@ impl<'s> Parser<'s, '_, '_> {
 
     fn item(&mut self) -> PResult<Item> {
         let start = self.peek().span;
-        let mut linkage = Linkage::Internal;
-        if self.at_directive("export") {
-            self.bump();
-            linkage = Linkage::Export;
-        } else if self.at_directive("import") {
-            self.bump();
-            linkage = Linkage::Import;
-        }
+        let linkage = self.linkage_directive().unwrap_or_default();
         let t = self.peek();
         if t.kind != Tok::Directive {
             return self.err("a declaration (`.global`, `.const`, `.function`, `.kernel`, ...)");
@@ -212,6 +205,19 @@ impl<'s> Parser<'s, '_, '_> {
                 }
             },
         }
+    }
+
+    /// Consumes `.export` / `.import` (wherever a producer places it).
+    fn linkage_directive(&mut self) -> Option<Linkage> {
+        let l = if self.at_directive("export") {
+            Linkage::Export
+        } else if self.at_directive("import") {
+            Linkage::Import
+        } else {
+            return None;
+        };
+        self.bump();
+        Some(l)
     }
 
     fn space_of(&self, t: Token) -> Option<Space> {
@@ -335,14 +341,8 @@ impl<'s> Parser<'s, '_, '_> {
             if t.kind != Tok::Directive {
                 break;
             }
-            let d = &self.text(t)[1..];
-            if d == "export" || d == "import" {
-                self.bump();
-                linkage = if d == "export" {
-                    Linkage::Export
-                } else {
-                    Linkage::Import
-                };
+            if let Some(l) = self.linkage_directive() {
+                linkage = l;
                 continue;
             }
             if let Some(ty) = self.ty()? {
@@ -538,16 +538,11 @@ impl<'s> Parser<'s, '_, '_> {
             if t.kind != Tok::Directive {
                 break;
             }
-            let d = &self.text(t)[1..];
-            if d == "export" || d == "import" {
-                self.bump();
-                linkage = if d == "export" {
-                    Linkage::Export
-                } else {
-                    Linkage::Import
-                };
+            if let Some(l) = self.linkage_directive() {
+                linkage = l;
                 continue;
             }
+            let d = &self.text(t)[1..];
             if kind == FuncKind::Function && d == "pred" {
                 self.bump();
                 self.rep
