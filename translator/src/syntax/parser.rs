@@ -129,6 +129,24 @@ impl<'s> Parser<'s, '_, '_> {
         }
     }
 
+    /// Zero or more `item`s separated by commas, up to (not including) `end`.
+    fn comma_list<T>(
+        &mut self,
+        end: Tok,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
+        let mut v = Vec::new();
+        if self.kind() != end {
+            loop {
+                v.push(item(self)?);
+                if self.eat(Tok::Comma).is_none() {
+                    break;
+                }
+            }
+        }
+        Ok(v)
+    }
+
     fn name(&mut self, t: Token) -> Name {
         let s = &self.src[t.span.start as usize + 1..t.span.end as usize];
         self.interner.intern(s)
@@ -381,15 +399,7 @@ impl<'s> Parser<'s, '_, '_> {
         let mut init_span = Span::default();
         if self.eat(Tok::Eq).is_some() {
             let open = self.expect(Tok::LBrace, "`{` starting an initializer")?;
-            let mut elems = Vec::new();
-            if self.kind() != Tok::RBrace {
-                loop {
-                    elems.push(self.init_elem()?);
-                    if self.eat(Tok::Comma).is_none() {
-                        break;
-                    }
-                }
-            }
+            let elems = self.comma_list(Tok::RBrace, Self::init_elem)?;
             let close = self.expect(Tok::RBrace, "`,` or `}` in the initializer")?;
             init_span = open.span.to(close.span);
             init = Some(elems);
@@ -561,15 +571,7 @@ impl<'s> Parser<'s, '_, '_> {
         let n = self.expect(Tok::Sym, "a function name `@name`")?;
         let name = self.name(n);
         self.expect(Tok::LParen, "`(`")?;
-        let mut params = Vec::new();
-        if self.kind() != Tok::RParen {
-            loop {
-                params.push(self.param()?);
-                if self.eat(Tok::Comma).is_none() {
-                    break;
-                }
-            }
-        }
+        let params = self.comma_list(Tok::RParen, Self::param)?;
         let close = self.expect(Tok::RParen, "`,` or `)` after parameters")?;
         let body = if self.eat(Tok::Semi).is_some() {
             None
@@ -757,15 +759,7 @@ impl<'s> Parser<'s, '_, '_> {
 
     fn instr(&mut self) -> PResult<Instr> {
         let m = self.bump();
-        let mut operands = Vec::new();
-        if self.kind() != Tok::Semi {
-            loop {
-                operands.push(self.operand()?);
-                if self.eat(Tok::Comma).is_none() {
-                    break;
-                }
-            }
-        }
+        let operands = self.comma_list(Tok::Semi, Self::operand)?;
         let end = self.expect(Tok::Semi, "`,` or `;` after an operand")?;
         Ok(Instr {
             mnemonic: m.span,
@@ -828,15 +822,7 @@ impl<'s> Parser<'s, '_, '_> {
         if self.kind() == Tok::LParen {
             // call target(args)
             self.bump();
-            let mut args = Vec::new();
-            if self.kind() != Tok::RParen {
-                loop {
-                    args.push(self.operand()?);
-                    if self.eat(Tok::Comma).is_none() {
-                        break;
-                    }
-                }
-            }
+            let args = self.comma_list(Tok::RParen, Self::operand)?;
             let close = self.expect(Tok::RParen, "`,` or `)` after call arguments")?;
             let span = op.span().to(close.span);
             return Ok(Operand::Call(Box::new(CallOperand {
