@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -30,6 +30,17 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Translate a PISA file to SPIR-V (Vulkan 1.2, SPIR-V 1.5).
+    Spirv {
+        /// PISA source file.
+        file: PathBuf,
+        /// Write the SPIR-V binary here.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Print readable disassembly to stdout.
+        #[arg(long)]
+        dis: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -46,7 +57,43 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Check { files, json, quiet } => check(&files, json, quiet),
+        Command::Spirv { file, output, dis } => spirv(&file, output.as_deref(), dis),
     }
+}
+
+/// Reads and assembles one file, printing its diagnostics; `None` if invalid.
+fn assemble_file(path: &Path) -> Result<Option<pisa_translator::Module>> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    match pisa_translator::assemble(&path.display().to_string(), &text) {
+        Ok(m) => {
+            eprint!("{}", m.warnings.render());
+            Ok(Some(m))
+        }
+        Err(d) => {
+            eprint!("{}", d.render());
+            Ok(None)
+        }
+    }
+}
+
+fn spirv(path: &Path, output: Option<&Path>, dis: bool) -> Result<ExitCode> {
+    let Some(module) = assemble_file(path)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let spv = pisa_translator::spirv::translate(&module)
+        .with_context(|| format!("cannot translate {}", path.display()))?;
+    if let Some(out) = output {
+        std::fs::write(out, spv.bytes())
+            .with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    if dis {
+        print!("{}", spv.disassemble());
+    }
+    if output.is_none() && !dis {
+        anyhow::bail!("nothing to do: give `-o FILE.spv` and/or `--dis`");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn check(files: &[PathBuf], json: bool, quiet: bool) -> Result<ExitCode> {

@@ -7,6 +7,7 @@
 pub mod catalog;
 pub mod diag;
 pub mod module;
+pub mod spirv;
 pub mod syntax;
 pub mod validate;
 

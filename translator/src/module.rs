@@ -13,6 +13,8 @@ pub struct Module {
     pub ast: SourceAst,
     /// Warnings found while validating (errors make `assemble` fail instead).
     pub warnings: crate::Diagnostics,
+    /// Byte offset where each source line starts (for debug info and errors).
+    pub line_starts: Vec<u32>,
 }
 
 impl Module {
@@ -27,6 +29,14 @@ impl Module {
             Item::Var(v) => Some(v),
             Item::Func(_) => None,
         })
+    }
+    /// 1-based line and byte column of a source offset.
+    pub fn line_col(&self, span: crate::diag::Span) -> (u32, u32) {
+        let line = self
+            .line_starts
+            .partition_point(|&s| s <= span.start)
+            .max(1);
+        (line as u32, span.start - self.line_starts[line - 1] + 1)
     }
     pub fn name(&self, n: crate::syntax::ast::Name) -> &str {
         self.ast.interner.resolve(n)

@@ -67,6 +67,9 @@ pub struct FnCtx {
     pub ret: Option<Ty>,
     pub scopes: Scopes,
     pub labels: HashMap<Name, Span>,
+    /// Memory variables declared anywhere in this function: unique per function
+    /// (the translator lays them out by name).
+    pub vars: std::collections::HashSet<Name>,
 }
 
 pub fn check_function(cx: &mut Ctx, f: &mut FuncDecl) {
@@ -88,6 +91,7 @@ pub fn check_function(cx: &mut Ctx, f: &mut FuncDecl) {
         ret: f.ret,
         scopes: Scopes::default(),
         labels,
+        vars: Default::default(),
     };
     // parameters share the scope of the body's outermost block
     fx.scopes.push();
@@ -188,6 +192,7 @@ fn block(cx: &mut Ctx, fx: &mut FnCtx, b: &mut Block, new_scope: bool) {
                 }
                 decls::check_var(cx, v);
                 if cx.globals.contains_key(&v.name)
+                    || !fx.vars.insert(v.name)
                     || !fx.scopes.declare(v.name, true, Local::Var(v.space))
                 {
                     let msg = format!(

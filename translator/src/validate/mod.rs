@@ -9,6 +9,8 @@ mod decls;
 mod instr;
 mod operands;
 
+pub use decls::var_size;
+
 use crate::catalog::{catalog, Catalog};
 use crate::diag::{Diagnostics, Reporter, Span};
 use crate::syntax::ast::*;
@@ -77,7 +79,17 @@ pub fn assemble(file: &str, source: &str) -> Result<Module, Diagnostics> {
     if diags.has_errors() {
         return Err(diags);
     }
+    let line_starts = std::iter::once(0)
+        .chain(
+            source
+                .bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i as u32 + 1),
+        )
+        .collect();
     Ok(Module {
+        line_starts,
         file: file.to_string(),
         version,
         target,

@@ -1,0 +1,249 @@
+//! Kernel entry points and what the runtime supplies to them (docs/abi.md):
+//! the push-constant block, built-in variables, the work-group size as
+//! specialization constants, and the range guard for partial work-groups.
+
+use super::function::{fn_type, Fx};
+use super::lower::R;
+use super::types::Tx;
+use super::TranslateError;
+use crate::syntax::ast::*;
+use rspirv::dr::Operand as SOp;
+use rspirv::spirv::{self, BuiltIn, Decoration, StorageClass, Word};
+
+/// Push-constant members, in order (docs/abi.md).
+#[derive(Clone, Copy)]
+pub enum Push {
+    DataBase = 0,
+    Params = 1,
+    GlobalOffsetX = 2,
+    WorkDim = 5,
+    GlobalSizeX = 6,
+}
+
+/// Byte offsets of the push-constant members.
+pub const PUSH_OFFSETS: [u32; 9] = [0, 8, 16, 20, 24, 28, 32, 36, 40];
+/// Size of the push-constant block in bytes.
+pub const PUSH_BYTES: u32 = 44;
+
+impl Tx<'_> {
+    fn push_var(&mut self) -> Word {
+        if let Some(p) = self.push {
+            return p;
+        }
+        let u32t = self.uint(32);
+        let uv2 = self.vec(u32t, 2);
+        let members = [uv2, uv2, u32t, u32t, u32t, u32t, u32t, u32t, u32t];
+        let st = self.b.type_struct_id(None, members);
+        self.b.decorate(st, Decoration::Block, []);
+        let names = [
+            "data_base",
+            "params",
+            "global_offset_x",
+            "global_offset_y",
+            "global_offset_z",
+            "work_dim",
+            "global_size_x",
+            "global_size_y",
+            "global_size_z",
+        ];
+        for (i, off) in PUSH_OFFSETS.iter().enumerate() {
+            self.b
+                .member_decorate(st, i as u32, Decoration::Offset, [SOp::LiteralBit32(*off)]);
+            self.b.member_name(st, i as u32, names[i]);
+        }
+        self.b.name(st, "PisaLaunch");
+        let pt = self.ptr(StorageClass::PushConstant, st);
+        let v = self.global_var(pt, StorageClass::PushConstant);
+        self.b.name(v, "pisa_launch");
+        self.interface.push(v);
+        self.push = Some(v);
+        v
+    }
+
+    fn builtin(&mut self, bi: BuiltIn, name: &str) -> Word {
+        if let Some(&v) = self.builtins.get(&(bi as u32)) {
+            return v;
+        }
+        let u32t = self.uint(32);
+        let v3 = self.vec(u32t, 3);
+        let pt = self.ptr(StorageClass::Input, v3);
+        let v = self.global_var(pt, StorageClass::Input);
+        self.b.decorate(v, Decoration::BuiltIn, [SOp::BuiltIn(bi)]);
+        self.b.name(v, name);
+        self.interface.push(v);
+        self.builtins.insert(bi as u32, v);
+        v
+    }
+
+    /// The work-group size: specialization constants 0, 1, 2 (default 1)
+    /// decorated `WorkgroupSize`, so the runtime picks it per launch.
+    pub fn wg_size(&mut self) -> Word {
+        if let Some(w) = self.wg_size {
+            return w;
+        }
+        let u32t = self.uint(32);
+        let v3 = self.vec(u32t, 3);
+        let comps: Vec<Word> = (0..3)
+            .map(|i| {
+                let c = self.b.spec_constant_bit32(u32t, 1);
+                self.b
+                    .decorate(c, Decoration::SpecId, [SOp::LiteralBit32(i)]);
+                c
+            })
+            .collect();
+        let w = self.b.spec_constant_composite(v3, comps);
+        self.b.decorate(
+            w,
+            Decoration::BuiltIn,
+            [SOp::BuiltIn(BuiltIn::WorkgroupSize)],
+        );
+        self.b.name(w, "pisa_work_group_size");
+        self.wg_size = Some(w);
+        w
+    }
+
+    /// Loads a push-constant member (`index` into [`PUSH_OFFSETS`]).
+    pub fn push_load(&mut self, index: u32) -> R<Word> {
+        let v = self.push_var();
+        let u32t = self.uint(32);
+        let t = if index < 2 { self.vec(u32t, 2) } else { u32t };
+        let pt = self.ptr(StorageClass::PushConstant, t);
+        let idx = self.const_u32(index);
+        let p = self.b.access_chain(pt, None, v, [idx])?;
+        Ok(self.b.load(t, None, p, None, [])?)
+    }
+
+    /// A 64-bit address held in the push constants (data base, params).
+    pub fn push_addr(&mut self, which: Push) -> R<Word> {
+        let v = self.push_load(which as u32)?;
+        let u64t = self.uint(64);
+        Ok(self.b.bitcast(u64t, None, v)?)
+    }
+
+    fn builtin_elem(&mut self, bi: BuiltIn, name: &str, d: u32) -> R<Word> {
+        let var = self.builtin(bi, name);
+        let u32t = self.uint(32);
+        let v3 = self.vec(u32t, 3);
+        let v = self.b.load(v3, None, var, None, [])?;
+        Ok(self.b.composite_extract(u32t, None, v, [d])?)
+    }
+
+    fn wg_elem(&mut self, d: u32) -> R<Word> {
+        let w = self.wg_size();
+        let u32t = self.uint(32);
+        Ok(self.b.composite_extract(u32t, None, w, [d])?)
+    }
+}
+
+impl Fx<'_, '_> {
+    /// Reads a special register (spec 04): (value, bits).
+    pub fn special(&mut self, r: &RegRef) -> R<(Word, u16)> {
+        let name = self.tx.m.name(r.name).to_string();
+        let d = r.swizzle.map_or(0, |s| s.first as u32);
+        let tx = &mut *self.tx;
+        let u32t = tx.uint(32);
+        Ok(match name.as_str() {
+            "localid" => (
+                tx.builtin_elem(BuiltIn::LocalInvocationId, "pisa_local_id", d)?,
+                32,
+            ),
+            "groupid" => (
+                tx.builtin_elem(BuiltIn::WorkgroupId, "pisa_group_id", d)?,
+                32,
+            ),
+            "groupcount" => (
+                tx.builtin_elem(BuiltIn::NumWorkgroups, "pisa_group_count", d)?,
+                32,
+            ),
+            "enqueuedlocalsize" => (tx.wg_elem(d)?, 32),
+            "localsize" => {
+                // the last work-group of a partial NDRange is smaller
+                let wg = tx.wg_elem(d)?;
+                let g = tx.builtin_elem(BuiltIn::WorkgroupId, "pisa_group_id", d)?;
+                let size = tx.push_load(Push::GlobalSizeX as u32 + d)?;
+                let start = tx.b.i_mul(u32t, None, g, wg)?;
+                let left = tx.b.i_sub(u32t, None, size, start)?;
+                (
+                    tx.glsl_op(u32t, spirv::GlslStd450Op::UMin, &[wg, left])?,
+                    32,
+                )
+            }
+            "globalsize" | "globaloffset" => {
+                let base = if name == "globalsize" {
+                    Push::GlobalSizeX
+                } else {
+                    Push::GlobalOffsetX
+                };
+                let v = tx.push_load(base as u32 + d)?;
+                let u64t = tx.uint(64);
+                (tx.b.u_convert(u64t, None, v)?, 64)
+            }
+            "workdim" => (tx.push_load(Push::WorkDim as u32)?, 32),
+            _ => return Err(self.unsupported(r.span, format!("special register %{name}"))),
+        })
+    }
+}
+
+/// One GLCompute entry point per kernel: a wrapper that skips work-items
+/// outside the global size (partial work-groups) and calls the kernel body.
+pub fn emit_entry_points(tx: &mut Tx) -> Result<(), TranslateError> {
+    let kernels: Vec<&FuncDecl> = tx
+        .functions()
+        .map(|(_, f)| f)
+        .filter(|f| f.kind == FuncKind::Kernel && f.body.is_some())
+        .collect();
+    if kernels.is_empty() {
+        return Ok(());
+    }
+    let mut entries = Vec::new();
+    for k in kernels {
+        let void = tx.void();
+        let fty = tx.b.type_function(void, []);
+        let f =
+            tx.b.begin_function(void, None, spirv::FunctionControl::NONE, fty)?;
+        let kname = tx.m.name(k.name).to_string();
+        tx.b.name(f, format!("{kname}.entry"));
+        tx.b.begin_block(None)?;
+        let bt = tx.bool_ty();
+        let u32t = tx.uint(32);
+        let mut inside = tx.const_bool(true);
+        for d in 0..3 {
+            let g = tx.builtin_elem(BuiltIn::WorkgroupId, "pisa_group_id", d)?;
+            let l = tx.builtin_elem(BuiltIn::LocalInvocationId, "pisa_local_id", d)?;
+            let wg = tx.wg_elem(d)?;
+            let gl = tx.b.i_mul(u32t, None, g, wg)?;
+            let id = tx.b.i_add(u32t, None, gl, l)?;
+            let size = tx.push_load(Push::GlobalSizeX as u32 + d)?;
+            let ok = tx.b.u_less_than(bt, None, id, size)?;
+            inside = tx.b.logical_and(bt, None, inside, ok)?;
+        }
+        let run = tx.b.id();
+        let end = tx.b.id();
+        tx.b.selection_merge(end, spirv::SelectionControl::NONE)?;
+        tx.b.branch_conditional(inside, run, end, [])?;
+        tx.b.begin_block(Some(run))?;
+        let (_, _, _) = fn_type(tx, k);
+        let body = tx.func_ids[&k.name];
+        tx.b.function_call(void, None, body, [])?;
+        tx.b.branch(end)?;
+        tx.b.begin_block(Some(end))?;
+        tx.b.ret()?;
+        tx.b.end_function()?;
+        let reqd = tx
+            .layout
+            .kernels
+            .iter()
+            .find(|l| l.name == kname)
+            .and_then(|l| l.reqd_work_group_size)
+            .unwrap_or([1, 1, 1]);
+        entries.push((f, kname, reqd));
+    }
+    tx.wg_size();
+    // the interface lists every module-scope variable any function uses
+    let iface = tx.interface.clone();
+    for (f, name, reqd) in entries {
+        tx.b.entry_point(spirv::ExecutionModel::GLCompute, f, name, &iface);
+        tx.b.execution_mode(f, spirv::ExecutionMode::LocalSize, reqd);
+    }
+    Ok(())
+}

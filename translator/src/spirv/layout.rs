@@ -1,0 +1,253 @@
+//! Memory layout of a module (docs/abi.md): the data block that holds the
+//! `.global`/`.const` variables with their initial bytes and relocations, the
+//! per-invocation `.private` and per-work-group `.shared` arenas, and each
+//! kernel's argument block. The runtime uses the same layout.
+
+use crate::syntax::ast::*;
+use crate::Module;
+use std::collections::HashMap;
+
+/// A variable in the data block (device memory reached by 64-bit addresses).
+#[derive(Debug, Clone)]
+pub struct DataVar {
+    pub name: String,
+    pub space: Space,
+    pub offset: u64,
+    pub size: u64,
+    pub align: u64,
+    /// `.host_access("NAME")`, or the variable's own name when exported.
+    pub host_name: Option<String>,
+    pub linkage: Linkage,
+}
+
+/// A symbol initializer: the 64-bit address of `target` plus `addend`,
+/// written at byte `offset` of the data block once the base is known.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Relocation {
+    pub offset: u64,
+    pub target: RelocTarget,
+    pub addend: i64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum RelocTarget {
+    /// Data-block offset of a variable.
+    Data(u64),
+    /// A function: the value that stands for its address (docs/abi.md).
+    Function(u64),
+}
+
+#[derive(Debug, Clone)]
+pub struct ParamSlot {
+    pub name: String,
+    pub offset: u32,
+    pub size: u32,
+    pub align: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct KernelLayout {
+    pub name: String,
+    pub params: Vec<ParamSlot>,
+    /// Size of the argument block in bytes.
+    pub param_bytes: u32,
+    pub reqd_work_group_size: Option<[u32; 3]>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    pub data: Vec<DataVar>,
+    pub data_bytes: u64,
+    /// Initial contents of the data block (relocation slots hold zero).
+    pub data_init: Vec<u8>,
+    pub relocations: Vec<Relocation>,
+    /// Byte offsets of `.private` / `.shared` variables, by (function, name).
+    pub private: HashMap<(u32, Name), u32>,
+    pub private_bytes: u32,
+    pub shared: HashMap<(u32, Name), u32>,
+    pub shared_bytes: u32,
+    /// Data-block offsets of variables, by (function or `u32::MAX` for module scope, name).
+    pub data_offsets: HashMap<(u32, Name), u64>,
+    pub kernels: Vec<KernelLayout>,
+}
+
+/// The value a function's address stands for: its index in the module + 1
+/// (0 stays the null pointer).
+pub fn function_address(index: usize) -> u64 {
+    index as u64 + 1
+}
+
+fn align_up(x: u64, a: u64) -> u64 {
+    x.div_ceil(a.max(1)) * a.max(1)
+}
+
+pub const MODULE_SCOPE: u32 = u32::MAX;
+
+pub fn layout(m: &Module) -> Layout {
+    let mut l = Layout::default();
+    let mut func_index: HashMap<Name, usize> = HashMap::new();
+    let mut fi = 0;
+    for item in &m.ast.items {
+        if let Item::Func(f) = item {
+            func_index.insert(f.name, fi);
+            fi += 1;
+        }
+    }
+    let mut pending: Vec<(u64, &[InitElem])> = Vec::new();
+    let place = |l: &mut Layout, scope: u32, v: &VarDecl| {
+        let size = crate::validate::var_size(v).unwrap_or(0);
+        let align = v.align.map_or(1, |a| a.0).max(1);
+        let offset = align_up(l.data_bytes, align);
+        l.data_bytes = offset + size;
+        let host_name = v
+            .attrs
+            .iter()
+            .find(|a| a.name == "host_access")
+            .and_then(|a| match a.args.first() {
+                Some(AttrArg::Str(s, _)) => Some(s.clone()),
+                _ => None,
+            })
+            .or_else(|| (v.linkage == Linkage::Export).then(|| m.name(v.name).to_string()));
+        l.data.push(DataVar {
+            name: m.name(v.name).to_string(),
+            space: v.space,
+            offset,
+            size,
+            align,
+            host_name,
+            linkage: v.linkage,
+        });
+        l.data_offsets.insert((scope, v.name), offset);
+        offset
+    };
+    for item in &m.ast.items {
+        if let Item::Var(v) = item {
+            let off = place(&mut l, MODULE_SCOPE, v);
+            if let Some(init) = &v.init {
+                pending.push((off, init));
+            }
+        }
+    }
+    // function-scope variables: .const joins the data block; .private and
+    // .shared get arena offsets
+    fi = 0;
+    for item in &m.ast.items {
+        let Item::Func(f) = item else { continue };
+        let idx = fi as u32;
+        fi += 1;
+        if let Some(body) = &f.body {
+            let mut vars = Vec::new();
+            collect_vars(body, &mut vars);
+            for v in vars {
+                match v.space {
+                    Space::Const | Space::Global => {
+                        let off = place(&mut l, idx, v);
+                        if let Some(init) = &v.init {
+                            pending.push((off, init));
+                        }
+                    }
+                    Space::Private | Space::Shared => {
+                        let size = crate::validate::var_size(v).unwrap_or(0) as u32;
+                        let align = (v.align.map_or(1, |a| a.0) as u32).max(1);
+                        let (map, total) = if v.space == Space::Private {
+                            (&mut l.private, &mut l.private_bytes)
+                        } else {
+                            (&mut l.shared, &mut l.shared_bytes)
+                        };
+                        let off = align_up(*total as u64, align as u64) as u32;
+                        *total = off + size;
+                        map.insert((idx, v.name), off);
+                    }
+                }
+            }
+        }
+        if f.kind == FuncKind::Kernel {
+            let mut params = Vec::new();
+            let mut off = 0u32;
+            for p in &f.params {
+                if let ParamKind::Param(size) = p.kind {
+                    let align = p
+                        .attrs
+                        .iter()
+                        .find(|a| a.name == "align")
+                        .and_then(|a| match a.args.first() {
+                            Some(AttrArg::Int(n, _)) => Some(*n as u32),
+                            _ => None,
+                        })
+                        .unwrap_or(8);
+                    off = align_up(off as u64, align as u64) as u32;
+                    params.push(ParamSlot {
+                        name: p.name.map_or(String::new(), |(n, _)| m.name(n).to_string()),
+                        offset: off,
+                        size: size as u32,
+                        align,
+                    });
+                    off += size as u32;
+                }
+            }
+            let reqd = f
+                .attrs
+                .iter()
+                .find(|a| a.name == "reqd_work_group_size")
+                .and_then(|a| {
+                    let v: Vec<u32> = a
+                        .args
+                        .iter()
+                        .filter_map(|x| match x {
+                            AttrArg::Int(n, _) => Some(*n as u32),
+                            _ => None,
+                        })
+                        .collect();
+                    (v.len() == 3).then(|| [v[0], v[1], v[2]])
+                });
+            l.kernels.push(KernelLayout {
+                name: m.name(f.name).to_string(),
+                params,
+                param_bytes: off,
+                reqd_work_group_size: reqd,
+            });
+        }
+    }
+    l.data_init = vec![0; l.data_bytes as usize];
+    for (base, init) in pending {
+        let mut at = base;
+        for e in init {
+            match e {
+                InitElem::Int { bits, lit, .. } => {
+                    let n = *bits as usize / 8;
+                    let bytes = lit.value.to_le_bytes();
+                    l.data_init[at as usize..at as usize + n].copy_from_slice(&bytes[..n]);
+                    at += n as u64;
+                }
+                InitElem::Zero { bytes, .. } => at += bytes,
+                InitElem::Symbol {
+                    bits, name, offset, ..
+                } => {
+                    let target = match l.data_offsets.get(&(MODULE_SCOPE, *name)) {
+                        Some(off) => RelocTarget::Data(*off),
+                        None => RelocTarget::Function(function_address(
+                            func_index.get(name).copied().unwrap_or(0),
+                        )),
+                    };
+                    l.relocations.push(Relocation {
+                        offset: at,
+                        target,
+                        addend: *offset,
+                    });
+                    at += *bits as u64 / 8;
+                }
+            }
+        }
+    }
+    l
+}
+
+fn collect_vars<'a>(b: &'a Block, out: &mut Vec<&'a VarDecl>) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Var(v) => out.push(v),
+            Stmt::Block(inner) => collect_vars(inner, out),
+            _ => {}
+        }
+    }
+}

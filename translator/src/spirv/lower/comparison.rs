@@ -1,0 +1,89 @@
+//! Comparison and selection (spec chapter 16).
+
+use super::{bits_of, Ins, R};
+use crate::spirv::function::Fx;
+use rspirv::dr::Builder;
+use rspirv::spirv::Word;
+
+type Cmp = fn(&mut Builder, Word, Option<Word>, Word, Word) -> Result<Word, rspirv::dr::Error>;
+
+fn int_cmp(cop: &str, signed: bool) -> Cmp {
+    match (cop, signed) {
+        ("eq", _) => Builder::i_equal,
+        ("ne", _) => Builder::i_not_equal,
+        ("gt", true) => Builder::s_greater_than,
+        ("ge", true) => Builder::s_greater_than_equal,
+        ("lt", true) => Builder::s_less_than,
+        ("le", true) => Builder::s_less_than_equal,
+        ("gt", false) => Builder::u_greater_than,
+        ("ge", false) => Builder::u_greater_than_equal,
+        ("lt", false) => Builder::u_less_than,
+        _ => Builder::u_less_than_equal,
+    }
+}
+
+/// C semantics: `ne` is true for NaN operands, every other comparison false.
+fn float_cmp(cop: &str) -> Cmp {
+    match cop {
+        "eq" => Builder::f_ord_equal,
+        "ne" => Builder::f_unord_not_equal,
+        "gt" => Builder::f_ord_greater_than,
+        "ge" => Builder::f_ord_greater_than_equal,
+        "lt" => Builder::f_ord_less_than,
+        _ => Builder::f_ord_less_than_equal,
+    }
+}
+
+pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
+    let Some(ty) = ins.q("type") else {
+        return Ok(false);
+    };
+    if crate::catalog::packed_shape(ty).is_some() || ins.has("ftz") {
+        return Ok(false);
+    }
+    let bits = bits_of(ty);
+    let bt = fx.tx.bool_ty();
+    match ins.name {
+        "scmp" | "ucmp" | "fcmp" => {
+            let cop = ins.q("cop").unwrap_or("eq");
+            let p = if ins.name == "fcmp" {
+                if !matches!(ty, "f" | "df") {
+                    return Ok(false);
+                }
+                let a = fx.read_f(ins.opr("src0")?, bits)?;
+                let b = fx.read_f(ins.opr("src1")?, bits)?;
+                float_cmp(cop)(&mut fx.tx.b, bt, None, a, b)?
+            } else {
+                let a = fx.read(ins.opr("src0")?, bits)?;
+                let b = fx.read(ins.opr("src1")?, bits)?;
+                int_cmp(cop, ins.name == "scmp")(&mut fx.tx.b, bt, None, a, b)?
+            };
+            if let Some(pred) = ins.op("pred") {
+                fx.write_pred(pred, p)?;
+            } else {
+                let u32t = fx.tx.uint(32);
+                let ones = fx.tx.const_u32(u32::MAX);
+                let zero = fx.tx.const_u32(0);
+                let v = fx.tx.b.select(u32t, None, p, ones, zero)?;
+                fx.write(ins.opr("dst")?, v, 32)?;
+            }
+        }
+        "sel" => {
+            let t = fx.tx.uint(bits);
+            let a = fx.read(ins.opr("src0")?, bits)?;
+            let b = fx.read(ins.opr("src1")?, bits)?;
+            let c = match ins.op("pred") {
+                Some(p) => fx.read_pred(p)?,
+                None => {
+                    let s = fx.read(ins.opr("src2")?, bits)?;
+                    let zero = fx.tx.const_uint(bits, 0);
+                    fx.tx.b.i_not_equal(bt, None, s, zero)?
+                }
+            };
+            let v = fx.tx.b.select(t, None, c, a, b)?;
+            fx.write(ins.opr("dst")?, v, bits)?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}

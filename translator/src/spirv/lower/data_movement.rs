@@ -1,0 +1,436 @@
+//! Data movement and conversions (spec chapter 15): `mov` (with swizzles),
+//! `extract`/`insert`, `sext`/`zext`/`trunc`, `addrof`, and the numeric
+//! conversions `i2f`, `f2i`, `fext`, `ftrunc`, `frnd`.
+
+use super::{bits_of, Ins, R};
+use crate::spirv::function::{Fx, Reg};
+use crate::spirv::TranslateError;
+use crate::syntax::ast::*;
+use rspirv::spirv::{GlslStd450Op as G, StorageClass, Word};
+
+pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
+    match ins.name {
+        "mov" => mov(fx, ins)?,
+        "sext" | "zext" | "trunc" => {
+            let (to, from) = (
+                bits_of(ins.q("to").unwrap_or("32b")),
+                bits_of(ins.q("from").unwrap_or("32b")),
+            );
+            let v = fx.read(ins.opr("src0")?, from)?;
+            let v = fx.resize(v, from, to, ins.name == "sext")?;
+            fx.write(ins.opr("dst")?, v, to)?;
+        }
+        "addrof" => {
+            let bits = bits_of(ins.q("type").unwrap_or("64b"));
+            let v = match ins.opr("src0")? {
+                Operand::Symbol(n, span) => {
+                    let funcs: Vec<(usize, Name)> =
+                        fx.tx.functions().map(|(i, f)| (i, f.name)).collect();
+                    match funcs.iter().find(|(_, f)| f == n) {
+                        Some(&(i, _)) => fx
+                            .tx
+                            .const_uint(64, crate::spirv::layout::function_address(i)),
+                        None => fx.var_address(*n, *span)?.0,
+                    }
+                }
+                other => return Err(fx.unsupported(other.span(), "addrof operand")),
+            };
+            fx.write(ins.opr("dst")?, v, bits)?;
+        }
+        "extract" | "insert" | "extract.dynamic" | "insert.dynamic" => elements(fx, ins)?,
+        "i2f" => return i2f(fx, ins),
+        "f2i" => return f2i(fx, ins),
+        "fext" | "ftrunc" => return fconvert(fx, ins),
+        "frnd" => {
+            let Some(fbits) = float_bits(ins.q("type")) else {
+                return Ok(false);
+            };
+            if ins.has("ftz") {
+                return Ok(false);
+            }
+            let a = fx.read_f(ins.opr("src0")?, fbits)?;
+            let v = round(fx, a, fbits, ins.q("rndmode").unwrap_or("re"))?;
+            fx.write_f(ins.opr("dst")?, v, fbits)?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+fn float_bits(t: Option<&str>) -> Option<u16> {
+    match t? {
+        "f" => Some(32),
+        "df" => Some(64),
+        _ => None,
+    }
+}
+
+/// Rounds a float to an integral float by a PISA rounding mode.
+fn round(fx: &mut Fx, a: Word, fbits: u16, mode: &str) -> R<Word> {
+    let ft = fx.tx.float(fbits);
+    Ok(match mode {
+        "rz" => fx.tx.glsl_op(ft, G::Trunc, &[a])?,
+        "rd" => fx.tx.glsl_op(ft, G::Floor, &[a])?,
+        "ru" => fx.tx.glsl_op(ft, G::Ceil, &[a])?,
+        "rna" => {
+            // trunc(a) + sign(a) when |frac(a)| >= 0.5 (GLSL Round leaves ties open)
+            let t = fx.tx.glsl_op(ft, G::Trunc, &[a])?;
+            let frac = fx.tx.b.f_sub(ft, None, a, t)?;
+            let af = fx.tx.glsl_op(ft, G::FAbs, &[frac])?;
+            let half = fconst(fx, fbits, 0.5);
+            let bt = fx.tx.bool_ty();
+            let up = fx.tx.b.f_ord_greater_than_equal(bt, None, af, half)?;
+            let s = fx.tx.glsl_op(ft, G::FSign, &[a])?;
+            let zero = fconst(fx, fbits, 0.0);
+            let add = fx.tx.b.select(ft, None, up, s, zero)?;
+            fx.tx.b.f_add(ft, None, t, add)?
+        }
+        _ => fx.tx.glsl_op(ft, G::RoundEven, &[a])?,
+    })
+}
+
+fn fconst(fx: &mut Fx, fbits: u16, v: f64) -> Word {
+    let ft = fx.tx.float(fbits);
+    let bits = if fbits == 32 {
+        (v as f32).to_bits() as u64
+    } else {
+        v.to_bits()
+    };
+    let c = fx.tx.const_uint(fbits, bits);
+    fx.tx.b.bitcast(ft, None, c).unwrap_or(c)
+}
+
+/// A 16-bit float source (`hf` or `bf` bits) extended exactly to f32.
+fn half_to_f32(fx: &mut Fx, h: Word, from: &str) -> R<Word> {
+    let f32t = fx.tx.float(32);
+    let h32 = fx.resize(h, 16, 32, false)?;
+    if from == "bf" {
+        // bfloat16 is the top half of an f32
+        let u32t = fx.tx.uint(32);
+        let sixteen = fx.tx.const_u32(16);
+        let v = fx.tx.b.shift_left_logical(u32t, None, h32, sixteen)?;
+        return Ok(fx.tx.b.bitcast(f32t, None, v)?);
+    }
+    let v2 = fx.tx.vec(f32t, 2);
+    let pair = fx.tx.glsl_op(v2, G::UnpackHalf2x16, &[h32])?;
+    Ok(fx.tx.b.composite_extract(f32t, None, pair, [0])?)
+}
+
+fn fconvert(fx: &mut Fx, ins: &Ins) -> R<bool> {
+    if ins.q("rndmode").is_some_and(|r| r != "re") || ins.has("ftz") || ins.has("dsat") {
+        return Ok(false);
+    }
+    let (Some(to), Some(from)) = (ins.q("to"), ins.q("from")) else {
+        return Ok(false);
+    };
+    let (tb, fb) = (bits_of(to), bits_of(from));
+    let src = ins.opr("src0")?;
+    let v = match (to, from) {
+        ("f", "hf" | "bf") => {
+            let h = fx.read(src, 16)?;
+            half_to_f32(fx, h, from)?
+        }
+        ("df", "hf" | "bf") => {
+            let h = fx.read(src, 16)?;
+            let f = half_to_f32(fx, h, from)?;
+            let dt = fx.tx.float(64);
+            fx.tx.b.f_convert(dt, None, f)?
+        }
+        ("bf", "f") => {
+            // round to nearest even on the bits; NaNs stay (quiet) NaNs
+            let a = fx.read(src, 32)?;
+            let u32t = fx.tx.uint(32);
+            let sixteen = fx.tx.const_u32(16);
+            let one = fx.tx.const_u32(1);
+            let hi = fx.tx.b.shift_right_logical(u32t, None, a, sixteen)?;
+            let lsb = fx.tx.b.bitwise_and(u32t, None, hi, one)?;
+            let bias = fx.tx.const_u32(0x7FFF);
+            let r = fx.tx.b.i_add(u32t, None, a, bias)?;
+            let r = fx.tx.b.i_add(u32t, None, r, lsb)?;
+            let rounded = fx.tx.b.shift_right_logical(u32t, None, r, sixteen)?;
+            let f32t = fx.tx.float(32);
+            let af = fx.tx.b.bitcast(f32t, None, a)?;
+            let bt = fx.tx.bool_ty();
+            let nan = fx.tx.b.is_nan(bt, None, af)?;
+            let q = fx.tx.const_u32(0x40);
+            let quiet = fx.tx.b.bitwise_or(u32t, None, hi, q)?;
+            let v = fx.tx.b.select(u32t, None, nan, quiet, rounded)?;
+            fx.write(ins.opr("dst")?, v, 32)?;
+            return Ok(true);
+        }
+        (_, "f" | "df") if to != "bf" => {
+            let a = fx.read_f(src, fb)?;
+            let t = fx.tx.float(tb);
+            fx.tx.b.f_convert(t, None, a)?
+        }
+        _ => return Ok(false),
+    };
+    fx.write_f(ins.opr("dst")?, v, tb)?;
+    Ok(true)
+}
+
+fn i2f(fx: &mut Fx, ins: &Ins) -> R<bool> {
+    if ins.q("rndmode").is_some_and(|r| r != "re") || ins.has("dsat") {
+        return Ok(false);
+    }
+    let (Some(to), Some(from)) = (ins.q("to"), ins.q("from")) else {
+        return Ok(false);
+    };
+    let tb = match to {
+        "f" => 32,
+        "df" => 64,
+        "hf" => 16,
+        _ => return Ok(false),
+    };
+    let fb = bits_of(from);
+    let signed = from.starts_with('s');
+    let v = fx.read(ins.opr("src0")?, fb)?;
+    let w = fb.max(32);
+    let v = fx.resize(v, fb, w, signed)?;
+    let ft = fx.tx.float(tb);
+    let f = if signed {
+        fx.tx.b.convert_s_to_f(ft, None, v)?
+    } else {
+        fx.tx.b.convert_u_to_f(ft, None, v)?
+    };
+    fx.write_f(ins.opr("dst")?, f, tb)?;
+    Ok(true)
+}
+
+/// Float to integer with the spec's clamping: NaN gives 0, values beyond the
+/// integer range give its minimum or maximum. Without a rounding qualifier the
+/// conversion truncates, as the LLVM backend's `fptosi` expects
+/// (docs/spec-notes.md).
+fn f2i(fx: &mut Fx, ins: &Ins) -> R<bool> {
+    let (Some(to), Some(from)) = (ins.q("to"), ins.q("from")) else {
+        return Ok(false);
+    };
+    let src = ins.opr("src0")?;
+    let (a, fbits) = match from {
+        "f" | "df" => {
+            let fb = bits_of(from);
+            (fx.read_f(src, fb)?, fb)
+        }
+        _ => {
+            let h = fx.read(src, 16)?;
+            (half_to_f32(fx, h, from)?, 32)
+        }
+    };
+    let r = round(fx, a, fbits, ins.q("rndmode").unwrap_or("rz"))?;
+    let n = bits_of(to);
+    let signed = to.starts_with('s');
+    let w = n.max(32);
+    let (lo, hi, imin, imax) = if signed {
+        (
+            -(2f64.powi(n as i32 - 1)),
+            2f64.powi(n as i32 - 1),
+            1u64 << (n - 1),
+            (1u64 << (n - 1)) - 1,
+        )
+    } else {
+        (
+            0.0,
+            2f64.powi(n as i32),
+            0,
+            if n == 64 { u64::MAX } else { (1u64 << n) - 1 },
+        )
+    };
+    let imin = if signed {
+        (imin as i64).wrapping_neg() as u64
+    } else {
+        0
+    };
+    let ft = fx.tx.float(fbits);
+    let bt = fx.tx.bool_ty();
+    let lo_c = fconst(fx, fbits, lo);
+    let hi_c = fconst(fx, fbits, hi);
+    let zero_f = fconst(fx, fbits, 0.0);
+    let nan = fx.tx.b.is_nan(bt, None, r)?;
+    let too_big = fx.tx.b.f_ord_greater_than_equal(bt, None, r, hi_c)?;
+    let too_small = fx.tx.b.f_ord_less_than(bt, None, r, lo_c)?;
+    let out = fx.tx.b.logical_or(bt, None, too_big, too_small)?;
+    let out = fx.tx.b.logical_or(bt, None, out, nan)?;
+    // convert only in-range values (out-of-range conversion is undefined)
+    let safe = fx.tx.b.select(ft, None, out, zero_f, r)?;
+    let it = fx.tx.uint(w);
+    let conv = if signed {
+        fx.tx.b.convert_f_to_s(it, None, safe)?
+    } else {
+        fx.tx.b.convert_f_to_u(it, None, safe)?
+    };
+    let c_max = fx.tx.const_uint(w, imax);
+    let c_min = fx.tx.const_uint(w, imin);
+    let c_zero = fx.tx.const_uint(w, 0);
+    let v = fx.tx.b.select(it, None, too_small, c_min, conv)?;
+    let v = fx.tx.b.select(it, None, too_big, c_max, v)?;
+    let v = fx.tx.b.select(it, None, nan, c_zero, v)?;
+    fx.write(ins.opr("dst")?, v, w)?;
+    Ok(true)
+}
+
+/// Element ranges of vector registers: `extract` / `insert`, static and dynamic.
+fn elements(fx: &mut Fx, ins: &Ins) -> R<()> {
+    let reg_of = |fx: &Fx, op: &Operand| -> R<(Word, Ty)> {
+        match op {
+            Operand::Reg(r) => match fx.reg(r.name) {
+                Some(Reg::Val { ptr, ty }) => Ok((ptr, ty)),
+                _ => Err(TranslateError::Internal("vector register expected".into())),
+            },
+            _ => Err(TranslateError::Internal("vector register expected".into())),
+        }
+    };
+    let dst = ins.opr("dst")?;
+    let src = ins.opr("src0")?;
+    if ins.name.ends_with(".dynamic") {
+        let idx = fx.read(ins.opr("index")?, 32)?;
+        let u32t = fx.tx.uint(32);
+        let pt = fx.tx.ptr(StorageClass::Function, u32t);
+        if ins.name == "extract.dynamic" {
+            let (vp, _) = reg_of(fx, src)?;
+            let p = fx.tx.b.access_chain(pt, None, vp, [idx])?;
+            let v = fx.tx.b.load(u32t, None, p, None, [])?;
+            fx.write(dst, v, 32)?;
+        } else {
+            let (vp, _) = reg_of(fx, dst)?;
+            let v = fx.read(src, 32)?;
+            let p = fx.tx.b.access_chain(pt, None, vp, [idx])?;
+            fx.tx.b.store(p, v, None, [])?;
+        }
+        return Ok(());
+    }
+    let index: u8 = ins.q("index").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let count = ins
+        .q("vec")
+        .and_then(crate::catalog::vec_count)
+        .unwrap_or(1) as u8;
+    let u32t = fx.tx.uint(32);
+    if count == 1 {
+        if ins.name == "extract" {
+            let (vp, ty) = reg_of(fx, src)?;
+            let p = fx.elem_ptr(vp, ty, index);
+            let v = fx.tx.b.load(u32t, None, p, None, [])?;
+            fx.write(dst, v, 32)?;
+        } else {
+            let (vp, ty) = reg_of(fx, dst)?;
+            let v = fx.read(src, 32)?;
+            let p = fx.elem_ptr(vp, ty, index);
+            fx.tx.b.store(p, v, None, [])?;
+        }
+        return Ok(());
+    }
+    let (dp, dty) = reg_of(fx, dst)?;
+    let (sp, sty) = reg_of(fx, src)?;
+    // read all first: source and destination may be the same register
+    let mut vals = Vec::new();
+    for i in 0..count {
+        let si = if ins.name == "extract" { index + i } else { i };
+        let p = fx.elem_ptr(sp, sty, si);
+        vals.push(fx.tx.b.load(u32t, None, p, None, [])?);
+    }
+    for (i, v) in vals.into_iter().enumerate() {
+        let di = if ins.name == "extract" {
+            i as u8
+        } else {
+            index + i as u8
+        };
+        let p = fx.elem_ptr(dp, dty, di);
+        fx.tx.b.store(p, v, None, [])?;
+    }
+    Ok(())
+}
+
+/// The bits of an operand as chunks: one per element of a multi-element
+/// swizzle, or the whole scalar; 128-bit values as two 64-bit chunks.
+fn read_chunks(fx: &mut Fx, op: &Operand, bits: u16) -> R<(Vec<Word>, u16)> {
+    if let Operand::Reg(r) = op {
+        if let (Some(Reg::Val { ptr, ty }), Some(s)) = (fx.reg(r.name), r.swizzle) {
+            if s.count > 1 {
+                let t = fx.tx.uint(ty.bits);
+                let mut v = Vec::new();
+                for i in 0..s.count {
+                    let p = fx.elem_ptr(ptr, ty, s.first + i);
+                    v.push(fx.tx.b.load(t, None, p, None, [])?);
+                }
+                return Ok((v, ty.bits));
+            }
+        }
+    }
+    if bits == 128 {
+        if let Operand::Int(l, _) = op {
+            let lo = fx.tx.const_uint(64, l.value);
+            let hi = fx.tx.const_uint(64, if l.negative { u64::MAX } else { 0 });
+            return Ok((vec![lo, hi], 64));
+        }
+        let v = fx.read(op, 128)?;
+        let u64t = fx.tx.uint(64);
+        let lo = fx.tx.b.composite_extract(u64t, None, v, [0])?;
+        let hi = fx.tx.b.composite_extract(u64t, None, v, [1])?;
+        return Ok((vec![lo, hi], 64));
+    }
+    Ok((vec![fx.read(op, bits)?], bits))
+}
+
+/// Regroups little-endian chunks of `from` bits into chunks of `to` bits.
+fn regroup(fx: &mut Fx, chunks: Vec<Word>, from: u16, to: u16) -> R<Vec<Word>> {
+    if from == to {
+        return Ok(chunks);
+    }
+    let mut out = Vec::new();
+    if from < to {
+        let t = fx.tx.uint(to);
+        for group in chunks.chunks((to / from) as usize) {
+            let mut acc = fx.tx.const_uint(to, 0);
+            for (i, &c) in group.iter().enumerate() {
+                let w = fx.resize(c, from, to, false)?;
+                let sh = fx.tx.const_uint(to, (i as u16 * from) as u64);
+                let s = fx.tx.b.shift_left_logical(t, None, w, sh)?;
+                acc = fx.tx.b.bitwise_or(t, None, acc, s)?;
+            }
+            out.push(acc);
+        }
+    } else {
+        let t = fx.tx.uint(from);
+        for c in chunks {
+            for i in 0..(from / to) {
+                let sh = fx.tx.const_uint(from, (i * to) as u64);
+                let s = fx.tx.b.shift_right_logical(t, None, c, sh)?;
+                out.push(fx.resize(s, from, to, false)?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `mov` in its four forms: scalar copy, and copies between a scalar and a
+/// run of vector elements (`.xy`, `.zw`, `.xyzw`) of possibly other widths.
+fn mov(fx: &mut Fx, ins: &Ins) -> R<()> {
+    let bits = bits_of(ins.q("type").unwrap_or("32b"));
+    let src = ins.opr("src0")?;
+    let dst = ins.opr("dst")?;
+    let (chunks, cbits) = read_chunks(fx, src, bits)?;
+    // destination chunks
+    if let Operand::Reg(r) = dst {
+        if let (Some(Reg::Val { ptr, ty }), Some(s)) = (fx.reg(r.name), r.swizzle) {
+            if s.count > 1 {
+                let parts = regroup(fx, chunks, cbits, ty.bits)?;
+                for (i, v) in parts.into_iter().enumerate() {
+                    let p = fx.elem_ptr(ptr, ty, s.first + i as u8);
+                    fx.tx.b.store(p, v, None, [])?;
+                }
+                return Ok(());
+            }
+        }
+    }
+    if bits == 128 {
+        let parts = regroup(fx, chunks, cbits, 64)?;
+        let t = fx.tx.uint(128);
+        let v = fx.tx.b.composite_construct(t, None, parts)?;
+        return fx.write(dst, v, 128);
+    }
+    let parts = regroup(fx, chunks, cbits, bits)?;
+    let v = parts
+        .first()
+        .copied()
+        .ok_or_else(|| TranslateError::Internal("empty mov".into()))?;
+    fx.write(dst, v, bits)
+}

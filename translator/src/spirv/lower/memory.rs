@@ -1,0 +1,89 @@
+//! Loads and stores (spec chapter 19): `ld`/`st` on `.global`, `.const`,
+//! `.shared` and `.private`, scalar and vector; `ld.param`. Atomics, atomic
+//! (ordered) accesses and generic addresses are not lowered yet.
+
+use super::{bits_of, Ins, R};
+use crate::spirv::function::{Fx, Reg};
+use crate::spirv::memory::Mem;
+use crate::spirv::TranslateError;
+use crate::syntax::ast::*;
+use rspirv::spirv::Word;
+
+fn addr_operand<'a>(ins: &'a Ins, name: &str) -> R<&'a AddrOperand> {
+    match ins.opr(name)? {
+        Operand::Addr(a) => Ok(a),
+        _ => Err(TranslateError::Internal("address operand expected".into())),
+    }
+}
+
+/// The register behind a vector operand: (variable, element type).
+fn vector_reg(fx: &Fx, op: &Operand) -> R<(Word, Ty)> {
+    match op {
+        Operand::Reg(r) => match fx.reg(r.name) {
+            Some(Reg::Val { ptr, ty }) => Ok((ptr, ty)),
+            _ => Err(TranslateError::Internal("vector register expected".into())),
+        },
+        _ => Err(TranslateError::Internal("vector register expected".into())),
+    }
+}
+
+pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
+    let is_param = ins
+        .form
+        .quals
+        .first()
+        .is_some_and(|q| q.literal && q.name == "param");
+    if !matches!(ins.name, "ld" | "st" | "ld.param") {
+        return Ok(false);
+    }
+    // atomic forms carry a memory order other than `.weak`
+    if ins.q("memorder").is_some_and(|m| m != "weak") {
+        return Ok(false);
+    }
+    let bits = bits_of(ins.q("type").unwrap_or("32b"));
+    let count = ins
+        .q("vec")
+        .and_then(crate::catalog::vec_count)
+        .unwrap_or(1) as u8;
+    let (addr, mem) = if is_param {
+        (fx.param_address(addr_operand(ins, "vaddr")?)?, Mem::Device)
+    } else {
+        let space = ins.q("addrspace");
+        if space.is_none() || space == Some("generic") {
+            return Ok(false);
+        }
+        fx.address(addr_operand(ins, "addr")?, space)?
+    };
+    let step = bits as u64 / 8;
+    if ins.name == "st" {
+        let src = ins.opr("src0")?;
+        if count == 1 {
+            let v = fx.read(src, bits)?;
+            fx.store(addr, mem, v, bits)?;
+        } else {
+            let (ptr, ty) = vector_reg(fx, src)?;
+            let t = fx.tx.uint(bits);
+            for i in 0..count {
+                let p = fx.elem_ptr(ptr, ty, i);
+                let v = fx.tx.b.load(t, None, p, None, [])?;
+                let a = fx.offset_addr(addr, mem, step * i as u64)?;
+                fx.store(a, mem, v, bits)?;
+            }
+        }
+    } else {
+        let dst = ins.opr("dst")?;
+        if count == 1 {
+            let v = fx.load(addr, mem, bits)?;
+            fx.write(dst, v, bits)?;
+        } else {
+            let (ptr, ty) = vector_reg(fx, dst)?;
+            for i in 0..count {
+                let a = fx.offset_addr(addr, mem, step * i as u64)?;
+                let v = fx.load(a, mem, bits)?;
+                let p = fx.elem_ptr(ptr, ty, i);
+                fx.tx.b.store(p, v, None, [])?;
+            }
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,258 @@
+//! Instruction lowering: one file per instruction group of the catalog.
+//! Shared operand helpers (reading registers, immediates and special
+//! registers as SPIR-V values, writing destinations) live here.
+
+mod arithmetic;
+mod comparison;
+mod control_flow;
+mod data_movement;
+mod floating_point;
+mod logical;
+mod memory;
+mod synchronization;
+
+use super::function::{Fx, Reg};
+use super::TranslateError;
+use crate::catalog::{catalog, Form};
+use crate::syntax::ast::*;
+use rspirv::spirv::{StorageClass, Word};
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Next,
+    /// The instruction ended the current SPIR-V block.
+    Terminated,
+}
+
+pub type R<T> = Result<T, TranslateError>;
+
+/// What one instruction sees while it is lowered.
+pub struct Ins<'a> {
+    pub i: &'a Instr,
+    pub form: &'static Form,
+    pub name: &'static str,
+    /// Index of the basic block the instruction is in.
+    pub block: usize,
+    pub labels: &'a HashMap<Name, usize>,
+}
+
+impl Ins<'_> {
+    /// The value of a qualifier slot (`type`, `cop`, ...), if written.
+    pub fn q(&self, slot: &str) -> Option<&'static str> {
+        let s = self.form.slot(slot)?;
+        let v = self.i.form.quals[s];
+        (v != FormRef::ABSENT).then(|| self.form.quals[s].values[v as usize].as_str())
+    }
+    pub fn has(&self, slot: &str) -> bool {
+        self.q(slot).is_some()
+    }
+    pub fn op(&self, name: &str) -> Option<&Operand> {
+        self.i.operands.get(self.form.operand(name)?)
+    }
+    /// A required operand (the validator guarantees it).
+    pub fn opr(&self, name: &str) -> R<&Operand> {
+        self.op(name).ok_or_else(|| {
+            TranslateError::Internal(format!("missing operand `{name}` of `{}`", self.name))
+        })
+    }
+}
+
+pub fn lower(fx: &mut Fx, i: &Instr, block: usize, labels: &HashMap<Name, usize>) -> R<Flow> {
+    let cat = catalog();
+    let form = &cat.forms[i.form.form as usize];
+    let name = cat.instructions[form.instruction].name.as_str();
+    let ins = Ins {
+        i,
+        form,
+        name,
+        block,
+        labels,
+    };
+    let handled = match cat.instructions[form.instruction].group {
+        "arithmetic" => arithmetic::lower(fx, &ins)?,
+        "floating_point" => floating_point::lower(fx, &ins)?,
+        "logical" => logical::lower(fx, &ins)?,
+        "data_movement" => data_movement::lower(fx, &ins)?,
+        "comparison" => comparison::lower(fx, &ins)?,
+        "control_flow" => return control_flow::lower(fx, &ins),
+        "memory" => memory::lower(fx, &ins)?,
+        "synchronization" => synchronization::lower(fx, &ins)?,
+        "llvm_extensions" => true, // lifetime.start: no effect
+        _ => false,
+    };
+    if handled {
+        Ok(Flow::Next)
+    } else {
+        Err(fx.unsupported(i.mnemonic, unsupported_what(fx, &ins)))
+    }
+}
+
+fn unsupported_what(fx: &Fx, ins: &Ins) -> String {
+    let (l, c) = (ins.i.mnemonic.start as usize, ins.i.mnemonic.end as usize);
+    let _ = fx;
+    let _ = (l, c);
+    let quals: Vec<&str> = ins
+        .form
+        .quals
+        .iter()
+        .enumerate()
+        .filter_map(|(s, q)| {
+            let v = ins.i.form.quals[s];
+            (v != FormRef::ABSENT).then(|| q.values[v as usize].as_str())
+        })
+        .collect();
+    if quals.is_empty() {
+        ins.form.opcode.clone()
+    } else {
+        format!("{}.{}", ins.form.opcode, quals.join("."))
+    }
+}
+
+/// Integer bit width of a type qualifier value (`32b`, `u8`, `f`, ...).
+pub fn bits_of(v: &str) -> u16 {
+    crate::catalog::value_bits(v).unwrap_or(32)
+}
+
+impl Fx<'_, '_> {
+    fn reg_of(&self, r: &RegRef) -> R<Reg> {
+        self.reg(r.name).ok_or_else(|| {
+            TranslateError::Internal(format!("unbound register `%{}`", self.tx.m.name(r.name)))
+        })
+    }
+
+    /// Pointer to a register, or to one element of a vector register.
+    pub fn elem_ptr(&mut self, ptr: Word, ty: Ty, index: u8) -> Word {
+        let et = self.tx.uint(ty.bits);
+        let p = self.tx.ptr(StorageClass::Function, et);
+        let idx = self.tx.const_u32(index as u32);
+        self.tx.b.access_chain(p, None, ptr, [idx]).unwrap_or(ptr)
+    }
+
+    /// Zero- or sign-extends, or truncates, an integer value.
+    pub fn resize(&mut self, v: Word, from: u16, to: u16, signed: bool) -> R<Word> {
+        if from == to {
+            return Ok(v);
+        }
+        let t = self.tx.uint(to);
+        Ok(if signed && to > from {
+            let st = self.tx.b.type_int(to as u32, 1);
+            let sf = self.tx.b.type_int(from as u32, 1);
+            let a = self.tx.b.bitcast(sf, None, v)?;
+            let b = self.tx.b.s_convert(st, None, a)?;
+            self.tx.b.bitcast(t, None, b)?
+        } else {
+            self.tx.b.u_convert(t, None, v)?
+        })
+    }
+
+    /// An integer operand as a `bits`-wide unsigned value (registers, vector
+    /// elements, immediates, special registers).
+    pub fn read(&mut self, op: &Operand, bits: u16) -> R<Word> {
+        match op {
+            Operand::Int(l, _) => Ok(self.tx.const_uint(bits, l.value)),
+            Operand::Float(f, span) => match bits {
+                32 => Ok(self.tx.const_uint(32, (*f as f32).to_bits() as u64)),
+                64 => Ok(self.tx.const_uint(64, f.to_bits())),
+                _ => Err(self.unsupported(*span, format!("{bits}-bit floating-point literal"))),
+            },
+            Operand::Reg(r) => {
+                let (v, have) = match (self.reg(r.name), r.swizzle) {
+                    (Some(Reg::Val { ptr, ty }), None) if !ty.is_vector() => {
+                        let t = self.tx.uint(ty.bits);
+                        (self.tx.b.load(t, None, ptr, None, [])?, ty.bits)
+                    }
+                    (Some(Reg::Val { ptr, ty }), Some(s)) if s.count == 1 => {
+                        let p = self.elem_ptr(ptr, ty, s.first);
+                        let t = self.tx.uint(ty.bits);
+                        (self.tx.b.load(t, None, p, None, [])?, ty.bits)
+                    }
+                    (None, _) => self.special(r)?,
+                    _ => {
+                        return Err(
+                            self.unsupported(r.span, "this register shape as a scalar operand")
+                        )
+                    }
+                };
+                self.resize(v, have, bits, false)
+            }
+            other => Err(self.unsupported(other.span(), "operand kind")),
+        }
+    }
+
+    /// A floating-point operand (`fbits` 32 or 64) as a float value.
+    pub fn read_f(&mut self, op: &Operand, fbits: u16) -> R<Word> {
+        let ft = self.tx.float(fbits);
+        let v = match op {
+            Operand::Int(l, _) if !l.hex => {
+                let x = l.math() as f64;
+                let bits = if fbits == 32 {
+                    (x as f32).to_bits() as u64
+                } else {
+                    x.to_bits()
+                };
+                self.tx.const_uint(fbits, bits)
+            }
+            _ => self.read(op, fbits)?,
+        };
+        Ok(self.tx.b.bitcast(ft, None, v)?)
+    }
+
+    /// A predicate operand (with `!` applied) as a bool.
+    pub fn read_pred(&mut self, op: &Operand) -> R<Word> {
+        let (r, neg) = match op {
+            Operand::Reg(r) => (r, false),
+            Operand::NotPred(r) => (r, true),
+            other => return Err(self.unsupported(other.span(), "predicate operand")),
+        };
+        let Reg::Pred { ptr } = self.reg_of(r)? else {
+            return Err(TranslateError::Internal("predicate expected".into()));
+        };
+        let bt = self.tx.bool_ty();
+        let v = self.tx.b.load(bt, None, ptr, None, [])?;
+        Ok(if neg {
+            self.tx.b.logical_not(bt, None, v)?
+        } else {
+            v
+        })
+    }
+
+    pub fn write_pred(&mut self, op: &Operand, v: Word) -> R<()> {
+        let Operand::Reg(r) = op else {
+            return Err(TranslateError::Internal(
+                "predicate destination expected".into(),
+            ));
+        };
+        let Reg::Pred { ptr } = self.reg_of(r)? else {
+            return Err(TranslateError::Internal("predicate expected".into()));
+        };
+        self.tx.b.store(ptr, v, None, [])?;
+        Ok(())
+    }
+
+    /// Writes a `bits`-wide unsigned value to a scalar register or element.
+    pub fn write(&mut self, op: &Operand, v: Word, bits: u16) -> R<()> {
+        let Operand::Reg(r) = op else {
+            return Err(TranslateError::Internal(
+                "register destination expected".into(),
+            ));
+        };
+        let (ptr, have) = match (self.reg_of(r)?, r.swizzle) {
+            (Reg::Val { ptr, ty }, None) if !ty.is_vector() => (ptr, ty.bits),
+            (Reg::Val { ptr, ty }, Some(s)) if s.count == 1 => {
+                (self.elem_ptr(ptr, ty, s.first), ty.bits)
+            }
+            _ => return Err(self.unsupported(r.span, "this register shape as a destination")),
+        };
+        let v = self.resize(v, bits, have, false)?;
+        self.tx.b.store(ptr, v, None, [])?;
+        Ok(())
+    }
+
+    /// Writes a float value as its bits.
+    pub fn write_f(&mut self, op: &Operand, v: Word, fbits: u16) -> R<()> {
+        let t = self.tx.uint(fbits);
+        let bits = self.tx.b.bitcast(t, None, v)?;
+        self.write(op, bits, fbits)
+    }
+}

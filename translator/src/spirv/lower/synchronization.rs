@@ -1,0 +1,46 @@
+//! `barrier.workgroup` and `fence` (spec chapter 20).
+
+use super::{Ins, R};
+use crate::spirv::function::Fx;
+use rspirv::spirv::{MemorySemantics, Scope};
+
+pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
+    let mem_sem = |space: Option<&str>| match space {
+        Some("shared") => MemorySemantics::WORKGROUP_MEMORY,
+        Some("global") => MemorySemantics::UNIFORM_MEMORY,
+        _ => MemorySemantics::WORKGROUP_MEMORY | MemorySemantics::UNIFORM_MEMORY,
+    };
+    match ins.name {
+        "barrier.workgroup" => {
+            // a work-group barrier also orders shared and global memory, as
+            // OpenCL's barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE) does
+            let wg = fx.tx.const_u32(Scope::Workgroup as u32);
+            let sem = fx
+                .tx
+                .const_u32((MemorySemantics::ACQUIRE_RELEASE | mem_sem(None)).bits());
+            fx.tx.b.control_barrier(wg, wg, sem)?;
+        }
+        "fence" => {
+            // `.system` (host-visible) ordering maps to Device scope: Vulkan
+            // shaders have no wider scope (docs/abi.md)
+            let scope = match ins.q("memscope") {
+                Some("subgroup") => Scope::Subgroup,
+                Some("workgroup") => Scope::Workgroup,
+                _ => Scope::Device,
+            };
+            let order = match ins.q("memorder") {
+                Some("acquire") => MemorySemantics::ACQUIRE,
+                Some("release") => MemorySemantics::RELEASE,
+                Some("seq_cst") => MemorySemantics::SEQUENTIALLY_CONSISTENT,
+                _ => MemorySemantics::ACQUIRE_RELEASE,
+            };
+            let s = fx.tx.const_u32(scope as u32);
+            let sem = fx
+                .tx
+                .const_u32((order | mem_sem(ins.q("addrspace"))).bits());
+            fx.tx.b.memory_barrier(s, sem)?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}

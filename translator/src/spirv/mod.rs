@@ -1,0 +1,82 @@
+//! SPIR-V back end: lowers a validated [`Module`] to one SPIR-V 1.5 module for
+//! Vulkan 1.2, with one GLCompute entry point per kernel. The mapping of PISA
+//! onto Vulkan is `docs/abi.md`; control flow is `docs/control-flow.md`.
+//!
+//! Files by concern: [`layout`] (memory layout shared with the runtime),
+//! `types` (types, constants, capabilities), `entry` (kernel entry points,
+//! push constants, built-ins), `function` (registers, blocks, the dispatch
+//! loop), `memory` (address spaces), and `lower/` (one file per instruction
+//! group). Once a module validates, translation never panics; it fails only
+//! with [`TranslateError`].
+
+mod entry;
+mod function;
+pub mod layout;
+mod lower;
+mod memory;
+mod types;
+
+use crate::Module;
+use rspirv::binary::{Assemble, Disassemble};
+
+pub use entry::{PUSH_BYTES, PUSH_OFFSETS};
+pub use layout::Layout;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TranslateError {
+    /// A construct this back end cannot (yet) express.
+    #[error("{file}:{line}:{col}: not yet supported: {what}")]
+    Unsupported {
+        what: String,
+        file: String,
+        line: u32,
+        col: u32,
+    },
+    /// Recursion, direct or mutual: Vulkan SPIR-V has no call stack.
+    #[error("recursion is not supported on this backend: {cycle}")]
+    Recursion { cycle: String },
+    /// An internal invariant failed while building SPIR-V (a bug, reported
+    /// instead of panicking).
+    #[error("internal error while building SPIR-V: {0}")]
+    Internal(String),
+}
+
+impl From<rspirv::dr::Error> for TranslateError {
+    fn from(e: rspirv::dr::Error) -> Self {
+        TranslateError::Internal(e.to_string())
+    }
+}
+
+/// A translated module: the SPIR-V words and the memory layout the runtime
+/// needs to launch its kernels.
+pub struct Spirv {
+    pub words: Vec<u32>,
+    pub layout: Layout,
+    module: rspirv::dr::Module,
+}
+
+impl Spirv {
+    /// Readable disassembly (the format of `spirv-dis`, as rspirv prints it).
+    pub fn disassemble(&self) -> String {
+        self.module.disassemble()
+    }
+    pub fn bytes(&self) -> Vec<u8> {
+        self.words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+}
+
+/// Translates a validated module. The output is deterministic: the same input
+/// gives byte-identical SPIR-V.
+pub fn translate(m: &Module) -> Result<Spirv, TranslateError> {
+    let layout = layout::layout(m);
+    let mut tx = types::Tx::new(m, layout);
+    function::check_recursion(&tx)?;
+    function::emit_all(&mut tx)?;
+    entry::emit_entry_points(&mut tx)?;
+    let (module, layout) = tx.finish();
+    Ok(Spirv {
+        words: module.assemble(),
+        layout,
+        module,
+    })
+}

@@ -1,0 +1,236 @@
+//! The translation context: the SPIR-V builder, cached types and constants,
+//! and the capabilities a module actually uses (declared only when used).
+
+use super::layout::Layout;
+use super::TranslateError;
+use crate::diag::Span;
+use crate::syntax::ast::{FuncDecl, Item, Name, Ty};
+use crate::Module;
+use rspirv::dr::{Builder, Operand};
+use rspirv::spirv::{self, Capability, StorageClass, Word};
+use std::collections::{BTreeSet, HashMap};
+
+pub struct Tx<'m> {
+    pub m: &'m Module,
+    pub b: Builder,
+    pub layout: Layout,
+    caps: BTreeSet<u32>,
+    consts: HashMap<(Word, u64), Word>,
+    glsl: Option<Word>,
+    /// Module-scope variables listed in every entry point's interface.
+    pub interface: Vec<Word>,
+    pub builtins: HashMap<u32, Word>,
+    pub push: Option<Word>,
+    pub wg_size: Option<Word>,
+    pub private_arena: Option<Word>,
+    pub shared_arena: Option<Word>,
+    /// SPIR-V function id of each PISA function, by name.
+    pub func_ids: HashMap<Name, Word>,
+    pub file_id: Word,
+}
+
+impl<'m> Tx<'m> {
+    pub fn new(m: &'m Module, layout: Layout) -> Self {
+        let mut b = Builder::new();
+        b.set_version(1, 5);
+        b.memory_model(
+            spirv::AddressingModel::PhysicalStorageBuffer64,
+            spirv::MemoryModel::GLSL450,
+        );
+        let file_id = b.string(m.file.clone());
+        b.source(
+            spirv::SourceLanguage::Unknown,
+            0,
+            Some(file_id),
+            None::<String>,
+        );
+        let mut tx = Tx {
+            m,
+            b,
+            layout,
+            caps: BTreeSet::new(),
+            consts: HashMap::new(),
+            glsl: None,
+            interface: Vec::new(),
+            builtins: HashMap::new(),
+            push: None,
+            wg_size: None,
+            private_arena: None,
+            shared_arena: None,
+            func_ids: HashMap::new(),
+            file_id,
+        };
+        tx.cap(Capability::Shader);
+        tx.cap(Capability::PhysicalStorageBufferAddresses);
+        tx
+    }
+
+    pub fn finish(mut self) -> (rspirv::dr::Module, Layout) {
+        for c in &self.caps {
+            // SAFETY-free: Capability is a repr(u32) enum; from_u32 maps back.
+            if let Some(cap) = Capability::from_u32(*c) {
+                self.b.capability(cap);
+            }
+        }
+        (self.b.module(), self.layout)
+    }
+
+    pub fn cap(&mut self, c: Capability) {
+        self.caps.insert(c as u32);
+    }
+
+    pub fn functions(&self) -> impl Iterator<Item = (usize, &'m FuncDecl)> {
+        self.m
+            .ast
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Func(f) => Some(f),
+                Item::Var(_) => None,
+            })
+            .enumerate()
+    }
+
+    pub fn unsupported(&self, span: Span, what: impl Into<String>) -> TranslateError {
+        let (line, col) = self.m.line_col(span);
+        TranslateError::Unsupported {
+            what: what.into(),
+            file: self.m.file.clone(),
+            line,
+            col,
+        }
+    }
+
+    // ------------------------------------------------------------- types
+
+    pub fn uint(&mut self, bits: u16) -> Word {
+        match bits {
+            8 => self.cap(Capability::Int8),
+            16 => self.cap(Capability::Int16),
+            64 => self.cap(Capability::Int64),
+            128 => {
+                let u64t = self.uint(64);
+                return self.b.type_vector(u64t, 2);
+            }
+            _ => {}
+        }
+        self.b.type_int(bits as u32, 0)
+    }
+
+    pub fn float(&mut self, bits: u16) -> Word {
+        match bits {
+            16 => self.cap(Capability::Float16),
+            64 => self.cap(Capability::Float64),
+            _ => {}
+        }
+        self.b.type_float(bits as u32, None)
+    }
+
+    pub fn bool_ty(&mut self) -> Word {
+        self.b.type_bool()
+    }
+
+    pub fn void(&mut self) -> Word {
+        self.b.type_void()
+    }
+
+    pub fn vec(&mut self, elem: Word, n: u32) -> Word {
+        self.b.type_vector(elem, n)
+    }
+
+    /// A register's storage type: an integer of its width, or an array of them.
+    pub fn reg_ty(&mut self, ty: Ty) -> Word {
+        let e = self.uint(ty.bits);
+        if ty.is_vector() {
+            let n = self.const_u32(ty.count as u32);
+            self.b.type_array(e, n)
+        } else {
+            e
+        }
+    }
+
+    /// A module-scope variable (rspirv's `variable` would put it in the
+    /// block being built).
+    pub fn global_var(&mut self, ptr_ty: Word, sc: StorageClass) -> Word {
+        let id = self.b.id();
+        self.b
+            .module_mut()
+            .types_global_values
+            .push(rspirv::dr::Instruction::new(
+                spirv::Op::Variable,
+                Some(ptr_ty),
+                Some(id),
+                vec![Operand::StorageClass(sc)],
+            ));
+        id
+    }
+
+    pub fn ptr(&mut self, sc: StorageClass, pointee: Word) -> Word {
+        self.b.type_pointer(None, sc, pointee)
+    }
+
+    // --------------------------------------------------------- constants
+
+    pub fn const_uint(&mut self, bits: u16, value: u64) -> Word {
+        let ty = self.uint(bits);
+        let v = if bits >= 64 {
+            value
+        } else {
+            value & ((1u64 << bits) - 1)
+        };
+        if let Some(&id) = self.consts.get(&(ty, v)) {
+            return id;
+        }
+        let id = if bits == 64 {
+            self.b.constant_bit64(ty, v)
+        } else {
+            self.b.constant_bit32(ty, v as u32)
+        };
+        self.consts.insert((ty, v), id);
+        id
+    }
+
+    pub fn const_u32(&mut self, v: u32) -> Word {
+        self.const_uint(32, v as u64)
+    }
+
+    pub fn const_bool(&mut self, v: bool) -> Word {
+        let t = self.bool_ty();
+        if let Some(&id) = self.consts.get(&(t, v as u64)) {
+            return id;
+        }
+        let id = if v {
+            self.b.constant_true(t)
+        } else {
+            self.b.constant_false(t)
+        };
+        self.consts.insert((t, v as u64), id);
+        id
+    }
+
+    pub fn glsl(&mut self) -> Word {
+        if let Some(g) = self.glsl {
+            return g;
+        }
+        let g = self.b.ext_inst_import("GLSL.std.450");
+        self.glsl = Some(g);
+        g
+    }
+
+    /// `GLSL.std.450` instruction on ids.
+    pub fn glsl_op(
+        &mut self,
+        ty: Word,
+        op: spirv::GlslStd450Op,
+        args: &[Word],
+    ) -> Result<Word, TranslateError> {
+        let g = self.glsl();
+        Ok(self.b.ext_inst(
+            ty,
+            None,
+            g,
+            op as u32,
+            args.iter().map(|&a| Operand::IdRef(a)),
+        )?)
+    }
+}
