@@ -1,75 +1,67 @@
-//! Integer arithmetic (spec chapter 12) on scalar types. Packed forms and
-//! `.dsat` are not lowered yet.
+//! Integer arithmetic (spec chapter 12): scalar, packed (`.16bx2`, `.8bx4`,
+//! element by element) and saturating (`.dsat`) forms.
 
 use super::{bits_of, Ins, R};
 use crate::spirv::function::Fx;
-use rspirv::spirv::GlslStd450Op as G;
+use rspirv::spirv::Word;
 
 pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
     let Some(ty) = ins.q("type") else {
         return Ok(false);
     };
-    if crate::catalog::packed_shape(ty).is_some() || ins.has("dsat") {
-        return Ok(false);
+    if let Some((n, bits)) = crate::catalog::packed_shape(ty) {
+        return packed(fx, ins, n, bits);
     }
     let bits = bits_of(ty);
     let t = fx.tx.uint(bits);
-    let full = ins.q("precision") == Some("full");
-    let signed = ins.name.starts_with('s') || ins.name == "iabs";
     match ins.name {
         "iadd" | "isub" | "smin" | "smax" | "umin" | "umax" | "sdiv" | "udiv" => {
             let a = fx.read(ins.opr("src0")?, bits)?;
             let b = fx.read(ins.opr("src1")?, bits)?;
-            let b_ = &mut fx.tx.b;
-            let rem = ins.q("output") == Some("rem");
-            let v = match ins.name {
-                "iadd" => b_.i_add(t, None, a, b)?,
-                "isub" => b_.i_sub(t, None, a, b)?,
-                "sdiv" if rem => b_.s_rem(t, None, a, b)?,
-                "sdiv" => b_.s_div(t, None, a, b)?,
-                "udiv" if rem => b_.u_mod(t, None, a, b)?,
-                "udiv" => b_.u_div(t, None, a, b)?,
-                op => {
-                    let g = match op {
-                        "smin" => G::SMin,
-                        "smax" => G::SMax,
-                        "umin" => G::UMin,
-                        _ => G::UMax,
-                    };
-                    fx.tx.glsl_op(t, g, &[a, b])?
-                }
-            };
+            let v = elementwise(fx, ins, bits, a, b, None)?;
             fx.write(ins.opr("dst")?, v, bits)?;
         }
         "ineg" | "iabs" => {
             let a = fx.read(ins.opr("src0")?, bits)?;
+            let neg = fx.tx.b.s_negate(t, None, a)?;
+            // |MIN| wraps to MIN, like -MIN (SPIR-V integer arithmetic wraps)
             let v = if ins.name == "ineg" {
-                fx.tx.b.s_negate(t, None, a)?
+                neg
             } else {
-                fx.tx.glsl_op(t, G::SAbs, &[a])?
+                let bt = fx.tx.bool_ty();
+                let zero = fx.tx.const_uint(bits, 0);
+                let lt = fx.tx.b.s_less_than(bt, None, a, zero)?;
+                fx.tx.b.select(t, None, lt, neg, a)?
             };
             fx.write(ins.opr("dst")?, v, bits)?;
         }
-        "smul" | "umul" | "smad" | "umad" => {
+        "smul" | "umul" | "smad" | "umad" if ins.q("precision") == Some("full") => {
+            // src0 and src1 extended to twice the width; src2 and dst are
+            // already that wide
+            let signed = ins.name.starts_with('s');
+            let w = bits * 2;
+            let wt = fx.tx.uint(w);
             let a = fx.read(ins.opr("src0")?, bits)?;
             let b = fx.read(ins.opr("src1")?, bits)?;
-            let (a, b, w) = if full {
-                let w = bits * 2;
-                (
-                    fx.resize(a, bits, w, signed)?,
-                    fx.resize(b, bits, w, signed)?,
-                    w,
-                )
-            } else {
-                (a, b, bits)
-            };
-            let wt = fx.tx.uint(w);
+            let a = fx.resize(a, bits, w, signed)?;
+            let b = fx.resize(b, bits, w, signed)?;
             let mut v = fx.tx.b.i_mul(wt, None, a, b)?;
-            if ins.name.ends_with("mad") {
-                let c = fx.read(ins.opr("src2")?, w)?;
+            if let Some(c) = ins.op("src2") {
+                let c = fx.read(c, w)?;
                 v = fx.tx.b.i_add(wt, None, v, c)?;
             }
             fx.write(ins.opr("dst")?, v, w)?;
+        }
+        "smul" | "umul" | "smad" | "umad" => {
+            // the low half of the product does not depend on signedness
+            let a = fx.read(ins.opr("src0")?, bits)?;
+            let b = fx.read(ins.opr("src1")?, bits)?;
+            let c = match ins.op("src2") {
+                Some(c) => Some(fx.read(c, bits)?),
+                None => None,
+            };
+            let v = elementwise(fx, ins, bits, a, b, c)?;
+            fx.write(ins.opr("dst")?, v, bits)?;
         }
         "uaddc" => {
             let a = fx.read(ins.opr("src0")?, bits)?;
@@ -85,6 +77,7 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
                 let c = fx.tx.b.select(t, None, p, one, zero)?;
                 let r2 = fx.tx.b.i_add_carry(st, None, sum, c)?;
                 sum = fx.tx.b.composite_extract(t, None, r2, [0])?;
+                // at most one of the two additions carries
                 let c2 = fx.tx.b.composite_extract(t, None, r2, [1])?;
                 carry = fx.tx.b.bitwise_or(t, None, carry, c2)?;
             }
@@ -96,7 +89,127 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
                 fx.write_pred(co, p)?;
             }
         }
+        "dp4a" => dp4a(fx, ins)?,
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// One element (or the whole scalar) of the two- and three-source
+/// operations that have the same meaning at every width.
+fn elementwise(fx: &mut Fx, ins: &Ins, bits: u16, a: Word, b: Word, c: Option<Word>) -> R<Word> {
+    let t = fx.tx.uint(bits);
+    let bt = fx.tx.bool_ty();
+    let dsat = ins.has("dsat");
+    Ok(match ins.name {
+        "iadd" | "isub" if dsat => fx.sat_add(a, b, bits, ins.name == "isub")?,
+        "iadd" => fx.tx.b.i_add(t, None, a, b)?,
+        "isub" => fx.tx.b.i_sub(t, None, a, b)?,
+        "smin" | "smax" | "umin" | "umax" => {
+            let lt = if ins.name.starts_with('s') {
+                fx.tx.b.s_less_than(bt, None, a, b)?
+            } else {
+                fx.tx.b.u_less_than(bt, None, a, b)?
+            };
+            // min: a < b ? a : b; max: a < b ? b : a (equal values are equal)
+            if ins.name.ends_with("min") {
+                fx.tx.b.select(t, None, lt, a, b)?
+            } else {
+                fx.tx.b.select(t, None, lt, b, a)?
+            }
+        }
+        "smul" | "umul" | "smad" | "umad" => {
+            let p = fx.tx.b.i_mul(t, None, a, b)?;
+            match c {
+                Some(c) => fx.tx.b.i_add(t, None, p, c)?,
+                None => p,
+            }
+        }
+        "udiv" if ins.q("output") == Some("rem") => fx.tx.b.u_mod(t, None, a, b)?,
+        "udiv" => fx.tx.b.u_div(t, None, a, b)?,
+        "sdiv" => {
+            // SPIR-V leaves MIN / -1 undefined: divide by 1 instead and
+            // negate (MIN / -1 wraps to MIN; any x % -1 is 0)
+            let m1 = fx.tx.const_uint(bits, u64::MAX);
+            let one = fx.tx.const_uint(bits, 1);
+            let is_m1 = fx.tx.b.i_equal(bt, None, b, m1)?;
+            let d = fx.tx.b.select(t, None, is_m1, one, b)?;
+            if ins.q("output") == Some("rem") {
+                fx.tx.b.s_rem(t, None, a, d)?
+            } else {
+                let q = fx.tx.b.s_div(t, None, a, d)?;
+                let neg = fx.tx.b.s_negate(t, None, a)?;
+                fx.tx.b.select(t, None, is_m1, neg, q)?
+            }
+        }
+        other => {
+            return Err(crate::spirv::TranslateError::Internal(format!(
+                "`{other}` is not an element-wise operation"
+            )))
+        }
+    })
+}
+
+/// Packed forms: each element computed like the scalar operation at the
+/// element width (`.dsat` saturates each element to its own signed range).
+fn packed(fx: &mut Fx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
+    if !matches!(
+        ins.name,
+        "iadd" | "isub" | "smin" | "smax" | "umin" | "umax" | "smul" | "smad"
+    ) {
+        return Ok(false);
+    }
+    let a = fx.read_packed(ins.opr("src0")?, n, bits)?;
+    let b = fx.read_packed(ins.opr("src1")?, n, bits)?;
+    let c = match ins.op("src2") {
+        Some(c) => Some(fx.read_packed(c, n, bits)?),
+        None => None,
+    };
+    let mut out = Vec::with_capacity(n as usize);
+    for i in 0..n as usize {
+        let ci = c.as_ref().map(|c| c[i]);
+        out.push(elementwise(fx, ins, bits, a[i], b[i], ci)?);
+    }
+    fx.write_packed(ins.opr("dst")?, &out, bits)?;
+    Ok(true)
+}
+
+/// `dp4a`: src0 plus the dot product of the four bytes of src1 and src2
+/// (the first signedness letter is src1's, the second src2's). The products'
+/// sum always fits in 32 bits; only adding src0 can overflow, which `.dsat`
+/// clamps to the signed 32-bit range.
+fn dp4a(fx: &mut Fx, ins: &Ins) -> R<()> {
+    let sg = ins.q("signedness").unwrap_or("uu");
+    let s1 = sg.starts_with('s');
+    let s2 = sg.ends_with('s');
+    let t = fx.tx.uint(32);
+    let acc = fx.read(ins.opr("src0")?, 32)?;
+    let x = fx.read(ins.opr("src1")?, 32)?;
+    let y = fx.read(ins.opr("src2")?, 32)?;
+    let eight = fx.tx.const_u32(8);
+    let byte = |fx: &mut Fx, v: Word, i: u32, signed: bool| -> R<Word> {
+        let off = fx.tx.const_u32(8 * i);
+        Ok(if signed {
+            fx.tx.b.bit_field_s_extract(t, None, v, off, eight)?
+        } else {
+            fx.tx.b.bit_field_u_extract(t, None, v, off, eight)?
+        })
+    };
+    let mut dot = fx.tx.const_u32(0);
+    for i in 0..4 {
+        let xi = byte(fx, x, i, s1)?;
+        let yi = byte(fx, y, i, s2)?;
+        let p = fx.tx.b.i_mul(t, None, xi, yi)?;
+        dot = if i == 0 {
+            p
+        } else {
+            fx.tx.b.i_add(t, None, dot, p)?
+        };
+    }
+    let v = if ins.has("dsat") {
+        fx.sat_add(acc, dot, 32, false)?
+    } else {
+        fx.tx.b.i_add(t, None, acc, dot)?
+    };
+    fx.write(ins.opr("dst")?, v, 32)
 }

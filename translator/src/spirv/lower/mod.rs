@@ -9,6 +9,7 @@ mod data_movement;
 mod floating_point;
 mod logical;
 mod memory;
+mod packed;
 mod synchronization;
 
 use super::function::{Fx, Reg};
