@@ -31,7 +31,9 @@ pub fn random_program(seed: u64) -> String {
             body.push_str("\t{\n");
             depth += 1;
         }
-        body.push_str(&format!("B{b}:\n\tiadd.32b %x, %x, {b};\n\tucmp.lt.32b %p, %x, 100;\n"));
+        body.push_str(&format!(
+            "B{b}:\n\tiadd.32b %x, %x, {b};\n\tucmp.lt.32b %p, %x, 100;\n"
+        ));
         let t = r.below(n as u64);
         match r.below(7) {
             0 => body.push_str(&format!("\tgoto B{t};\n")),

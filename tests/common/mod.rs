@@ -34,4 +34,3 @@ pub fn spirv_val(words: &[u32], env: &str) -> Option<Result<(), String>> {
         Err(String::from_utf8_lossy(&out.stderr).into_owned())
     })
 }
-

@@ -1,0 +1,439 @@
+//! Instance, device selection and the [`Runtime`] that owns what is created
+//! on the device.
+
+use crate::error::VkContext;
+use crate::features::Features;
+use crate::{Result, RuntimeError};
+use ash::{ext, vk};
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use std::ffi::{c_void, CStr};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceKind {
+    Discrete,
+    Integrated,
+    Virtual,
+    Cpu,
+    Other,
+}
+
+#[derive(Debug, Clone)]
+pub struct DeviceInfo {
+    pub index: usize,
+    pub name: String,
+    pub kind: DeviceKind,
+    pub driver: String,
+    pub api_version: (u32, u32, u32),
+    pub subgroup_size: u32,
+    pub max_workgroup_invocations: u32,
+    pub max_shared_bytes: u32,
+    pub buffer_device_address: bool,
+    pub features: Features,
+}
+
+#[derive(Debug, Clone)]
+pub struct RuntimeOptions {
+    /// Device index or name substring; `None`: `PISA_DEVICE`, else the best.
+    pub device: Option<String>,
+    /// Enable `VK_LAYER_KHRONOS_validation` and collect its messages.
+    pub validation: bool,
+    /// How long a launch may run before it is reported as hung.
+    pub timeout: Duration,
+    /// Keep the pipeline cache in the user's cache directory.
+    pub pipeline_cache: bool,
+}
+
+impl Default for RuntimeOptions {
+    fn default() -> Self {
+        RuntimeOptions {
+            device: None,
+            validation: std::env::var_os("PISA_VALIDATION").is_some_and(|v| v != "0"),
+            timeout: Duration::from_secs(10),
+            pipeline_cache: true,
+        }
+    }
+}
+
+pub(crate) struct Instance {
+    /// Keeps the Vulkan loader library loaded.
+    pub _entry: ash::Entry,
+    pub instance: ash::Instance,
+    pub debug: Option<(ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    pub messages: Arc<Mutex<Vec<String>>>,
+}
+
+unsafe extern "system" fn on_message(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _ty: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    // only warnings and errors count (the loader also sends INFO messages)
+    if severity.intersects(
+        vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+            | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+    ) {
+        let msg = unsafe { data.as_ref() }
+            .and_then(|d| unsafe { d.message_as_c_str() })
+            .map_or_else(
+                || "(no message)".to_string(),
+                |m| m.to_string_lossy().into_owned(),
+            );
+        eprintln!("vulkan validation: {msg}");
+        if let Some(list) = unsafe { (user as *const Mutex<Vec<String>>).as_ref() } {
+            if let Ok(mut l) = list.lock() {
+                l.push(msg);
+            }
+        }
+    }
+    vk::FALSE
+}
+
+impl Instance {
+    pub fn new(validation: bool) -> Result<Instance> {
+        let entry =
+            unsafe { ash::Entry::load() }.map_err(|e| RuntimeError::NoLoader(e.to_string()))?;
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"pisa")
+            .api_version(vk::API_VERSION_1_2);
+        let mut layers = Vec::new();
+        let mut exts = Vec::new();
+        if validation {
+            let available = unsafe { entry.enumerate_instance_layer_properties() }
+                .vk("vkEnumerateInstanceLayerProperties")?;
+            if !available
+                .iter()
+                .any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER))
+            {
+                return Err(RuntimeError::BadLaunch(
+                    "validation requested but VK_LAYER_KHRONOS_validation is not installed (apt-get install vulkan-validationlayers)".into(),
+                ));
+            }
+            layers.push(VALIDATION_LAYER.as_ptr());
+            exts.push(ext::debug_utils::NAME.as_ptr());
+        }
+        let info = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_layer_names(&layers)
+            .enabled_extension_names(&exts);
+        let instance = unsafe { entry.create_instance(&info, None) }.map_err(|e| match e {
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER => RuntimeError::NoDevice,
+            e => RuntimeError::Vulkan {
+                result: e,
+                call: "vkCreateInstance",
+            },
+        })?;
+        let messages: Arc<Mutex<Vec<String>>> = Arc::default();
+        let debug = if validation {
+            let du = ext::debug_utils::Instance::new(&entry, &instance);
+            let info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+                .message_severity(
+                    vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+                )
+                .message_type(
+                    vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+                )
+                .pfn_user_callback(Some(on_message))
+                .user_data(Arc::as_ptr(&messages) as *mut c_void);
+            let m = unsafe { du.create_debug_utils_messenger(&info, None) }
+                .vk("vkCreateDebugUtilsMessengerEXT")?;
+            Some((du, m))
+        } else {
+            None
+        };
+        Ok(Instance {
+            _entry: entry,
+            instance,
+            debug,
+            messages,
+        })
+    }
+
+    pub fn devices(&self) -> Result<Vec<(vk::PhysicalDevice, DeviceInfo)>> {
+        let pdevs = unsafe { self.instance.enumerate_physical_devices() }
+            .vk("vkEnumeratePhysicalDevices")?;
+        Ok(pdevs
+            .into_iter()
+            .enumerate()
+            .map(|(index, p)| (p, describe(&self.instance, p, index)))
+            .collect())
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        unsafe {
+            if let Some((du, m)) = self.debug.take() {
+                du.destroy_debug_utils_messenger(m, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+fn describe(instance: &ash::Instance, p: vk::PhysicalDevice, index: usize) -> DeviceInfo {
+    let mut driver = vk::PhysicalDeviceDriverProperties::default();
+    let mut sub = vk::PhysicalDeviceSubgroupProperties::default();
+    let mut props2 = vk::PhysicalDeviceProperties2::default()
+        .push_next(&mut driver)
+        .push_next(&mut sub);
+    unsafe { instance.get_physical_device_properties2(p, &mut props2) };
+    let props = props2.properties;
+    let (features, bda) = Features::query(instance, p);
+    let v = props.api_version;
+    DeviceInfo {
+        index,
+        name: props
+            .device_name_as_c_str()
+            .map_or_else(|_| "?".into(), |s| s.to_string_lossy().into_owned()),
+        kind: match props.device_type {
+            vk::PhysicalDeviceType::DISCRETE_GPU => DeviceKind::Discrete,
+            vk::PhysicalDeviceType::INTEGRATED_GPU => DeviceKind::Integrated,
+            vk::PhysicalDeviceType::VIRTUAL_GPU => DeviceKind::Virtual,
+            vk::PhysicalDeviceType::CPU => DeviceKind::Cpu,
+            _ => DeviceKind::Other,
+        },
+        driver: format!(
+            "{} {}",
+            driver
+                .driver_name_as_c_str()
+                .map_or_else(|_| "?".into(), |s| s.to_string_lossy().into_owned()),
+            driver
+                .driver_info_as_c_str()
+                .map_or_else(|_| String::new(), |s| s.to_string_lossy().into_owned())
+        )
+        .trim()
+        .to_string(),
+        api_version: (
+            vk::api_version_major(v),
+            vk::api_version_minor(v),
+            vk::api_version_patch(v),
+        ),
+        subgroup_size: sub.subgroup_size,
+        max_workgroup_invocations: props.limits.max_compute_work_group_invocations,
+        max_shared_bytes: props.limits.max_compute_shared_memory_size,
+        buffer_device_address: bda,
+        features,
+    }
+}
+
+/// Enumerates the Vulkan devices (for `pisa devices`).
+pub fn list_devices() -> Result<Vec<DeviceInfo>> {
+    let inst = Instance::new(false)?;
+    Ok(inst.devices()?.into_iter().map(|(_, d)| d).collect())
+}
+
+/// Picks by index or name substring; else discrete, integrated, virtual, CPU.
+fn pick(devs: &[(vk::PhysicalDevice, DeviceInfo)], sel: Option<&str>) -> Result<usize> {
+    if devs.is_empty() {
+        return Err(RuntimeError::NoDevice);
+    }
+    if let Some(sel) = sel.filter(|s| !s.is_empty()) {
+        if let Ok(i) = sel.parse::<usize>() {
+            return devs
+                .iter()
+                .position(|(_, d)| d.index == i)
+                .ok_or_else(|| RuntimeError::DeviceNotFound(sel.into()));
+        }
+        let lower = sel.to_lowercase();
+        return devs
+            .iter()
+            .position(|(_, d)| d.name.to_lowercase().contains(&lower))
+            .ok_or_else(|| RuntimeError::DeviceNotFound(sel.into()));
+    }
+    let rank = |k: DeviceKind| match k {
+        DeviceKind::Discrete => 0,
+        DeviceKind::Integrated => 1,
+        DeviceKind::Virtual => 2,
+        DeviceKind::Cpu => 3,
+        DeviceKind::Other => 4,
+    };
+    Ok((0..devs.len())
+        .min_by_key(|&i| (rank(devs[i].1.kind), i))
+        .unwrap_or(0))
+}
+
+pub struct Runtime {
+    pub(crate) inst: std::mem::ManuallyDrop<Instance>,
+    pub(crate) device: ash::Device,
+    pub(crate) queue: vk::Queue,
+    pub(crate) allocator: Option<Allocator>,
+    pub(crate) cmd_pool: vk::CommandPool,
+    pub(crate) pipeline_cache: vk::PipelineCache,
+    pub(crate) cache_path: Option<std::path::PathBuf>,
+    pub(crate) info: DeviceInfo,
+    pub(crate) timestamp_period: f32,
+    pub(crate) timestamps: bool,
+    pub(crate) timeout: Duration,
+    pub(crate) buffers: Vec<Option<crate::buffer::Buffer>>,
+    pub(crate) programs: Vec<Option<crate::program::Program>>,
+    /// After a timeout or device loss nothing may be destroyed safely.
+    pub(crate) poisoned: bool,
+}
+
+impl Runtime {
+    pub fn new(opts: RuntimeOptions) -> Result<Runtime> {
+        let inst = Instance::new(opts.validation)?;
+        let devs = inst.devices()?;
+        let sel = opts
+            .device
+            .clone()
+            .or_else(|| std::env::var("PISA_DEVICE").ok());
+        let i = pick(&devs, sel.as_deref())?;
+        let (pdev, info) = devs[i].clone();
+        if !info.buffer_device_address {
+            return Err(RuntimeError::MissingFeature {
+                feature: "bufferDeviceAddress",
+                construct: "`.global`/`.const` memory and pointer arguments",
+            });
+        }
+        let qfs = unsafe {
+            inst.instance
+                .get_physical_device_queue_family_properties(pdev)
+        };
+        let queue_family = qfs
+            .iter()
+            .position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE))
+            .ok_or(RuntimeError::NoDevice)? as u32;
+        let timestamps = qfs[queue_family as usize].timestamp_valid_bits > 0;
+        let f = info.features;
+        // the PISA-relevant features the device has (docs/abi.md); a module
+        // that needs a missing one is rejected when it is loaded
+        let mut v11 =
+            vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(f.storage16);
+        let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
+            .buffer_device_address(true)
+            .shader_int8(f.int8)
+            .shader_float16(f.float16)
+            .storage_buffer8_bit_access(f.storage8);
+        let core = vk::PhysicalDeviceFeatures::default()
+            .shader_int16(f.int16)
+            .shader_int64(f.int64)
+            .shader_float64(f.float64);
+        let mut f2 = vk::PhysicalDeviceFeatures2::default().features(core);
+        let prio = [1.0f32];
+        let qinfo = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(queue_family)
+            .queue_priorities(&prio)];
+        let dinfo = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&qinfo)
+            .push_next(&mut f2)
+            .push_next(&mut v11)
+            .push_next(&mut v12);
+        let device =
+            unsafe { inst.instance.create_device(pdev, &dinfo, None) }.vk("vkCreateDevice")?;
+        let queue = unsafe { device.get_device_queue(queue_family, 0) };
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: inst.instance.clone(),
+            device: device.clone(),
+            physical_device: pdev,
+            debug_settings: Default::default(),
+            buffer_device_address: true,
+            allocation_sizes: Default::default(),
+        })?;
+        let cmd_pool = unsafe {
+            device.create_command_pool(
+                &vk::CommandPoolCreateInfo::default()
+                    .queue_family_index(queue_family)
+                    .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
+                None,
+            )
+        }
+        .vk("vkCreateCommandPool")?;
+        let props = unsafe { inst.instance.get_physical_device_properties(pdev) };
+        let cache_path = if opts.pipeline_cache {
+            crate::cache::path(&props)
+        } else {
+            None
+        };
+        let pipeline_cache = crate::cache::create(&device, cache_path.as_deref())?;
+        Ok(Runtime {
+            inst: std::mem::ManuallyDrop::new(inst),
+            device,
+            queue,
+            allocator: Some(allocator),
+            cmd_pool,
+            pipeline_cache,
+            cache_path,
+            info,
+            timestamp_period: props.limits.timestamp_period,
+            timestamps,
+            timeout: opts.timeout,
+            buffers: Vec::new(),
+            programs: Vec::new(),
+            poisoned: false,
+        })
+    }
+
+    pub fn device_info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// Warnings and errors the validation layer reported so far.
+    pub fn validation_messages(&self) -> Vec<String> {
+        self.inst
+            .messages
+            .lock()
+            .map(|m| m.clone())
+            .unwrap_or_default()
+    }
+
+    pub fn set_timeout(&mut self, t: Duration) {
+        self.timeout = t;
+    }
+
+    pub(crate) fn usable(&self) -> Result<()> {
+        if self.poisoned {
+            Err(RuntimeError::Unusable)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Saves the pipeline cache now (also done when the runtime is dropped).
+    pub fn save_pipeline_cache(&self) {
+        crate::cache::save(
+            &self.device,
+            self.pipeline_cache,
+            self.cache_path.as_deref(),
+        );
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if self.poisoned {
+            // work may still run on the device: destroying it could hang or
+            // crash, so everything is left to the end of the process
+            std::mem::forget(self.allocator.take());
+            return;
+        }
+        unsafe {
+            let _ = self.device.device_wait_idle();
+        }
+        self.save_pipeline_cache();
+        let programs = std::mem::take(&mut self.programs);
+        for p in programs.into_iter().flatten() {
+            p.destroy(self);
+        }
+        let buffers = std::mem::take(&mut self.buffers);
+        for b in buffers.into_iter().flatten() {
+            b.destroy(&self.device, self.allocator.as_mut());
+        }
+        drop(self.allocator.take());
+        unsafe {
+            self.device
+                .destroy_pipeline_cache(self.pipeline_cache, None);
+            self.device.destroy_command_pool(self.cmd_pool, None);
+            self.device.destroy_device(None);
+            std::mem::ManuallyDrop::drop(&mut self.inst);
+        }
+    }
+}

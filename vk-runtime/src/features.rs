@@ -1,0 +1,108 @@
+//! Device features PISA modules need, and the SPIR-V capability each serves.
+
+use ash::vk;
+
+/// The PISA-relevant optional features, as the device reports them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Features {
+    pub int8: bool,
+    pub int16: bool,
+    pub int64: bool,
+    pub float16: bool,
+    pub float64: bool,
+    pub storage8: bool,
+    pub storage16: bool,
+}
+
+impl Features {
+    pub fn query(instance: &ash::Instance, pdev: vk::PhysicalDevice) -> (Features, bool) {
+        let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
+        let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut f2 = vk::PhysicalDeviceFeatures2::default()
+            .push_next(&mut v11)
+            .push_next(&mut v12);
+        unsafe { instance.get_physical_device_features2(pdev, &mut f2) };
+        let f = f2.features;
+        (
+            Features {
+                int8: v12.shader_int8 != 0,
+                int16: f.shader_int16 != 0,
+                int64: f.shader_int64 != 0,
+                float16: v12.shader_float16 != 0,
+                float64: f.shader_float64 != 0,
+                storage8: v12.storage_buffer8_bit_access != 0,
+                storage16: v11.storage_buffer16_bit_access != 0,
+            },
+            v12.buffer_device_address != 0,
+        )
+    }
+
+    /// Checks a module's capabilities against the enabled features.
+    pub fn check(&self, spirv: &[u32]) -> crate::Result<()> {
+        for cap in capabilities(spirv) {
+            let (have, feature, construct) = match cap {
+                39 => (
+                    self.int8,
+                    "shaderInt8",
+                    "an 8-bit register or operation (.8b)",
+                ),
+                22 => (
+                    self.int16,
+                    "shaderInt16",
+                    "a 16-bit register or operation (.16b)",
+                ),
+                11 => (
+                    self.int64,
+                    "shaderInt64",
+                    "a 64-bit register or operation (.64b, addresses)",
+                ),
+                9 => (
+                    self.float16,
+                    "shaderFloat16",
+                    "half-precision arithmetic (.hf)",
+                ),
+                10 => (
+                    self.float64,
+                    "shaderFloat64",
+                    "double-precision arithmetic (.df)",
+                ),
+                4448 => (
+                    self.storage8,
+                    "storageBuffer8BitAccess",
+                    "an 8-bit load or store in global memory",
+                ),
+                4433 => (
+                    self.storage16,
+                    "storageBuffer16BitAccess",
+                    "a 16-bit load or store in global memory",
+                ),
+                _ => continue,
+            };
+            if !have {
+                return Err(crate::RuntimeError::MissingFeature { feature, construct });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `OpCapability` operands of a SPIR-V module.
+pub fn capabilities(words: &[u32]) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut i = 5;
+    while i < words.len() {
+        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xFFFF);
+        if len == 0 {
+            break;
+        }
+        if op == 17 && i + 1 < words.len() {
+            out.push(words[i + 1]);
+        }
+        // capabilities come first; stop at the memory model
+        if op == 14 {
+            break;
+        }
+        i += len;
+    }
+    out
+}

@@ -1,0 +1,332 @@
+//! Launches: NDRange sizes, argument marshalling by the kernels' `.param`
+//! layout, recording several launches into one submission, waiting with a
+//! timeout, and GPU timestamps.
+
+use crate::error::VkContext;
+use crate::program::ProgramId;
+use crate::{BufferId, Result, Runtime, RuntimeError};
+use ash::vk;
+use std::time::Duration;
+
+/// A 1–3 dimensional NDRange.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NdRange {
+    pub global: [u32; 3],
+    /// `None`: the kernel's `.reqd_work_group_size`, else a default.
+    pub local: Option<[u32; 3]>,
+    pub offset: [u32; 3],
+    pub dims: u32,
+}
+
+impl NdRange {
+    pub fn d1(global: u32) -> NdRange {
+        NdRange {
+            global: [global, 1, 1],
+            local: None,
+            offset: [0; 3],
+            dims: 1,
+        }
+    }
+    pub fn local(mut self, local: [u32; 3]) -> NdRange {
+        self.local = Some(local);
+        self
+    }
+}
+
+/// One kernel launch: arguments are the bytes of each parameter, in order.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub program: ProgramId,
+    pub kernel: String,
+    pub range: NdRange,
+    pub args: Vec<Vec<u8>>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LaunchTiming {
+    /// GPU time of each launch's dispatch, from timestamps (when the queue
+    /// supports them).
+    pub kernel_ns: Option<u64>,
+}
+
+/// Launches submitted but not yet waited for.
+#[must_use = "wait for the launches with Runtime::wait"]
+pub struct Pending {
+    fence: vk::Fence,
+    cmd: vk::CommandBuffer,
+    query: Option<vk::QueryPool>,
+    count: u32,
+    param_buffers: Vec<BufferId>,
+}
+
+fn align_up(x: u32, a: u32) -> u32 {
+    x.div_ceil(a.max(1)) * a.max(1)
+}
+
+impl Runtime {
+    fn resolve(&self, l: &Launch) -> Result<(usize, [u32; 3], Vec<u8>)> {
+        let p = self.program(l.program)?;
+        let name = l.kernel.trim_start_matches('@');
+        let ki = p
+            .kernels
+            .iter()
+            .position(|k| k.name == name)
+            .ok_or_else(|| RuntimeError::UnknownKernel(name.to_string()))?;
+        let k = &p.kernels[ki];
+        let local = match (l.range.local, k.reqd_work_group_size) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(RuntimeError::BadLaunch(format!(
+                    "local size {a:?} disagrees with the kernel's .reqd_work_group_size{b:?}"
+                )))
+            }
+            (Some(a), _) => a,
+            (None, Some(b)) => b,
+            (None, None) => [l.range.global[0].clamp(1, 64), 1, 1],
+        };
+        if local.contains(&0) {
+            return Err(RuntimeError::BadLaunch(
+                "local sizes must be at least 1".into(),
+            ));
+        }
+        let total = local.iter().map(|&v| v as u64).product::<u64>();
+        if total > self.info.max_workgroup_invocations as u64 {
+            return Err(RuntimeError::BadLaunch(format!(
+                "local size {local:?} has {total} work-items; the device allows {}",
+                self.info.max_workgroup_invocations
+            )));
+        }
+        // the argument block
+        let block = match &k.params {
+            Some(params) => {
+                if params.len() != l.args.len() {
+                    return Err(RuntimeError::BadArgument(format!(
+                        "kernel `{name}` takes {} arguments, {} given",
+                        params.len(),
+                        l.args.len()
+                    )));
+                }
+                let mut block = vec![0u8; k.param_bytes as usize];
+                for (i, (slot, a)) in params.iter().zip(&l.args).enumerate() {
+                    if a.len() != slot.size as usize {
+                        return Err(RuntimeError::BadArgument(format!(
+                            "argument {i} (`%{}`) is .param[{}] but {} bytes were given",
+                            slot.name,
+                            slot.size,
+                            a.len()
+                        )));
+                    }
+                    block[slot.offset as usize..(slot.offset + slot.size) as usize]
+                        .copy_from_slice(a);
+                }
+                block
+            }
+            None => {
+                let mut block = Vec::new();
+                for a in &l.args {
+                    let off = align_up(block.len() as u32, 8) as usize;
+                    block.resize(off, 0);
+                    block.extend_from_slice(a);
+                }
+                block
+            }
+        };
+        Ok((ki, local, block))
+    }
+
+    /// Records the launches into one command buffer, in order (each sees the
+    /// memory effects of the previous ones), and submits it.
+    pub fn submit(&mut self, launches: &[Launch]) -> Result<Pending> {
+        self.usable()?;
+        let mut prepared = Vec::new();
+        for l in launches {
+            let (ki, local, block) = self.resolve(l)?;
+            let pipeline = self.pipeline(l.program, ki, local)?;
+            let pbuf = self.alloc_buffer(block.len().max(8) as u64)?;
+            self.upload(pbuf, 0, &block)?;
+            prepared.push((l, local, pipeline, pbuf));
+        }
+        let d = &self.device;
+        let cmd = unsafe {
+            d.allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(self.cmd_pool)
+                    .level(vk::CommandBufferLevel::PRIMARY)
+                    .command_buffer_count(1),
+            )
+        }
+        .vk("vkAllocateCommandBuffers")?[0];
+        let count = prepared.len() as u32;
+        let query = if self.timestamps && count > 0 {
+            Some(
+                unsafe {
+                    d.create_query_pool(
+                        &vk::QueryPoolCreateInfo::default()
+                            .query_type(vk::QueryType::TIMESTAMP)
+                            .query_count(2 * count),
+                        None,
+                    )
+                }
+                .vk("vkCreateQueryPool")?,
+            )
+        } else {
+            None
+        };
+        unsafe {
+            d.begin_command_buffer(
+                cmd,
+                &vk::CommandBufferBeginInfo::default()
+                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+            )
+            .vk("vkBeginCommandBuffer")?;
+            if let Some(q) = query {
+                d.cmd_reset_query_pool(cmd, q, 0, 2 * count);
+            }
+        }
+        let mut param_buffers = Vec::new();
+        for (i, (l, local, pipeline, pbuf)) in prepared.into_iter().enumerate() {
+            let p = self.program(l.program)?;
+            let (layout, data_base) = (p.layout, p.data_base);
+            let params = self.buffer_address(pbuf)?;
+            let mut pc = Vec::with_capacity(pisa_translator::spirv::PUSH_BYTES as usize);
+            pc.extend_from_slice(&data_base.to_le_bytes());
+            pc.extend_from_slice(&params.to_le_bytes());
+            for v in l.range.offset {
+                pc.extend_from_slice(&v.to_le_bytes());
+            }
+            pc.extend_from_slice(&l.range.dims.clamp(1, 3).to_le_bytes());
+            for v in l.range.global {
+                pc.extend_from_slice(&v.to_le_bytes());
+            }
+            let groups: Vec<u32> = (0..3)
+                .map(|k| l.range.global[k].div_ceil(local[k]))
+                .collect();
+            let d = &self.device;
+            unsafe {
+                if i > 0 {
+                    // in-order semantics between launches of one submission
+                    let mb = [vk::MemoryBarrier::default()
+                        .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                        .dst_access_mask(
+                            vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+                        )];
+                    d.cmd_pipeline_barrier(
+                        cmd,
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::DependencyFlags::empty(),
+                        &mb,
+                        &[],
+                        &[],
+                    );
+                }
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
+                d.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::COMPUTE, 0, &pc);
+                if let Some(q) = query {
+                    d.cmd_write_timestamp(
+                        cmd,
+                        vk::PipelineStageFlags::TOP_OF_PIPE,
+                        q,
+                        2 * i as u32,
+                    );
+                }
+                d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
+                if let Some(q) = query {
+                    d.cmd_write_timestamp(
+                        cmd,
+                        vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                        q,
+                        2 * i as u32 + 1,
+                    );
+                }
+            }
+            param_buffers.push(pbuf);
+        }
+        let d = &self.device;
+        unsafe {
+            let mb = [vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ)];
+            d.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &mb,
+                &[],
+                &[],
+            );
+            d.end_command_buffer(cmd).vk("vkEndCommandBuffer")?;
+        }
+        let fence =
+            unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }.vk("vkCreateFence")?;
+        let cmds = [cmd];
+        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+        if let Err(e) = unsafe { d.queue_submit(self.queue, &submit, fence) }.vk("vkQueueSubmit") {
+            if matches!(e, RuntimeError::DeviceLost) {
+                self.poisoned = true;
+            }
+            return Err(e);
+        }
+        Ok(Pending {
+            fence,
+            cmd,
+            query,
+            count,
+            param_buffers,
+        })
+    }
+
+    /// Waits for submitted launches, up to the runtime's timeout.
+    pub fn wait(&mut self, p: Pending) -> Result<Vec<LaunchTiming>> {
+        let ns = self.timeout.as_nanos().min(u64::MAX as u128) as u64;
+        match unsafe { self.device.wait_for_fences(&[p.fence], true, ns) } {
+            Ok(()) => {}
+            Err(vk::Result::TIMEOUT) => {
+                self.poisoned = true;
+                return Err(RuntimeError::Timeout(self.timeout));
+            }
+            Err(e) => {
+                self.poisoned = true;
+                return Err(Err::<(), _>(e).vk("vkWaitForFences").unwrap_err());
+            }
+        }
+        let mut timings = vec![LaunchTiming::default(); p.count as usize];
+        if let Some(q) = p.query {
+            let mut data = vec![0u64; 2 * p.count as usize];
+            if unsafe {
+                self.device.get_query_pool_results(
+                    q,
+                    0,
+                    &mut data,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                )
+            }
+            .is_ok()
+            {
+                for (i, t) in timings.iter_mut().enumerate() {
+                    let ticks = data[2 * i + 1].saturating_sub(data[2 * i]);
+                    t.kernel_ns = Some((ticks as f64 * self.timestamp_period as f64) as u64);
+                }
+            }
+            unsafe { self.device.destroy_query_pool(q, None) };
+        }
+        unsafe {
+            self.device.destroy_fence(p.fence, None);
+            self.device.free_command_buffers(self.cmd_pool, &[p.cmd]);
+        }
+        for b in p.param_buffers {
+            self.free_buffer(b);
+        }
+        Ok(timings)
+    }
+
+    /// Launches one kernel and waits for it.
+    pub fn launch(&mut self, l: &Launch) -> Result<LaunchTiming> {
+        let p = self.submit(std::slice::from_ref(l))?;
+        Ok(self.wait(p)?.into_iter().next().unwrap_or_default())
+    }
+
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+}

@@ -1,0 +1,25 @@
+//! Vulkan runtime for PISA modules (built on `ash` and `gpu-allocator`).
+//!
+//! [`Runtime`] picks a device and owns everything created on it; modules
+//! ([`ProgramId`]) and buffers ([`BufferId`]) are handles into it, freed when
+//! the runtime is dropped (or earlier, explicitly). The mapping of PISA onto
+//! Vulkan that launches follow is `docs/abi.md`.
+
+mod buffer;
+mod cache;
+mod device;
+mod error;
+mod features;
+mod launch;
+mod program;
+
+pub use device::{list_devices, DeviceInfo, DeviceKind, Runtime, RuntimeOptions};
+pub use error::RuntimeError;
+pub use launch::{Launch, LaunchTiming, NdRange, Pending};
+pub use program::{GlobalInfo, KernelInfo, ProgramId};
+
+/// A buffer allocated by a [`Runtime`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BufferId(pub(crate) usize);
+
+pub type Result<T> = std::result::Result<T, RuntimeError>;

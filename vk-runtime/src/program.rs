@@ -1,0 +1,307 @@
+//! Loaded modules: the shader module, one compute pipeline per kernel and
+//! local size (created on first use, through the pipeline cache), and the data
+//! block holding `.global`/`.const` variables with relocations applied.
+
+use crate::error::VkContext;
+use crate::{BufferId, Result, Runtime, RuntimeError};
+use ash::vk;
+use pisa_translator::spirv::layout::{Layout, ParamSlot, RelocTarget};
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ProgramId(pub(crate) usize);
+
+#[derive(Debug, Clone)]
+pub struct KernelInfo {
+    pub name: String,
+    /// `None` for raw SPIR-V, whose parameters are packed from the arguments.
+    pub params: Option<Vec<ParamSlot>>,
+    pub param_bytes: u32,
+    pub reqd_work_group_size: Option<[u32; 3]>,
+}
+
+#[derive(Debug, Clone)]
+pub struct GlobalInfo {
+    pub name: String,
+    /// The name the host uses: `.host_access("NAME")`, or the variable's own
+    /// name when exported.
+    pub host_name: Option<String>,
+    pub offset: u64,
+    pub size: u64,
+}
+
+pub(crate) struct Program {
+    pub shader: vk::ShaderModule,
+    pub layout: vk::PipelineLayout,
+    pub pipelines: HashMap<(usize, [u32; 3]), vk::Pipeline>,
+    pub kernels: Vec<KernelInfo>,
+    pub globals: Vec<GlobalInfo>,
+    pub data: Option<BufferId>,
+    pub data_base: u64,
+}
+
+impl Program {
+    pub fn destroy(self, rt: &mut Runtime) {
+        unsafe {
+            for p in self.pipelines.values() {
+                rt.device.destroy_pipeline(*p, None);
+            }
+            rt.device.destroy_pipeline_layout(self.layout, None);
+            rt.device.destroy_shader_module(self.shader, None);
+        }
+        if let Some(d) = self.data {
+            rt.free_buffer(d);
+        }
+    }
+}
+
+/// Entry-point names of a SPIR-V module.
+fn entry_points(words: &[u32]) -> Result<Vec<String>> {
+    if words.len() < 5 || words[0] != 0x0723_0203 {
+        return Err(RuntimeError::BadSpirv(
+            "not a SPIR-V module (bad magic number)".into(),
+        ));
+    }
+    let mut out = Vec::new();
+    let mut i = 5;
+    while i < words.len() {
+        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xFFFF);
+        if len == 0 || i + len > words.len() {
+            return Err(RuntimeError::BadSpirv("truncated instruction".into()));
+        }
+        if op == 15 && len > 3 {
+            let bytes: Vec<u8> = words[i + 3..i + len]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect();
+            let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+            out.push(String::from_utf8_lossy(&bytes[..end]).into_owned());
+        }
+        i += len;
+    }
+    Ok(out)
+}
+
+impl Runtime {
+    /// Translates and loads a validated PISA module.
+    pub fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId> {
+        let spv = pisa_translator::spirv::translate(module)?;
+        let layout = spv.layout.clone();
+        self.load_spirv_with_layout(&spv.words, Some(layout))
+    }
+
+    /// Loads SPIR-V written against `docs/abi.md` (e.g. from GLSL, or from
+    /// `pisa spirv` and `spirv-opt`). Its kernels take arguments packed in
+    /// order, each aligned to 8 bytes.
+    pub fn load_spirv(&mut self, words: &[u32]) -> Result<ProgramId> {
+        self.load_spirv_with_layout(words, None)
+    }
+
+    fn load_spirv_with_layout(
+        &mut self,
+        words: &[u32],
+        layout: Option<Layout>,
+    ) -> Result<ProgramId> {
+        self.usable()?;
+        let names = entry_points(words)?;
+        self.info.features.check(words)?;
+        let shader = unsafe {
+            self.device
+                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(words), None)
+        }
+        .vk("vkCreateShaderModule")?;
+        let range = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .offset(0)
+            .size(pisa_translator::spirv::PUSH_BYTES)];
+        let pl = unsafe {
+            self.device.create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&range),
+                None,
+            )
+        }
+        .vk("vkCreatePipelineLayout")?;
+        let kernels = names
+            .iter()
+            .map(|n| {
+                let k = layout
+                    .as_ref()
+                    .and_then(|l| l.kernels.iter().find(|k| &k.name == n));
+                KernelInfo {
+                    name: n.clone(),
+                    params: k.map(|k| k.params.clone()),
+                    param_bytes: k.map_or(0, |k| k.param_bytes),
+                    reqd_work_group_size: k.and_then(|k| k.reqd_work_group_size),
+                }
+            })
+            .collect();
+        let mut globals = Vec::new();
+        let mut data = None;
+        let mut data_base = 0;
+        if let Some(l) = &layout {
+            if l.data_bytes > 0 {
+                let id = self.alloc_buffer(l.data_bytes)?;
+                data_base = self.buffer_address(id)?;
+                let mut bytes = l.data_init.clone();
+                for r in &l.relocations {
+                    let v = match r.target {
+                        RelocTarget::Data(off) => data_base.wrapping_add(off),
+                        RelocTarget::Function(v) => v,
+                    }
+                    .wrapping_add(r.addend as u64);
+                    bytes[r.offset as usize..r.offset as usize + 8]
+                        .copy_from_slice(&v.to_le_bytes());
+                }
+                self.upload(id, 0, &bytes)?;
+                data = Some(id);
+            }
+            globals = l
+                .data
+                .iter()
+                .map(|v| GlobalInfo {
+                    name: v.name.clone(),
+                    host_name: v.host_name.clone(),
+                    offset: v.offset,
+                    size: v.size,
+                })
+                .collect();
+        }
+        self.programs.push(Some(Program {
+            shader,
+            layout: pl,
+            pipelines: HashMap::new(),
+            kernels,
+            globals,
+            data,
+            data_base,
+        }));
+        Ok(ProgramId(self.programs.len() - 1))
+    }
+
+    pub(crate) fn program(&self, id: ProgramId) -> Result<&Program> {
+        self.programs
+            .get(id.0)
+            .and_then(|p| p.as_ref())
+            .ok_or_else(|| RuntimeError::BadArgument("the module was unloaded".into()))
+    }
+
+    pub fn kernels(&self, id: ProgramId) -> Result<Vec<KernelInfo>> {
+        Ok(self.program(id)?.kernels.clone())
+    }
+
+    pub fn globals(&self, id: ProgramId) -> Result<Vec<GlobalInfo>> {
+        Ok(self.program(id)?.globals.clone())
+    }
+
+    /// The compute pipeline of a kernel for a local size (cached).
+    pub(crate) fn pipeline(
+        &mut self,
+        id: ProgramId,
+        kernel: usize,
+        local: [u32; 3],
+    ) -> Result<vk::Pipeline> {
+        let p = self.program(id)?;
+        if let Some(&pl) = p.pipelines.get(&(kernel, local)) {
+            return Ok(pl);
+        }
+        let name = std::ffi::CString::new(p.kernels[kernel].name.clone())
+            .map_err(|_| RuntimeError::BadSpirv("entry point name with a NUL byte".into()))?;
+        let entries: Vec<vk::SpecializationMapEntry> = (0..3)
+            .map(|i| {
+                vk::SpecializationMapEntry::default()
+                    .constant_id(i)
+                    .offset(i * 4)
+                    .size(4)
+            })
+            .collect();
+        let data: Vec<u8> = local.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let spec = vk::SpecializationInfo::default()
+            .map_entries(&entries)
+            .data(&data);
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(p.shader)
+            .name(&name)
+            .specialization_info(&spec);
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(p.layout)];
+        let pl = unsafe {
+            self.device
+                .create_compute_pipelines(self.pipeline_cache, &info, None)
+        }
+        .map_err(|(_, e)| e)
+        .vk("vkCreateComputePipelines")?[0];
+        if let Some(Some(p)) = self.programs.get_mut(id.0) {
+            p.pipelines.insert((kernel, local), pl);
+        }
+        Ok(pl)
+    }
+
+    fn global(&self, id: ProgramId, name: &str) -> Result<(BufferId, GlobalInfo)> {
+        let p = self.program(id)?;
+        let name = name.trim_start_matches('@');
+        let g = p
+            .globals
+            .iter()
+            .find(|g| g.host_name.as_deref() == Some(name))
+            .or_else(|| {
+                p.globals
+                    .iter()
+                    .find(|g| g.name == name && g.host_name.is_some())
+            })
+            .ok_or_else(|| RuntimeError::UnknownGlobal(name.to_string()))?;
+        let data = p
+            .data
+            .ok_or_else(|| RuntimeError::UnknownGlobal(name.to_string()))?;
+        Ok((data, g.clone()))
+    }
+
+    /// Reads a global by its `.host_access` name (or its name when exported),
+    /// like CUDA's module globals.
+    pub fn read_global(&self, id: ProgramId, name: &str) -> Result<Vec<u8>> {
+        let (data, g) = self.global(id, name)?;
+        let bytes = self.download(data)?;
+        Ok(bytes[g.offset as usize..(g.offset + g.size) as usize].to_vec())
+    }
+
+    pub fn read_global_as<T: bytemuck::Pod>(&self, id: ProgramId, name: &str) -> Result<Vec<T>> {
+        let b = self.read_global(id, name)?;
+        Ok(bytemuck::pod_collect_to_vec(
+            &b[..b.len() / size_of::<T>() * size_of::<T>()],
+        ))
+    }
+
+    /// Writes a global's bytes (all of them, or a prefix).
+    pub fn write_global(&mut self, id: ProgramId, name: &str, bytes: &[u8]) -> Result<()> {
+        let (data, g) = self.global(id, name)?;
+        if bytes.len() as u64 > g.size {
+            return Err(RuntimeError::BadArgument(format!(
+                "{} bytes do not fit global `{name}` of {} bytes",
+                bytes.len(),
+                g.size
+            )));
+        }
+        self.upload(data, g.offset, bytes)
+    }
+
+    pub fn write_global_as<T: bytemuck::Pod>(
+        &mut self,
+        id: ProgramId,
+        name: &str,
+        v: &[T],
+    ) -> Result<()> {
+        self.write_global(id, name, bytemuck::cast_slice(v))
+    }
+
+    /// Device address of a module variable (for tests and tools).
+    pub fn global_address(&self, id: ProgramId, name: &str) -> Result<u64> {
+        let p = self.program(id)?;
+        let g = p
+            .globals
+            .iter()
+            .find(|g| g.name == name.trim_start_matches('@'))
+            .ok_or_else(|| RuntimeError::UnknownGlobal(name.to_string()))?;
+        Ok(p.data_base + g.offset)
+    }
+}
