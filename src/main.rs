@@ -1,5 +1,8 @@
 //! `pisa`: assemble, check, translate and run PISA programs.
 
+mod run;
+mod values;
+
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -41,6 +44,10 @@ enum Command {
         #[arg(long)]
         dis: bool,
     },
+    /// Run a kernel on a Vulkan device and print its results.
+    Run(run::RunArgs),
+    /// List the Vulkan devices.
+    Devices,
 }
 
 fn main() -> ExitCode {
@@ -58,6 +65,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Check { files, json, quiet } => check(&files, json, quiet),
         Command::Spirv { file, output, dis } => spirv(&file, output.as_deref(), dis),
+        Command::Run(a) => run::run(a),
+        Command::Devices => run::devices(),
     }
 }
 

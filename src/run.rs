@@ -1,0 +1,345 @@
+//! `pisa run` and `pisa devices`: a thin layer over `pisa-vk-runtime`.
+
+use crate::values::{self, Ty};
+use anyhow::{anyhow, bail, Context, Result};
+use pisa_vk_runtime::{BufferId, Launch, NdRange, Runtime, RuntimeOptions};
+use std::time::{Duration, Instant};
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// PISA source (or a SPIR-V module with --spirv).
+    pub file: Option<std::path::PathBuf>,
+    /// Launch a raw SPIR-V module that follows docs/abi.md.
+    #[arg(long, value_name = "FILE.spv")]
+    pub spirv: Option<std::path::PathBuf>,
+    /// Kernel name, with or without `@`.
+    #[arg(long)]
+    pub kernel: String,
+    /// Global size X[,Y[,Z]].
+    #[arg(long)]
+    pub global: String,
+    /// Local size X[,Y[,Z]] (default: the kernel's .reqd_work_group_size, else 64 or less).
+    #[arg(long)]
+    pub local: Option<String>,
+    /// Global offset X[,Y[,Z]].
+    #[arg(long)]
+    pub offset: Option<String>,
+    /// Kernel argument: TYPE:VALUE, buf:TYPE:V1,V2,..., buf:TYPE:zeros:COUNT, buf:TYPE:@PATH, raw:HEX.
+    #[arg(long = "arg", allow_hyphen_values = true)]
+    pub args: Vec<String>,
+    /// Write a host-accessible global before the launch: NAME=TYPE:V1,V2,...
+    #[arg(long = "set-global")]
+    pub set_globals: Vec<String>,
+    /// Write buffer argument N to a .npy or .bin file: N=PATH.
+    #[arg(long = "out")]
+    pub outs: Vec<String>,
+    /// Print the results as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Report the kernel time from GPU timestamps.
+    #[arg(long)]
+    pub time: bool,
+    /// Device index or name substring (default: PISA_DEVICE, else the best device).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Seconds a launch may run before it is reported as hung.
+    #[arg(long, default_value_t = 10.0)]
+    pub timeout: f64,
+}
+
+/// A parsed `--arg`.
+enum Arg {
+    Scalar(Vec<u8>),
+    Buffer(Ty, Vec<u8>),
+}
+
+fn parse_arg(s: &str) -> Result<Arg> {
+    if let Some(hex) = s.strip_prefix("raw:") {
+        return Ok(Arg::Scalar(values::parse_hex(hex)?));
+    }
+    if let Some(rest) = s.strip_prefix("buf:") {
+        let (t, v) = rest
+            .split_once(':')
+            .ok_or_else(|| anyhow!("expected buf:TYPE:VALUES"))?;
+        let ty = Ty::parse(t)?;
+        let bytes = if let Some(n) = v.strip_prefix("zeros:") {
+            let n: usize = n.parse().map_err(|_| anyhow!("`{n}` is not a count"))?;
+            vec![0; n * ty.size()]
+        } else if let Some(path) = v.strip_prefix('@') {
+            values::read_file(ty, path)?
+        } else {
+            values::encode_list(ty, v)?
+        };
+        return Ok(Arg::Buffer(ty, bytes));
+    }
+    let (t, v) = s
+        .split_once(':')
+        .ok_or_else(|| anyhow!("expected TYPE:VALUE, buf:TYPE:..., or raw:HEX"))?;
+    Ok(Arg::Scalar(Ty::parse(t)?.encode(v)?))
+}
+
+fn parse_dims(s: &str, what: &str) -> Result<([u32; 3], u32)> {
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        bail!("--{what} takes 1 to 3 comma-separated sizes");
+    }
+    let mut v = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        v[i] = p
+            .trim()
+            .parse()
+            .map_err(|_| anyhow!("--{what}: `{p}` is not a size"))?;
+    }
+    Ok((v, parts.len() as u32))
+}
+
+pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
+    // everything the user typed is checked before anything runs
+    let path = a
+        .spirv
+        .clone()
+        .or(a.file.clone())
+        .ok_or_else(|| anyhow!("give a PISA file or --spirv FILE.spv"))?;
+    let is_spirv = a.spirv.is_some() || path.extension().is_some_and(|e| e == "spv");
+    let (global, dims) = parse_dims(&a.global, "global")?;
+    let local = a
+        .local
+        .as_deref()
+        .map(|l| parse_dims(l, "local"))
+        .transpose()?
+        .map(|l| l.0);
+    let offset = match a.offset.as_deref() {
+        Some(o) => {
+            let (mut v, n) = parse_dims(o, "offset")?;
+            v[n as usize..].fill(0);
+            v
+        }
+        None => [0; 3],
+    };
+    let args: Vec<Arg> = a
+        .args
+        .iter()
+        .enumerate()
+        .map(|(i, s)| parse_arg(s).with_context(|| format!("--arg {i} `{s}`")))
+        .collect::<Result<_>>()?;
+    let mut set_globals = Vec::new();
+    for g in &a.set_globals {
+        let (name, tv) = g
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--set-global `{g}`: expected NAME=TYPE:V1,V2,..."))?;
+        let (t, v) = tv
+            .split_once(':')
+            .ok_or_else(|| anyhow!("--set-global `{g}`: expected NAME=TYPE:V1,V2,..."))?;
+        let ty = Ty::parse(t)?;
+        set_globals.push((
+            name.trim_start_matches('@').to_string(),
+            values::encode_list(ty, v)?,
+        ));
+    }
+    let mut outs = Vec::new();
+    for o in &a.outs {
+        let (n, p) = o
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--out `{o}`: expected N=PATH"))?;
+        let n: usize = n
+            .parse()
+            .map_err(|_| anyhow!("--out `{o}`: `{n}` is not an argument index"))?;
+        match args.get(n) {
+            Some(Arg::Buffer(..)) => {}
+            _ => bail!("--out {n}: argument {n} is not a buffer"),
+        }
+        if !(p.ends_with(".npy") || p.ends_with(".bin")) {
+            bail!("--out {n}={p}: the file must end in .npy or .bin");
+        }
+        outs.push((n, p.to_string()));
+    }
+    if !(a.timeout > 0.0) {
+        bail!("--timeout must be positive");
+    }
+    let module = if is_spirv {
+        None
+    } else {
+        match crate::assemble_file(&path)? {
+            Some(m) => Some(m),
+            None => return Ok(std::process::ExitCode::from(1)),
+        }
+    };
+    let words = if is_spirv {
+        let bytes =
+            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        if bytes.len() % 4 != 0 {
+            bail!(
+                "{} is not a SPIR-V module (size is not a multiple of 4)",
+                path.display()
+            );
+        }
+        Some(
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect::<Vec<u32>>(),
+        )
+    } else {
+        None
+    };
+
+    let mut rt = Runtime::new(RuntimeOptions {
+        device: a.device.clone(),
+        timeout: Duration::from_secs_f64(a.timeout),
+        ..Default::default()
+    })
+    .context("cannot start the Vulkan runtime")?;
+    let prog = match (&module, &words) {
+        (Some(m), _) => rt.load(m),
+        (None, Some(w)) => rt.load_spirv(w),
+        _ => unreachable!("either a module or SPIR-V words"),
+    }
+    .with_context(|| format!("cannot load {}", path.display()))?;
+    for (name, bytes) in &set_globals {
+        rt.write_global(prog, name, bytes)
+            .with_context(|| format!("--set-global {name}"))?;
+    }
+    let mut buffers: Vec<Option<(BufferId, Ty)>> = Vec::new();
+    let mut arg_bytes = Vec::new();
+    for arg in &args {
+        match arg {
+            Arg::Scalar(b) => {
+                buffers.push(None);
+                arg_bytes.push(b.clone());
+            }
+            Arg::Buffer(ty, b) => {
+                let id = rt.alloc_buffer(b.len() as u64)?;
+                rt.upload(id, 0, b)?;
+                arg_bytes.push(rt.buffer_address(id)?.to_le_bytes().to_vec());
+                buffers.push(Some((id, *ty)));
+            }
+        }
+    }
+    let launch = Launch {
+        program: prog,
+        kernel: a.kernel.clone(),
+        range: NdRange {
+            global,
+            local,
+            offset,
+            dims,
+        },
+        args: arg_bytes,
+    };
+    let t0 = Instant::now();
+    let timing = rt.launch(&launch).context("launch failed")?;
+    let wall = t0.elapsed();
+    let kernel_ms = timing
+        .kernel_ns
+        .map_or(wall.as_secs_f64() * 1e3, |ns| ns as f64 / 1e6);
+    for (n, p) in &outs {
+        if let Some(Some((id, ty))) = buffers.get(*n) {
+            values::write_file(*ty, p, &rt.download(*id)?)?;
+        }
+    }
+    let globals = rt.globals(prog)?;
+    if a.json {
+        let mut args_json = Vec::new();
+        for (i, b) in buffers.iter().enumerate() {
+            if let Some((id, ty)) = b {
+                let data = rt.download(*id)?;
+                args_json.push(format!(
+                    "{{\"index\":{i},\"type\":\"{}\",\"data\":{}}}",
+                    ty.name(),
+                    ty.json_array(&data)
+                ));
+            }
+        }
+        let mut globals_json = Vec::new();
+        for g in globals.iter().filter(|g| g.host_name.is_some()) {
+            let name = g.host_name.clone().unwrap_or_default();
+            let bytes = rt.read_global(prog, &name)?;
+            globals_json.push(format!(
+                "{}:{}",
+                pisa_translator::diag::json_str(&name),
+                Ty::U8.json_array(&bytes)
+            ));
+        }
+        println!(
+            "{{\"args\":[{}],\"globals\":{{{}}},\"kernel_ms\":{kernel_ms}}}",
+            args_json.join(","),
+            globals_json.join(",")
+        );
+    } else {
+        println!(
+            "ran @{} on {} ({global:?} work-items)",
+            a.kernel.trim_start_matches('@'),
+            rt.device_info().name
+        );
+        for (i, b) in buffers.iter().enumerate() {
+            if let Some((id, ty)) = b {
+                let data = rt.download(*id)?;
+                let n = data.len() / ty.size();
+                let shown: Vec<String> = data
+                    .chunks_exact(ty.size())
+                    .take(16)
+                    .map(|c| ty.json(c))
+                    .collect();
+                println!(
+                    "arg {i} ({} x{n}): [{}{}]",
+                    ty.name(),
+                    shown.join(", "),
+                    if n > 16 { ", ..." } else { "" }
+                );
+            }
+        }
+        for g in globals.iter().filter(|g| g.host_name.is_some()) {
+            let name = g.host_name.clone().unwrap_or_default();
+            let bytes = rt.read_global(prog, &name)?;
+            println!("global {name}: {}", Ty::U8.json_array(&bytes));
+        }
+    }
+    if a.time {
+        let src = if timing.kernel_ns.is_some() {
+            "GPU timestamps"
+        } else {
+            "host clock"
+        };
+        eprintln!("kernel time: {kernel_ms:.3} ms ({src})");
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+pub fn devices() -> Result<std::process::ExitCode> {
+    let devs = pisa_vk_runtime::list_devices().context("cannot list Vulkan devices")?;
+    if devs.is_empty() {
+        bail!("no Vulkan device found: install a Vulkan driver, e.g. `apt-get install mesa-vulkan-drivers` (lavapipe, no GPU needed)");
+    }
+    for d in devs {
+        let f = d.features;
+        let feats: Vec<&str> = [
+            (d.buffer_device_address, "bufferDeviceAddress"),
+            (f.int8, "int8"),
+            (f.int16, "int16"),
+            (f.int64, "int64"),
+            (f.float16, "float16"),
+            (f.float64, "float64"),
+            (f.storage8, "storage8"),
+            (f.storage16, "storage16"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, n)| *n)
+        .collect();
+        println!(
+            "{}: {} ({:?}), driver {}, Vulkan {}.{}.{}, subgroup size {}, max work-group {}, shared {} KiB\n   features: {}",
+            d.index,
+            d.name,
+            d.kind,
+            d.driver,
+            d.api_version.0,
+            d.api_version.1,
+            d.api_version.2,
+            d.subgroup_size,
+            d.max_workgroup_invocations,
+            d.max_shared_bytes / 1024,
+            feats.join(" ")
+        );
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}

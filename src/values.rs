@@ -1,0 +1,286 @@
+//! Typed values on the command line and in output: `TYPE:VALUE` scalars,
+//! `buf:TYPE:...` buffers, `raw:HEX`, `.npy`/`.bin` files, JSON numbers that
+//! round-trip exactly.
+
+use anyhow::{anyhow, bail, Context, Result};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ty {
+    U8,
+    U16,
+    U32,
+    U64,
+    I8,
+    I16,
+    I32,
+    I64,
+    F16,
+    F32,
+    F64,
+}
+
+impl Ty {
+    pub fn parse(s: &str) -> Result<Ty> {
+        Ok(match s {
+            "u8" => Ty::U8,
+            "u16" => Ty::U16,
+            "u32" => Ty::U32,
+            "u64" => Ty::U64,
+            "i8" => Ty::I8,
+            "i16" => Ty::I16,
+            "i32" => Ty::I32,
+            "i64" => Ty::I64,
+            "f16" => Ty::F16,
+            "f32" => Ty::F32,
+            "f64" => Ty::F64,
+            _ => bail!("unknown type `{s}` (one of u8 u16 u32 u64 i8 i16 i32 i64 f16 f32 f64)"),
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Ty::U8 => "u8",
+            Ty::U16 => "u16",
+            Ty::U32 => "u32",
+            Ty::U64 => "u64",
+            Ty::I8 => "i8",
+            Ty::I16 => "i16",
+            Ty::I32 => "i32",
+            Ty::I64 => "i64",
+            Ty::F16 => "f16",
+            Ty::F32 => "f32",
+            Ty::F64 => "f64",
+        }
+    }
+    pub fn size(self) -> usize {
+        match self {
+            Ty::U8 | Ty::I8 => 1,
+            Ty::U16 | Ty::I16 | Ty::F16 => 2,
+            Ty::U32 | Ty::I32 | Ty::F32 => 4,
+            Ty::U64 | Ty::I64 | Ty::F64 => 8,
+        }
+    }
+    /// numpy's `descr`.
+    pub fn npy(self) -> &'static str {
+        match self {
+            Ty::U8 => "|u1",
+            Ty::U16 => "<u2",
+            Ty::U32 => "<u4",
+            Ty::U64 => "<u8",
+            Ty::I8 => "|i1",
+            Ty::I16 => "<i2",
+            Ty::I32 => "<i4",
+            Ty::I64 => "<i8",
+            Ty::F16 => "<f2",
+            Ty::F32 => "<f4",
+            Ty::F64 => "<f8",
+        }
+    }
+    pub fn from_npy(d: &str) -> Option<Ty> {
+        let d = d.trim_start_matches(['<', '|', '=']);
+        Some(match d {
+            "u1" => Ty::U8,
+            "u2" => Ty::U16,
+            "u4" => Ty::U32,
+            "u8" => Ty::U64,
+            "i1" => Ty::I8,
+            "i2" => Ty::I16,
+            "i4" => Ty::I32,
+            "i8" => Ty::I64,
+            "f2" => Ty::F16,
+            "f4" => Ty::F32,
+            "f8" => Ty::F64,
+            _ => return None,
+        })
+    }
+    fn is_float(self) -> bool {
+        matches!(self, Ty::F16 | Ty::F32 | Ty::F64)
+    }
+
+    /// One value as little-endian bytes.
+    pub fn encode(self, s: &str) -> Result<Vec<u8>> {
+        let s = s.trim();
+        let n = self.size();
+        if self.is_float() {
+            let v: f64 = match s {
+                "nan" => f64::NAN,
+                "inf" => f64::INFINITY,
+                "-inf" => f64::NEG_INFINITY,
+                _ => s
+                    .parse()
+                    .map_err(|_| anyhow!("`{s}` is not a {} value", self.name()))?,
+            };
+            return Ok(match self {
+                Ty::F16 => half::f16::from_f64(v).to_bits().to_le_bytes().to_vec(),
+                Ty::F32 => (v as f32).to_bits().to_le_bytes().to_vec(),
+                _ => v.to_bits().to_le_bytes().to_vec(),
+            });
+        }
+        let (neg, digits) = match s.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, s),
+        };
+        let mag: u128 = match digits
+            .strip_prefix("0x")
+            .or_else(|| digits.strip_prefix("0X"))
+        {
+            Some(h) => u128::from_str_radix(h, 16),
+            None => digits.parse(),
+        }
+        .map_err(|_| anyhow!("`{s}` is not a {} value", self.name()))?;
+        let bits = n * 8;
+        let signed = matches!(self, Ty::I8 | Ty::I16 | Ty::I32 | Ty::I64);
+        let v: i128 = if neg { -(mag as i128) } else { mag as i128 };
+        let (lo, hi) = if signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        if v < lo || v > hi {
+            bail!("{s} does not fit in {}", self.name());
+        }
+        Ok((v as u128).to_le_bytes()[..n].to_vec())
+    }
+
+    /// One value from bytes, as JSON (floats round-trip; NaN/inf as strings).
+    pub fn json(self, b: &[u8]) -> String {
+        let mut w = [0u8; 8];
+        w[..b.len()].copy_from_slice(b);
+        let u = u64::from_le_bytes(w);
+        let f = |x: f64, s: String| {
+            if x.is_nan() {
+                "\"nan\"".to_string()
+            } else if x.is_infinite() {
+                if x > 0.0 { "\"inf\"" } else { "\"-inf\"" }.to_string()
+            } else {
+                s
+            }
+        };
+        match self {
+            Ty::U8 | Ty::U16 | Ty::U32 | Ty::U64 => u.to_string(),
+            Ty::I8 => (u as i8).to_string(),
+            Ty::I16 => (u as i16).to_string(),
+            Ty::I32 => (u as i32).to_string(),
+            Ty::I64 => (u as i64).to_string(),
+            Ty::F16 => {
+                let x = half::f16::from_bits(u as u16);
+                f(x.to_f64(), float_json(x.to_f32().to_string()))
+            }
+            Ty::F32 => {
+                let x = f32::from_bits(u as u32);
+                f(x as f64, float_json(x.to_string()))
+            }
+            Ty::F64 => {
+                let x = f64::from_bits(u);
+                f(x, float_json(x.to_string()))
+            }
+        }
+    }
+
+    pub fn json_array(self, bytes: &[u8]) -> String {
+        let items: Vec<String> = bytes
+            .chunks_exact(self.size())
+            .map(|c| self.json(c))
+            .collect();
+        format!("[{}]", items.join(","))
+    }
+}
+
+/// Rust prints the shortest decimal that round-trips; keep a `.0` so the
+/// value reads back as a float.
+fn float_json(s: String) -> String {
+    if s.contains(['.', 'e', 'E']) {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+/// Comma-separated values as bytes.
+pub fn encode_list(ty: Ty, list: &str) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    for v in list.split(',').filter(|v| !v.trim().is_empty()) {
+        out.extend(ty.encode(v)?);
+    }
+    Ok(out)
+}
+
+/// Reads a `.npy` (checking its type) or raw little-endian `.bin` file.
+pub fn read_file(ty: Ty, path: &str) -> Result<Vec<u8>> {
+    let data = std::fs::read(path).with_context(|| format!("cannot read {path}"))?;
+    if !path.ends_with(".npy") {
+        return Ok(data);
+    }
+    if data.len() < 10 || &data[..6] != b"\x93NUMPY" {
+        bail!("{path} is not a .npy file");
+    }
+    let (hlen, start) = if data[6] == 1 {
+        (u16::from_le_bytes([data[8], data[9]]) as usize, 10)
+    } else {
+        (
+            u32::from_le_bytes([data[8], data[9], data[10], data[11]]) as usize,
+            12,
+        )
+    };
+    let header =
+        std::str::from_utf8(data.get(start..start + hlen).unwrap_or_default()).unwrap_or("");
+    let descr = header
+        .split("'descr':")
+        .nth(1)
+        .and_then(|r| r.split('\'').nth(1))
+        .ok_or_else(|| anyhow!("{path}: no dtype in the .npy header"))?;
+    let file_ty =
+        Ty::from_npy(descr).ok_or_else(|| anyhow!("{path}: unsupported dtype {descr}"))?;
+    if file_ty != ty {
+        bail!(
+            "{path} holds {} values, but the argument says {}",
+            file_ty.name(),
+            ty.name()
+        );
+    }
+    if header.contains("'fortran_order': True") {
+        bail!("{path}: Fortran-ordered arrays are not supported");
+    }
+    Ok(data[start + hlen..].to_vec())
+}
+
+/// Writes `.npy` (1-D) or raw `.bin`.
+pub fn write_file(ty: Ty, path: &str, bytes: &[u8]) -> Result<()> {
+    let data = if path.ends_with(".npy") {
+        let n = bytes.len() / ty.size();
+        let mut header = format!(
+            "{{'descr': '{}', 'fortran_order': False, 'shape': ({n},), }}",
+            ty.npy()
+        );
+        // magic (6) + version (2) + length (2) + header + '\n' is a multiple of 64
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend((header.len() as u16).to_le_bytes());
+        out.extend(header.as_bytes());
+        out.extend_from_slice(bytes);
+        out
+    } else {
+        bytes.to_vec()
+    };
+    std::fs::write(path, data).with_context(|| format!("cannot write {path}"))
+}
+
+pub fn parse_hex(s: &str) -> Result<Vec<u8>> {
+    let s: String = s
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '_')
+        .collect();
+    let s = s.strip_prefix("0x").unwrap_or(&s);
+    if s.len() % 2 != 0 {
+        bail!("`raw:` needs an even number of hex digits");
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| {
+            u8::from_str_radix(&s[i..i + 2], 16)
+                .map_err(|_| anyhow!("`{}` is not hex", &s[i..i + 2]))
+        })
+        .collect()
+}
