@@ -59,6 +59,45 @@ pub struct Pending {
     param_buffers: Vec<BufferId>,
 }
 
+/// One dispatch of an NDRange: work-groups of one size at one group offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Region {
+    local: [u32; 3],
+    groups: [u32; 3],
+    group_offset: [u32; 3],
+}
+
+/// Splits an NDRange whose global size is not a multiple of the local size
+/// into up to 8 dispatches, so that the partial last work-group of each
+/// dimension really is smaller (OpenCL 2.0): every dispatched work-item is in
+/// range and work-group barriers stay uniform.
+fn regions_of(global: [u32; 3], local: [u32; 3]) -> Vec<Region> {
+    let mut out = Vec::new();
+    for mask in 0..8u32 {
+        let mut r = Region {
+            local: [0; 3],
+            groups: [0; 3],
+            group_offset: [0; 3],
+        };
+        for d in 0..3 {
+            let full = global[d] / local[d];
+            let rem = global[d] % local[d];
+            if mask & (1 << d) == 0 {
+                r.local[d] = local[d];
+                r.groups[d] = full;
+            } else {
+                r.local[d] = rem;
+                r.groups[d] = u32::from(rem > 0);
+                r.group_offset[d] = full;
+            }
+        }
+        if r.groups.iter().all(|&g| g > 0) && r.local.iter().all(|&l| l > 0) {
+            out.push(r);
+        }
+    }
+    out
+}
+
 fn align_up(x: u32, a: u32) -> u32 {
     x.div_ceil(a.max(1)) * a.max(1)
 }
@@ -140,10 +179,13 @@ impl Runtime {
         let mut prepared = Vec::new();
         for l in launches {
             let (ki, local, block) = self.resolve(l)?;
-            let pipeline = self.pipeline(l.program, ki, local)?;
+            let mut regions = Vec::new();
+            for r in regions_of(l.range.global, local) {
+                regions.push((r, self.pipeline(l.program, ki, r.local)?));
+            }
             let pbuf = self.alloc_buffer(block.len().max(8) as u64)?;
             self.upload(pbuf, 0, &block)?;
-            prepared.push((l, local, pipeline, pbuf));
+            prepared.push((l, local, regions, pbuf));
         }
         let d = &self.device;
         let cmd = unsafe {
@@ -183,23 +225,10 @@ impl Runtime {
             }
         }
         let mut param_buffers = Vec::new();
-        for (i, (l, local, pipeline, pbuf)) in prepared.into_iter().enumerate() {
+        for (i, (l, local, regions, pbuf)) in prepared.into_iter().enumerate() {
             let p = self.program(l.program)?;
             let (layout, data_base) = (p.layout, p.data_base);
             let params = self.buffer_address(pbuf)?;
-            let mut pc = Vec::with_capacity(pisa_translator::spirv::PUSH_BYTES as usize);
-            pc.extend_from_slice(&data_base.to_le_bytes());
-            pc.extend_from_slice(&params.to_le_bytes());
-            for v in l.range.offset {
-                pc.extend_from_slice(&v.to_le_bytes());
-            }
-            pc.extend_from_slice(&l.range.dims.clamp(1, 3).to_le_bytes());
-            for v in l.range.global {
-                pc.extend_from_slice(&v.to_le_bytes());
-            }
-            let groups: Vec<u32> = (0..3)
-                .map(|k| l.range.global[k].div_ceil(local[k]))
-                .collect();
             let d = &self.device;
             unsafe {
                 if i > 0 {
@@ -219,8 +248,6 @@ impl Runtime {
                         &[],
                     );
                 }
-                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
-                d.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::COMPUTE, 0, &pc);
                 if let Some(q) = query {
                     d.cmd_write_timestamp(
                         cmd,
@@ -229,7 +256,21 @@ impl Runtime {
                         2 * i as u32,
                     );
                 }
-                d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
+                for (r, pipeline) in regions {
+                    let mut pc = Vec::with_capacity(pisa_translator::spirv::PUSH_BYTES as usize);
+                    pc.extend_from_slice(&data_base.to_le_bytes());
+                    pc.extend_from_slice(&params.to_le_bytes());
+                    for v in l.range.offset {
+                        pc.extend_from_slice(&v.to_le_bytes());
+                    }
+                    pc.extend_from_slice(&l.range.dims.clamp(1, 3).to_le_bytes());
+                    for v in l.range.global.iter().chain(&r.group_offset).chain(&local) {
+                        pc.extend_from_slice(&v.to_le_bytes());
+                    }
+                    d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
+                    d.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::COMPUTE, 0, &pc);
+                    d.cmd_dispatch(cmd, r.groups[0], r.groups[1], r.groups[2]);
+                }
                 if let Some(q) = query {
                     d.cmd_write_timestamp(
                         cmd,

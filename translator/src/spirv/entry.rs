@@ -18,12 +18,31 @@ pub enum Push {
     GlobalOffsetX = 2,
     WorkDim = 5,
     GlobalSizeX = 6,
+    GroupOffsetX = 9,
+    EnqueuedX = 12,
 }
 
-/// Byte offsets of the push-constant members.
-pub const PUSH_OFFSETS: [u32; 9] = [0, 8, 16, 20, 24, 28, 32, 36, 40];
+/// Push-constant members: name and byte offset (docs/abi.md). The first two
+/// are `uvec2` (64-bit addresses), the rest `u32`.
+pub const PUSH_MEMBERS: [(&str, u32); 15] = [
+    ("data_base", 0),
+    ("params", 8),
+    ("global_offset_x", 16),
+    ("global_offset_y", 20),
+    ("global_offset_z", 24),
+    ("work_dim", 28),
+    ("global_size_x", 32),
+    ("global_size_y", 36),
+    ("global_size_z", 40),
+    ("group_offset_x", 44),
+    ("group_offset_y", 48),
+    ("group_offset_z", 52),
+    ("enqueued_local_size_x", 56),
+    ("enqueued_local_size_y", 60),
+    ("enqueued_local_size_z", 64),
+];
 /// Size of the push-constant block in bytes.
-pub const PUSH_BYTES: u32 = 44;
+pub const PUSH_BYTES: u32 = 68;
 
 impl Tx<'_> {
     fn push_var(&mut self) -> Word {
@@ -32,24 +51,15 @@ impl Tx<'_> {
         }
         let u32t = self.uint(32);
         let uv2 = self.vec(u32t, 2);
-        let members = [uv2, uv2, u32t, u32t, u32t, u32t, u32t, u32t, u32t];
+        let members: Vec<Word> = (0..PUSH_MEMBERS.len())
+            .map(|i| if i < 2 { uv2 } else { u32t })
+            .collect();
         let st = self.b.type_struct_id(None, members);
         self.b.decorate(st, Decoration::Block, []);
-        let names = [
-            "data_base",
-            "params",
-            "global_offset_x",
-            "global_offset_y",
-            "global_offset_z",
-            "work_dim",
-            "global_size_x",
-            "global_size_y",
-            "global_size_z",
-        ];
-        for (i, off) in PUSH_OFFSETS.iter().enumerate() {
+        for (i, (name, off)) in PUSH_MEMBERS.iter().enumerate() {
             self.b
                 .member_decorate(st, i as u32, Decoration::Offset, [SOp::LiteralBit32(*off)]);
-            self.b.member_name(st, i as u32, names[i]);
+            self.b.member_name(st, i as u32, *name);
         }
         self.b.name(st, "PisaLaunch");
         let pt = self.ptr(StorageClass::PushConstant, st);
@@ -102,7 +112,7 @@ impl Tx<'_> {
         w
     }
 
-    /// Loads a push-constant member (`index` into [`PUSH_OFFSETS`]).
+    /// Loads a push-constant member (`index` into [`PUSH_MEMBERS`]).
     pub fn push_load(&mut self, index: u32) -> R<Word> {
         let v = self.push_var();
         let u32t = self.uint(32);
@@ -128,6 +138,15 @@ impl Tx<'_> {
         Ok(self.b.composite_extract(u32t, None, v, [d])?)
     }
 
+    /// `%groupid`: the dispatch's group id plus the group offset of the
+    /// region being dispatched.
+    fn group_id(&mut self, d: u32) -> R<Word> {
+        let g = self.builtin_elem(BuiltIn::WorkgroupId, "pisa_group_id", d)?;
+        let off = self.push_load(Push::GroupOffsetX as u32 + d)?;
+        let u32t = self.uint(32);
+        Ok(self.b.i_add(u32t, None, g, off)?)
+    }
+
     fn wg_elem(&mut self, d: u32) -> R<Word> {
         let w = self.wg_size();
         let u32t = self.uint(32);
@@ -147,27 +166,21 @@ impl Fx<'_, '_> {
                 tx.builtin_elem(BuiltIn::LocalInvocationId, "pisa_local_id", d)?,
                 32,
             ),
-            "groupid" => (
-                tx.builtin_elem(BuiltIn::WorkgroupId, "pisa_group_id", d)?,
-                32,
-            ),
-            "groupcount" => (
-                tx.builtin_elem(BuiltIn::NumWorkgroups, "pisa_group_count", d)?,
-                32,
-            ),
-            "enqueuedlocalsize" => (tx.wg_elem(d)?, 32),
-            "localsize" => {
-                // the last work-group of a partial NDRange is smaller
-                let wg = tx.wg_elem(d)?;
-                let g = tx.builtin_elem(BuiltIn::WorkgroupId, "pisa_group_id", d)?;
+            "groupid" => (tx.group_id(d)?, 32),
+            // the whole NDRange's count, not the dispatched region's:
+            // ceil(global size / enqueued local size)
+            "groupcount" => {
                 let size = tx.push_load(Push::GlobalSizeX as u32 + d)?;
-                let start = tx.b.i_mul(u32t, None, g, wg)?;
-                let left = tx.b.i_sub(u32t, None, size, start)?;
-                (
-                    tx.glsl_op(u32t, spirv::GlslStd450Op::UMin, &[wg, left])?,
-                    32,
-                )
+                let enq = tx.push_load(Push::EnqueuedX as u32 + d)?;
+                let one = tx.const_u32(1);
+                let m1 = tx.b.i_sub(u32t, None, enq, one)?;
+                let up = tx.b.i_add(u32t, None, size, m1)?;
+                (tx.b.u_div(u32t, None, up, enq)?, 32)
             }
+            "enqueuedlocalsize" => (tx.push_load(Push::EnqueuedX as u32 + d)?, 32),
+            // the runtime dispatches a partial last work-group with its own,
+            // smaller work-group size (docs/abi.md)
+            "localsize" => (tx.wg_elem(d)?, 32),
             "globalsize" | "globaloffset" => {
                 let base = if name == "globalsize" {
                     Push::GlobalSizeX
@@ -185,7 +198,7 @@ impl Fx<'_, '_> {
 }
 
 /// One GLCompute entry point per kernel: a wrapper that skips work-items
-/// outside the global size (partial work-groups) and calls the kernel body.
+/// outside the global size and calls the kernel body.
 pub fn emit_entry_points(tx: &mut Tx) -> Result<(), TranslateError> {
     let kernels: Vec<&FuncDecl> = tx
         .functions()
@@ -208,9 +221,9 @@ pub fn emit_entry_points(tx: &mut Tx) -> Result<(), TranslateError> {
         let u32t = tx.uint(32);
         let mut inside = tx.const_bool(true);
         for d in 0..3 {
-            let g = tx.builtin_elem(BuiltIn::WorkgroupId, "pisa_group_id", d)?;
+            let g = tx.group_id(d)?;
             let l = tx.builtin_elem(BuiltIn::LocalInvocationId, "pisa_local_id", d)?;
-            let wg = tx.wg_elem(d)?;
+            let wg = tx.push_load(Push::EnqueuedX as u32 + d)?;
             let gl = tx.b.i_mul(u32t, None, g, wg)?;
             let id = tx.b.i_add(u32t, None, gl, l)?;
             let size = tx.push_load(Push::GlobalSizeX as u32 + d)?;

@@ -19,7 +19,7 @@ mod types;
 use crate::Module;
 use rspirv::binary::{Assemble, Disassemble};
 
-pub use entry::{PUSH_BYTES, PUSH_OFFSETS};
+pub use entry::{PUSH_BYTES, PUSH_MEMBERS};
 pub use layout::Layout;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
