@@ -1,7 +1,6 @@
 //! `pisa`: assemble, check, translate and run PISA programs.
 
 mod run;
-mod values;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};

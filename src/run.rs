@@ -1,7 +1,7 @@
 //! `pisa run` and `pisa devices`: a thin layer over `pisa-vk-runtime`.
 
-use crate::values::{self, Ty};
 use anyhow::{anyhow, bail, Context, Result};
+use pisa_vk_runtime::values::{self, ArgSpec as Arg, Ty};
 use pisa_vk_runtime::{BufferId, Launch, NdRange, Runtime, RuntimeOptions};
 use std::time::{Duration, Instant};
 
@@ -47,37 +47,6 @@ pub struct RunArgs {
     pub timeout: f64,
 }
 
-/// A parsed `--arg`.
-enum Arg {
-    Scalar(Vec<u8>),
-    Buffer(Ty, Vec<u8>),
-}
-
-fn parse_arg(s: &str) -> Result<Arg> {
-    if let Some(hex) = s.strip_prefix("raw:") {
-        return Ok(Arg::Scalar(values::parse_hex(hex)?));
-    }
-    if let Some(rest) = s.strip_prefix("buf:") {
-        let (t, v) = rest
-            .split_once(':')
-            .ok_or_else(|| anyhow!("expected buf:TYPE:VALUES"))?;
-        let ty = Ty::parse(t)?;
-        let bytes = if let Some(n) = v.strip_prefix("zeros:") {
-            let n: usize = n.parse().map_err(|_| anyhow!("`{n}` is not a count"))?;
-            vec![0; n * ty.size()]
-        } else if let Some(path) = v.strip_prefix('@') {
-            values::read_file(ty, path)?
-        } else {
-            values::encode_list(ty, v)?
-        };
-        return Ok(Arg::Buffer(ty, bytes));
-    }
-    let (t, v) = s
-        .split_once(':')
-        .ok_or_else(|| anyhow!("expected TYPE:VALUE, buf:TYPE:..., or raw:HEX"))?;
-    Ok(Arg::Scalar(Ty::parse(t)?.encode(v)?))
-}
-
 fn parse_dims(s: &str, what: &str) -> Result<([u32; 3], u32)> {
     let parts: Vec<&str> = s.split(',').collect();
     if parts.is_empty() || parts.len() > 3 {
@@ -120,7 +89,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         .args
         .iter()
         .enumerate()
-        .map(|(i, s)| parse_arg(s).with_context(|| format!("--arg {i} `{s}`")))
+        .map(|(i, s)| values::parse_arg(s).with_context(|| format!("--arg {i} `{s}`")))
         .collect::<Result<_>>()?;
     let mut set_globals = Vec::new();
     for g in &a.set_globals {

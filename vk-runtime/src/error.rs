@@ -25,6 +25,8 @@ pub enum RuntimeError {
     OutOfMemory(String),
     #[error("the kernel did not finish within {0:?} (a kernel that never ends?); the device may stay busy until the process exits")]
     Timeout(Duration),
+    #[error("the driver stopped a loop of the kernel early (Mesa's llvmpipe ends every loop of a work-item after 65,535 iterations in all), so the results are invalid; run on another driver or split the work")]
+    LoopLimit,
     #[error("the runtime is unusable after an earlier timeout or device loss")]
     Unusable,
     #[error(transparent)]

@@ -57,6 +57,9 @@ pub struct Pending {
     query: Option<vk::QueryPool>,
     count: u32,
     param_buffers: Vec<BufferId>,
+    status: BufferId,
+    /// Per launch: the work-items that must report completion, if counted.
+    expected: Vec<Option<u32>>,
 }
 
 /// One dispatch of an NDRange: work-groups of one size at one group offset.
@@ -225,9 +228,17 @@ impl Runtime {
             }
         }
         let mut param_buffers = Vec::new();
+        let status_buf = self.alloc_buffer(4 * count.max(1) as u64)?;
+        let status_base = self.buffer_address(status_buf)?;
+        let mut expected = Vec::new();
         for (i, (l, local, regions, pbuf)) in prepared.into_iter().enumerate() {
             let p = self.program(l.program)?;
             let (layout, data_base) = (p.layout, p.data_base);
+            expected.push(
+                p.counts_completion
+                    .then(|| l.range.global.iter().fold(1u32, |a, &g| a.wrapping_mul(g))),
+            );
+            let status = status_base + 4 * i as u64;
             let params = self.buffer_address(pbuf)?;
             let d = &self.device;
             unsafe {
@@ -267,6 +278,8 @@ impl Runtime {
                     for v in l.range.global.iter().chain(&r.group_offset).chain(&local) {
                         pc.extend_from_slice(&v.to_le_bytes());
                     }
+                    pc.extend_from_slice(&[0; 4]);
+                    pc.extend_from_slice(&status.to_le_bytes());
                     d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
                     d.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::COMPUTE, 0, &pc);
                     d.cmd_dispatch(cmd, r.groups[0], r.groups[1], r.groups[2]);
@@ -314,6 +327,8 @@ impl Runtime {
             query,
             count,
             param_buffers,
+            status: status_buf,
+            expected,
         })
     }
 
@@ -330,6 +345,23 @@ impl Runtime {
                 self.poisoned = true;
                 return Err(Err::<(), _>(e).vk("vkWaitForFences").unwrap_err());
             }
+        }
+        let counts = self.download(p.status)?;
+        let short = p.expected.iter().enumerate().any(|(i, e)| {
+            e.is_some_and(|want| {
+                u32::from_le_bytes([
+                    counts[4 * i],
+                    counts[4 * i + 1],
+                    counts[4 * i + 2],
+                    counts[4 * i + 3],
+                ]) != want
+            })
+        });
+        if short {
+            // work-items were switched off by the driver (its loop cap; see
+            // the translator's entry points): the results cannot be trusted
+            self.release(p);
+            return Err(RuntimeError::LoopLimit);
         }
         let mut timings = vec![LaunchTiming::default(); p.count as usize];
         if let Some(q) = p.query {
@@ -349,16 +381,23 @@ impl Runtime {
                     t.kernel_ns = Some((ticks as f64 * self.timestamp_period as f64) as u64);
                 }
             }
-            unsafe { self.device.destroy_query_pool(q, None) };
         }
+        self.release(p);
+        Ok(timings)
+    }
+
+    fn release(&mut self, p: Pending) {
         unsafe {
+            if let Some(q) = p.query {
+                self.device.destroy_query_pool(q, None);
+            }
             self.device.destroy_fence(p.fence, None);
             self.device.free_command_buffers(self.cmd_pool, &[p.cmd]);
         }
         for b in p.param_buffers {
             self.free_buffer(b);
         }
-        Ok(timings)
+        self.free_buffer(p.status);
     }
 
     /// Launches one kernel and waits for it.

@@ -12,6 +12,7 @@ mod error;
 mod features;
 mod launch;
 mod program;
+pub mod values;
 
 pub use device::{list_devices, DeviceInfo, DeviceKind, Runtime, RuntimeOptions};
 pub use error::RuntimeError;

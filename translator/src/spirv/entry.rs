@@ -20,11 +20,12 @@ pub enum Push {
     GlobalSizeX = 6,
     GroupOffsetX = 9,
     EnqueuedX = 12,
+    Status = 15,
 }
 
-/// Push-constant members: name and byte offset (docs/abi.md). The first two
-/// are `uvec2` (64-bit addresses), the rest `u32`.
-pub const PUSH_MEMBERS: [(&str, u32); 15] = [
+/// Push-constant members: name and byte offset (docs/abi.md). `data_base`,
+/// `params` and `status` are `uvec2` (64-bit addresses), the rest `u32`.
+pub const PUSH_MEMBERS: [(&str, u32); 16] = [
     ("data_base", 0),
     ("params", 8),
     ("global_offset_x", 16),
@@ -40,9 +41,15 @@ pub const PUSH_MEMBERS: [(&str, u32); 15] = [
     ("enqueued_local_size_x", 56),
     ("enqueued_local_size_y", 60),
     ("enqueued_local_size_z", 64),
+    // address of a u32 that counts completed work-items (docs/abi.md)
+    ("status", 72),
 ];
 /// Size of the push-constant block in bytes.
-pub const PUSH_BYTES: u32 = 68;
+pub const PUSH_BYTES: u32 = 80;
+
+fn is_address_member(i: usize) -> bool {
+    i < 2 || i == Push::Status as usize
+}
 
 impl Tx<'_> {
     fn push_var(&mut self) -> Word {
@@ -52,7 +59,7 @@ impl Tx<'_> {
         let u32t = self.uint(32);
         let uv2 = self.vec(u32t, 2);
         let members: Vec<Word> = (0..PUSH_MEMBERS.len())
-            .map(|i| if i < 2 { uv2 } else { u32t })
+            .map(|i| if is_address_member(i) { uv2 } else { u32t })
             .collect();
         let st = self.b.type_struct_id(None, members);
         self.b.decorate(st, Decoration::Block, []);
@@ -116,7 +123,11 @@ impl Tx<'_> {
     pub fn push_load(&mut self, index: u32) -> R<Word> {
         let v = self.push_var();
         let u32t = self.uint(32);
-        let t = if index < 2 { self.vec(u32t, 2) } else { u32t };
+        let t = if is_address_member(index as usize) {
+            self.vec(u32t, 2)
+        } else {
+            u32t
+        };
         let pt = self.ptr(StorageClass::PushConstant, t);
         let idx = self.const_u32(index);
         let p = self.b.access_chain(pt, None, v, [idx])?;
@@ -238,6 +249,20 @@ pub fn emit_entry_points(tx: &mut Tx) -> Result<(), TranslateError> {
         let (_, _, _) = fn_type(tx, k);
         let body = tx.func_ids[&k.name];
         tx.b.function_call(void, None, body, [])?;
+        if tx.uses_dispatch {
+            // Some drivers cap loop iterations to survive runaway shaders
+            // (Mesa 22's llvmpipe silently switches a work-item off after
+            // 65,535 loop iterations in all). Each work-item that completes
+            // adds one to the launch's status word; the runtime compares the
+            // count with the work-items it launched.
+            let addr = tx.push_addr(Push::Status)?;
+            let pt = tx.ptr(StorageClass::PhysicalStorageBuffer, u32t);
+            let p = tx.b.convert_u_to_ptr(pt, None, addr)?;
+            let scope = tx.const_u32(spirv::Scope::Device as u32);
+            let sem = tx.const_u32(0);
+            let one = tx.const_u32(1);
+            tx.b.atomic_i_add(u32t, None, p, scope, sem, one)?;
+        }
         tx.b.branch(end)?;
         tx.b.begin_block(Some(end))?;
         tx.b.ret()?;

@@ -380,10 +380,33 @@ fn emit_function<'m>(tx: &mut Tx<'m>, index: u32, f: &'m FuncDecl) -> Result<(),
         em.close(&mut fx, None)?;
         fx.tx.b.begin_block(Some(sw_merge))?;
         fx.tx.b.branch(cont)?;
+        // The dispatch loop is left only by returning, but some drivers cap
+        // loop iterations (Mesa 22's llvmpipe breaks out after 65,535 in
+        // all). The back edge tests a condition the compiler cannot see is
+        // always false (work_dim is 1..3), so the merge block stays in the
+        // program; reaching it spoils the launch's completion count (see
+        // entry.rs) and the runtime reports an error instead of a result.
         fx.tx.b.begin_block(Some(cont))?;
-        fx.tx.b.branch(header)?;
+        let dims = fx.tx.push_load(super::entry::Push::WorkDim as u32)?;
+        let never = fx.tx.const_u32(u32::MAX);
+        let bt = fx.tx.bool_ty();
+        let stop = fx.tx.b.i_equal(bt, None, dims, never)?;
+        fx.tx.b.branch_conditional(stop, merge, header, [])?;
         fx.tx.b.begin_block(Some(merge))?;
-        fx.tx.b.unreachable()?;
+        let addr = fx.tx.push_addr(super::entry::Push::Status)?;
+        let pt = fx.tx.ptr(StorageClass::PhysicalStorageBuffer, u32t);
+        let p = fx.tx.b.convert_u_to_ptr(pt, None, addr)?;
+        let scope = fx.tx.const_u32(spirv::Scope::Device as u32);
+        let sem = fx.tx.const_u32(0);
+        let poison = fx.tx.const_u32(1 << 31);
+        fx.tx.b.atomic_i_add(u32t, None, p, scope, sem, poison)?;
+        if ret == fx.tx.void() {
+            fx.tx.b.ret()?;
+        } else {
+            let u = fx.tx.b.undef(ret, None);
+            fx.tx.b.ret_value(u)?;
+        }
+        fx.tx.uses_dispatch = true;
     } else {
         let mut em = Emitter {
             sp: Splitter::new(),

@@ -27,6 +27,9 @@ pub struct Tx<'m> {
     /// SPIR-V function id of each PISA function, by name.
     pub func_ids: HashMap<Name, Word>,
     pub file_id: Word,
+    /// Some function needed the dispatch loop (see `entry.rs`: such
+    /// modules count completed work-items).
+    pub uses_dispatch: bool,
 }
 
 impl<'m> Tx<'m> {
@@ -59,6 +62,7 @@ impl<'m> Tx<'m> {
             shared_arena: None,
             func_ids: HashMap::new(),
             file_id,
+            uses_dispatch: false,
         };
         tx.cap(Capability::Shader);
         tx.cap(Capability::PhysicalStorageBufferAddresses);

@@ -1,8 +1,22 @@
-//! Typed values on the command line and in output: `TYPE:VALUE` scalars,
+//! Typed host data, as tools write it:  `TYPE:VALUE` scalars,
 //! `buf:TYPE:...` buffers, `raw:HEX`, `.npy`/`.bin` files, JSON numbers that
 //! round-trip exactly.
 
-use anyhow::{anyhow, bail, Context, Result};
+use crate::RuntimeError;
+
+type Result<T> = std::result::Result<T, RuntimeError>;
+
+macro_rules! bail {
+    ($($t:tt)*) => { return Err(RuntimeError::BadArgument(format!($($t)*))) };
+}
+
+fn anyhow(msg: String) -> RuntimeError {
+    RuntimeError::BadArgument(msg)
+}
+
+macro_rules! anyhow {
+    ($($t:tt)*) => { anyhow(format!($($t)*)) };
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ty {
@@ -206,7 +220,7 @@ pub fn encode_list(ty: Ty, list: &str) -> Result<Vec<u8>> {
 
 /// Reads a `.npy` (checking its type) or raw little-endian `.bin` file.
 pub fn read_file(ty: Ty, path: &str) -> Result<Vec<u8>> {
-    let data = std::fs::read(path).with_context(|| format!("cannot read {path}"))?;
+    let data = std::fs::read(path).map_err(|e| anyhow!("cannot read {path}: {e}"))?;
     if !path.ends_with(".npy") {
         return Ok(data);
     }
@@ -264,7 +278,7 @@ pub fn write_file(ty: Ty, path: &str, bytes: &[u8]) -> Result<()> {
     } else {
         bytes.to_vec()
     };
-    std::fs::write(path, data).with_context(|| format!("cannot write {path}"))
+    std::fs::write(path, data).map_err(|e| anyhow!("cannot write {path}: {e}"))
 }
 
 pub fn parse_hex(s: &str) -> Result<Vec<u8>> {
@@ -283,4 +297,40 @@ pub fn parse_hex(s: &str) -> Result<Vec<u8>> {
                 .map_err(|_| anyhow!("`{}` is not hex", &s[i..i + 2]))
         })
         .collect()
+}
+
+/// A kernel argument as `pisa run --arg` writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgSpec {
+    /// Parameter bytes (`TYPE:VALUE`, `raw:HEX`).
+    Scalar(Vec<u8>),
+    /// A buffer with these contents; the parameter receives its address.
+    Buffer(Ty, Vec<u8>),
+}
+
+/// Parses `TYPE:VALUE`, `buf:TYPE:V1,V2,...`, `buf:TYPE:zeros:COUNT`,
+/// `buf:TYPE:@PATH` (`.npy` or raw `.bin`), `raw:HEX`.
+pub fn parse_arg(s: &str) -> Result<ArgSpec> {
+    if let Some(hex) = s.strip_prefix("raw:") {
+        return Ok(ArgSpec::Scalar(parse_hex(hex)?));
+    }
+    if let Some(rest) = s.strip_prefix("buf:") {
+        let (t, v) = rest
+            .split_once(':')
+            .ok_or_else(|| anyhow!("expected buf:TYPE:VALUES"))?;
+        let ty = Ty::parse(t)?;
+        let bytes = if let Some(n) = v.strip_prefix("zeros:") {
+            let n: usize = n.parse().map_err(|_| anyhow!("`{n}` is not a count"))?;
+            vec![0; n * ty.size()]
+        } else if let Some(path) = v.strip_prefix('@') {
+            read_file(ty, path)?
+        } else {
+            encode_list(ty, v)?
+        };
+        return Ok(ArgSpec::Buffer(ty, bytes));
+    }
+    let (t, v) = s
+        .split_once(':')
+        .ok_or_else(|| anyhow!("expected TYPE:VALUE, buf:TYPE:..., or raw:HEX"))?;
+    Ok(ArgSpec::Scalar(Ty::parse(t)?.encode(v)?))
 }
