@@ -38,8 +38,6 @@ pub(crate) struct Program {
     pub globals: Vec<GlobalInfo>,
     pub data: Option<BufferId>,
     pub data_base: u64,
-    /// Kernels count completed work-items in the status word.
-    pub counts_completion: bool,
 }
 
 impl Program {
@@ -176,7 +174,6 @@ impl Runtime {
             globals,
             data,
             data_base,
-            counts_completion: layout.as_ref().is_some_and(|l| l.counts_completion),
         }));
         Ok(ProgramId(self.programs.len() - 1))
     }

@@ -41,7 +41,8 @@ pub const PUSH_MEMBERS: [(&str, u32); 16] = [
     ("enqueued_local_size_x", 56),
     ("enqueued_local_size_y", 60),
     ("enqueued_local_size_z", 64),
-    // address of a u32 that counts completed work-items (docs/abi.md)
+    // address of a u32 the kernel sets when the driver cut a loop short
+    // (docs/abi.md)
     ("status", 72),
 ];
 /// Size of the push-constant block in bytes.
@@ -249,20 +250,7 @@ pub fn emit_entry_points(tx: &mut Tx) -> Result<(), TranslateError> {
         let (_, _, _) = fn_type(tx, k);
         let body = tx.func_ids[&k.name];
         tx.b.function_call(void, None, body, [])?;
-        if tx.uses_dispatch {
-            // Some drivers cap loop iterations to survive runaway shaders
-            // (Mesa 22's llvmpipe silently switches a work-item off after
-            // 65,535 loop iterations in all). Each work-item that completes
-            // adds one to the launch's status word; the runtime compares the
-            // count with the work-items it launched.
-            let addr = tx.push_addr(Push::Status)?;
-            let pt = tx.ptr(StorageClass::PhysicalStorageBuffer, u32t);
-            let p = tx.b.convert_u_to_ptr(pt, None, addr)?;
-            let scope = tx.const_u32(spirv::Scope::Device as u32);
-            let sem = tx.const_u32(0);
-            let one = tx.const_u32(1);
-            tx.b.atomic_i_add(u32t, None, p, scope, sem, one)?;
-        }
+
         tx.b.branch(end)?;
         tx.b.begin_block(Some(end))?;
         tx.b.ret()?;

@@ -381,11 +381,12 @@ fn emit_function<'m>(tx: &mut Tx<'m>, index: u32, f: &'m FuncDecl) -> Result<(),
         fx.tx.b.begin_block(Some(sw_merge))?;
         fx.tx.b.branch(cont)?;
         // The dispatch loop is left only by returning, but some drivers cap
-        // loop iterations (Mesa 22's llvmpipe breaks out after 65,535 in
-        // all). The back edge tests a condition the compiler cannot see is
-        // always false (work_dim is 1..3), so the merge block stays in the
-        // program; reaching it spoils the launch's completion count (see
-        // entry.rs) and the runtime reports an error instead of a result.
+        // loop iterations to survive runaway shaders (Mesa 22's llvmpipe
+        // breaks out of loops after 65,535 iterations in all). The back edge
+        // tests a condition the compiler cannot see is always false
+        // (work_dim is 1..3), so the loop's merge block stays in the program;
+        // reaching it sets the launch's status word and the runtime reports
+        // an error instead of a wrong result.
         fx.tx.b.begin_block(Some(cont))?;
         let dims = fx.tx.push_load(super::entry::Push::WorkDim as u32)?;
         let never = fx.tx.const_u32(u32::MAX);
@@ -396,10 +397,13 @@ fn emit_function<'m>(tx: &mut Tx<'m>, index: u32, f: &'m FuncDecl) -> Result<(),
         let addr = fx.tx.push_addr(super::entry::Push::Status)?;
         let pt = fx.tx.ptr(StorageClass::PhysicalStorageBuffer, u32t);
         let p = fx.tx.b.convert_u_to_ptr(pt, None, addr)?;
-        let scope = fx.tx.const_u32(spirv::Scope::Device as u32);
-        let sem = fx.tx.const_u32(0);
-        let poison = fx.tx.const_u32(1 << 31);
-        fx.tx.b.atomic_i_add(u32t, None, p, scope, sem, poison)?;
+        let one = fx.tx.const_u32(1);
+        fx.tx.b.store(
+            p,
+            one,
+            Some(spirv::MemoryAccess::ALIGNED),
+            [SOp::LiteralBit32(4)],
+        )?;
         if ret == fx.tx.void() {
             fx.tx.b.ret()?;
         } else {

@@ -69,9 +69,9 @@ pub struct Layout {
     /// Data-block offsets of variables, by (function or `u32::MAX` for module scope, name).
     pub data_offsets: HashMap<(u32, Name), u64>,
     pub kernels: Vec<KernelLayout>,
-    /// Kernels add 1 per completed work-item to the status word
-    /// (docs/abi.md); the runtime checks the count.
-    pub counts_completion: bool,
+    /// Some kernel has a dispatch loop, which sets the status word when the
+    /// driver cuts it short (docs/abi.md).
+    pub sets_status: bool,
 }
 
 /// The value a function's address stands for: its index in the module + 1

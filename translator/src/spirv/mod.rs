@@ -73,7 +73,7 @@ pub fn translate(m: &Module) -> Result<Spirv, TranslateError> {
     function::check_recursion(&tx)?;
     function::emit_all(&mut tx)?;
     entry::emit_entry_points(&mut tx)?;
-    tx.layout.counts_completion = tx.uses_dispatch;
+    tx.layout.sets_status = tx.uses_dispatch;
     let (module, layout) = tx.finish();
     Ok(Spirv {
         words: module.assemble(),

@@ -27,8 +27,7 @@ pub struct Tx<'m> {
     /// SPIR-V function id of each PISA function, by name.
     pub func_ids: HashMap<Name, Word>,
     pub file_id: Word,
-    /// Some function needed the dispatch loop (see `entry.rs`: such
-    /// modules count completed work-items).
+    /// Some function needed the dispatch loop.
     pub uses_dispatch: bool,
 }
 

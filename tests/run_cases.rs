@@ -1,0 +1,387 @@
+//! End-to-end runs on the Vulkan device (lavapipe in CI), every case through
+//! both the library and the `pisa run` command line, with the validation
+//! layer on. Cases are data: a program, its launch, and exact expected outputs.
+
+use pisa_vk_runtime::values::{self, ArgSpec, Ty};
+use pisa_vk_runtime::{Launch, NdRange, Runtime, RuntimeError, RuntimeOptions};
+use std::path::Path;
+use std::process::Command;
+
+struct Case {
+    file: &'static str,
+    kernel: &'static str,
+    global: &'static str,
+    local: Option<&'static str>,
+    args: &'static [&'static str],
+    set_globals: &'static [&'static str],
+    /// (buffer argument index, "TYPE:V1,V2,...")
+    expect: &'static [(usize, &'static str)],
+    /// (host name, "TYPE:V1,...")
+    expect_globals: &'static [(&'static str, &'static str)],
+}
+
+macro_rules! case {
+    ($file:expr, $kernel:expr, $global:expr, $local:expr, [$($arg:expr),*], [$($set:expr),*], [$($e:expr),*], [$($g:expr),*]) => {
+        Case { file: $file, kernel: $kernel, global: $global, local: $local, args: &[$($arg),*],
+               set_globals: &[$($set),*], expect: &[$($e),*], expect_globals: &[$($g),*] }
+    };
+}
+
+const CASES: &[Case] = &[
+    // vector add with a partial last work-group (10 = 4 + 4 + 2)
+    case!(
+        "tests/run/vadd.pisa",
+        "vadd",
+        "10",
+        Some("4"),
+        [
+            "buf:u32:0,1,2,3,4,5,6,7,8,9",
+            "buf:u32:100,101,102,103,104,105,106,107,108,109",
+            "buf:u32:zeros:10",
+            "u32:10"
+        ],
+        [],
+        [(2, "u32:100,102,104,106,108,110,112,114,116,118")],
+        []
+    ),
+    case!(
+        "shaders/saxpy.pisa",
+        "saxpy",
+        "10",
+        Some("4"),
+        [
+            "f32:2",
+            "buf:f32:1,2,3,4,5,6,7,8,9,10",
+            "buf:f32:0.5,0,0,0,0,0,0,0,0,-20",
+            "u32:10"
+        ],
+        [],
+        [(2, "f32:2.5,4,6,8,10,12,14,16,18,0")],
+        []
+    ),
+    // work-group reduction through .shared and barrier.workgroup; the last group has 5 work-items
+    case!(
+        "shaders/reduce.pisa",
+        "reduce",
+        "21",
+        Some("8"),
+        [
+            "buf:u32:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21",
+            "buf:u32:zeros:3",
+            "u32:21"
+        ],
+        [],
+        [(1, "u32:36,100,95")],
+        []
+    ),
+    case!(
+        "shaders/prefix_sum.pisa",
+        "prefix_sum",
+        "10",
+        Some("16"),
+        [
+            "buf:i32:1,2,3,4,5,6,7,8,9,-10",
+            "buf:i32:zeros:10",
+            "u32:10"
+        ],
+        [],
+        [(1, "i32:1,3,6,10,15,21,28,36,45,35")],
+        []
+    ),
+    // initialized globals, @sym and @sym+off dereferenced, host-written and host-read globals
+    case!(
+        "tests/run/globals.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u32:zeros:4"],
+        ["count=u32:5"],
+        [(0, "u32:30,20,1,6")],
+        [("count", "u32:6"), ("table", "u32:10,20,30,40")]
+    ),
+    // a struct parameter read at its members' offsets
+    case!(
+        "tests/run/struct_param.pisa",
+        "unpack",
+        "1",
+        None,
+        ["raw:110033224400000088776655", "buf:u32:zeros:4"],
+        [],
+        [(1, "u32:17,8755,68,1432778632")],
+        []
+    ),
+    // .private array addressed through registers, with a byte store inside a word
+    case!(
+        "tests/run/private_array.pisa",
+        "squares",
+        "1",
+        None,
+        ["buf:u32:zeros:3"],
+        [],
+        [(0, "u32:45016,43785,171")],
+        []
+    ),
+    // gotos forming an irreducible graph
+    case!(
+        "tests/run/irreducible.pisa",
+        "irreducible",
+        "4",
+        Some("4"),
+        ["buf:u32:zeros:4"],
+        [],
+        [(0, "u32:32,33,32,33")],
+        []
+    ),
+    // a call chain with scalar and vector arguments and results
+    case!(
+        "tests/run/calls.pisa",
+        "chain",
+        "3",
+        Some("3"),
+        ["buf:u32:zeros:9"],
+        [],
+        [(0, "u32:5,2,1,13,3,2,25,4,3")],
+        []
+    ),
+];
+
+fn root(p: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(p)
+        .display()
+        .to_string()
+}
+
+fn dims(s: &str) -> ([u32; 3], u32) {
+    let v: Vec<u32> = s.split(',').map(|x| x.parse().unwrap()).collect();
+    let mut d = [1; 3];
+    d[..v.len()].copy_from_slice(&v);
+    (d, v.len() as u32)
+}
+
+fn expected(spec: &str) -> (Ty, Vec<u8>) {
+    let (t, v) = spec.split_once(':').unwrap();
+    let ty = Ty::parse(t).unwrap();
+    (ty, values::encode_list(ty, v).unwrap())
+}
+
+fn runtime() -> Runtime {
+    Runtime::new(RuntimeOptions {
+        validation: true,
+        pipeline_cache: false,
+        ..Default::default()
+    })
+    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)")
+}
+
+#[test]
+fn cases_through_the_library() {
+    let mut rt = runtime();
+    for c in CASES {
+        let src = std::fs::read_to_string(root(c.file)).unwrap();
+        let m = pisa_translator::assemble(c.file, &src).unwrap_or_else(|d| panic!("{d}"));
+        let prog = rt.load(&m).unwrap();
+        for g in c.set_globals {
+            let (name, spec) = g.split_once('=').unwrap();
+            rt.write_global(prog, name, &expected(spec).1).unwrap();
+        }
+        let mut bufs = Vec::new();
+        let mut args = Vec::new();
+        for a in c.args {
+            match values::parse_arg(a).unwrap() {
+                ArgSpec::Scalar(b) => {
+                    bufs.push(None);
+                    args.push(b);
+                }
+                ArgSpec::Buffer(_, b) => {
+                    let id = rt.alloc_buffer(b.len() as u64).unwrap();
+                    rt.upload(id, 0, &b).unwrap();
+                    args.push(rt.buffer_address(id).unwrap().to_le_bytes().to_vec());
+                    bufs.push(Some(id));
+                }
+            }
+        }
+        let (global, d) = dims(c.global);
+        let range = NdRange {
+            global,
+            local: c.local.map(|l| dims(l).0),
+            offset: [0; 3],
+            dims: d,
+        };
+        rt.launch(&Launch {
+            program: prog,
+            kernel: c.kernel.into(),
+            range,
+            args,
+        })
+        .unwrap_or_else(|e| panic!("{}: {e}", c.file));
+        for (i, spec) in c.expect {
+            let (_, want) = expected(spec);
+            let got = rt.download(bufs[*i].unwrap()).unwrap();
+            assert_eq!(got, want, "{}: argument {i}: expected {spec}", c.file);
+        }
+        for (name, spec) in c.expect_globals {
+            assert_eq!(
+                rt.read_global(prog, name).unwrap(),
+                expected(spec).1,
+                "{}: global {name}",
+                c.file
+            );
+        }
+    }
+    let msgs = rt.validation_messages();
+    assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
+}
+
+fn pisa() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pisa"));
+    c.env("PISA_VALIDATION", "1");
+    c
+}
+
+#[test]
+fn cases_through_the_command_line() {
+    for c in CASES {
+        let mut cmd = pisa();
+        cmd.args([
+            "run",
+            &root(c.file),
+            "--kernel",
+            c.kernel,
+            "--global",
+            c.global,
+            "--json",
+        ]);
+        if let Some(l) = c.local {
+            cmd.args(["--local", l]);
+        }
+        for a in c.args {
+            cmd.arg(format!("--arg={a}"));
+        }
+        for g in c.set_globals {
+            cmd.args(["--set-global", g]);
+        }
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{}: {stderr}", c.file);
+        assert!(
+            !stderr.contains("vulkan validation"),
+            "{}: {stderr}",
+            c.file
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for (i, spec) in c.expect {
+            let (ty, want) = expected(spec);
+            let arg = json["args"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|a| a["index"] == *i)
+                .unwrap();
+            assert_eq!(arg["type"], ty.name());
+            let got: Vec<u8> = arg["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|v| {
+                    ty.encode(v.as_str().map_or(v.to_string(), str::to_string).as_str())
+                        .unwrap()
+                })
+                .collect();
+            assert_eq!(got, want, "{}: argument {i}", c.file);
+        }
+        for (name, spec) in c.expect_globals {
+            let bytes: Vec<u8> = json["globals"][name]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap() as u8)
+                .collect();
+            assert_eq!(bytes, expected(spec).1, "{}: global {name}", c.file);
+        }
+        assert!(json["kernel_ms"].as_f64().unwrap() >= 0.0);
+    }
+}
+
+#[test]
+fn a_kernel_that_never_ends_hits_the_timeout() {
+    let t = std::time::Instant::now();
+    // millions of work-items: llvmpipe caps each one's loop, so the launch
+    // must still outlast the timeout
+    let out = pisa()
+        .args([
+            "run",
+            &root("tests/run/forever.pisa"),
+            "--kernel",
+            "forever",
+            "--global",
+            "16777216",
+            "--local",
+            "64",
+        ])
+        .args(["--arg", "buf:u32:zeros:1", "--timeout", "1"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("did not finish within 1s"), "{stderr}");
+    assert!(
+        t.elapsed().as_secs() < 30,
+        "the process must not hang after a timeout"
+    );
+}
+
+#[test]
+fn long_loops_give_the_right_count_or_an_error() {
+    let mut rt = runtime();
+    let src = std::fs::read_to_string(root("tests/run/count.pisa")).unwrap();
+    let m = pisa_translator::assemble("count.pisa", &src).unwrap();
+    let prog = rt.load(&m).unwrap();
+    let out = rt.alloc_buffer(4).unwrap();
+    let n = 100_000u32;
+    let args = vec![
+        rt.buffer_address(out).unwrap().to_le_bytes().to_vec(),
+        n.to_le_bytes().to_vec(),
+    ];
+    let r = rt.launch(&Launch {
+        program: prog,
+        kernel: "count".into(),
+        range: NdRange::d1(1),
+        args,
+    });
+    if rt.device_info().name.contains("llvmpipe") {
+        assert!(matches!(r, Err(RuntimeError::LoopLimit)), "{r:?}");
+    } else {
+        r.unwrap();
+        assert_eq!(rt.read::<u32>(out).unwrap(), vec![n]);
+    }
+}
+
+#[test]
+fn malformed_arguments_are_errors_before_anything_runs() {
+    for (arg, msg) in [
+        ("buf:u33:1", "unknown type `u33`"),
+        ("u8:300", "300 does not fit in u8"),
+        ("raw:abc", "even number of hex digits"),
+        ("f32", "expected TYPE:VALUE"),
+    ] {
+        let out = pisa()
+            .args([
+                "run",
+                &root("tests/run/vadd.pisa"),
+                "--kernel",
+                "vadd",
+                "--global",
+                "4",
+                "--arg",
+                arg,
+            ])
+            .env("PISA_DEVICE", "no-such-device")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        // the device selection would fail: the argument error must come first
+        assert!(stderr.contains(msg), "{arg}: {stderr}");
+    }
+}
