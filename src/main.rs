@@ -44,7 +44,7 @@ enum Command {
         dis: bool,
     },
     /// Run a kernel on a Vulkan device and print its results.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// List the Vulkan devices.
     Devices,
 }
@@ -64,7 +64,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Check { files, json, quiet } => check(&files, json, quiet),
         Command::Spirv { file, output, dis } => spirv(&file, output.as_deref(), dis),
-        Command::Run(a) => run::run(a),
+        Command::Run(a) => run::run(*a),
         Command::Devices => run::devices(),
     }
 }

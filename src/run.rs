@@ -122,7 +122,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         }
         outs.push((n, p.to_string()));
     }
-    if !(a.timeout > 0.0) {
+    if a.timeout.is_nan() || a.timeout <= 0.0 {
         bail!("--timeout must be positive");
     }
     let module = if is_spirv {

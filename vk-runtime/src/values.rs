@@ -287,7 +287,7 @@ pub fn parse_hex(s: &str) -> Result<Vec<u8>> {
         .filter(|c| !c.is_whitespace() && *c != '_')
         .collect();
     let s = s.strip_prefix("0x").unwrap_or(&s);
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         bail!("`raw:` needs an even number of hex digits");
     }
     (0..s.len())
