@@ -155,6 +155,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     let mut rt = Runtime::new(RuntimeOptions {
         device: a.device.clone(),
         timeout: Duration::from_secs_f64(a.timeout),
+        timestamps: a.time || a.json,
         ..Default::default()
     })
     .context("cannot start the Vulkan runtime")?;

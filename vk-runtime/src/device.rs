@@ -45,6 +45,8 @@ pub struct RuntimeOptions {
     pub timeout: Duration,
     /// Keep the pipeline cache in the user's cache directory.
     pub pipeline_cache: bool,
+    /// Measure each launch with GPU timestamps ([`crate::LaunchTiming`]).
+    pub timestamps: bool,
 }
 
 impl Default for RuntimeOptions {
@@ -54,6 +56,7 @@ impl Default for RuntimeOptions {
             validation: std::env::var_os("PISA_VALIDATION").is_some_and(|v| v != "0"),
             timeout: Duration::from_secs(10),
             pipeline_cache: true,
+            timestamps: false,
         }
     }
 }
@@ -276,6 +279,8 @@ pub struct Runtime {
     pub(crate) programs: Vec<Option<crate::program::Program>>,
     /// After a timeout or device loss nothing may be destroyed safely.
     pub(crate) poisoned: bool,
+    /// Per-submission objects ready for reuse.
+    pub(crate) slots: Vec<crate::launch::Slot>,
 }
 
 impl Runtime {
@@ -302,7 +307,7 @@ impl Runtime {
             .iter()
             .position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE))
             .ok_or(RuntimeError::NoDevice)? as u32;
-        let timestamps = qfs[queue_family as usize].timestamp_valid_bits > 0;
+        let timestamps = opts.timestamps && qfs[queue_family as usize].timestamp_valid_bits > 0;
         let f = info.features;
         // the PISA-relevant features the device has (docs/abi.md); a module
         // that needs a missing one is rejected when it is loaded
@@ -369,6 +374,7 @@ impl Runtime {
             buffers: Vec::new(),
             programs: Vec::new(),
             poisoned: false,
+            slots: Vec::new(),
         })
     }
 
@@ -419,6 +425,14 @@ impl Drop for Runtime {
             let _ = self.device.device_wait_idle();
         }
         self.save_pipeline_cache();
+        for slot in std::mem::take(&mut self.slots) {
+            unsafe {
+                self.device.destroy_fence(slot.fence, None);
+                if let Some((q, _)) = slot.query {
+                    self.device.destroy_query_pool(q, None);
+                }
+            }
+        }
         let programs = std::mem::take(&mut self.programs);
         for p in programs.into_iter().flatten() {
             p.destroy(self);

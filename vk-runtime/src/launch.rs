@@ -52,12 +52,17 @@ pub struct LaunchTiming {
 /// Launches submitted but not yet waited for.
 #[must_use = "wait for the launches with Runtime::wait"]
 pub struct Pending {
-    fence: vk::Fence,
-    cmd: vk::CommandBuffer,
-    query: Option<vk::QueryPool>,
+    slot: Slot,
     count: u32,
-    param_buffers: Vec<BufferId>,
-    status: BufferId,
+}
+
+/// Objects one submission uses, kept for the next one.
+pub(crate) struct Slot {
+    pub cmd: vk::CommandBuffer,
+    pub fence: vk::Fence,
+    pub query: Option<(vk::QueryPool, u32)>,
+    pub params: Option<(BufferId, u64)>,
+    pub status: Option<(BufferId, u64)>,
 }
 
 /// One dispatch of an NDRange: work-groups of one size at one group offset.
@@ -173,48 +178,99 @@ impl Runtime {
         Ok((ki, local, block))
     }
 
+    /// A reusable set of per-submission objects (command buffer, fence,
+    /// timestamp queries, argument and status buffers), so a launch
+    /// allocates nothing once the runtime is warm.
+    fn take_slot(&mut self, count: u32, param_bytes: u64) -> Result<Slot> {
+        let mut slot = match self.slots.pop() {
+            Some(s) => s,
+            None => {
+                let d = &self.device;
+                let cmd = unsafe {
+                    d.allocate_command_buffers(
+                        &vk::CommandBufferAllocateInfo::default()
+                            .command_pool(self.cmd_pool)
+                            .level(vk::CommandBufferLevel::PRIMARY)
+                            .command_buffer_count(1),
+                    )
+                }
+                .vk("vkAllocateCommandBuffers")?[0];
+                let fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
+                    .vk("vkCreateFence")?;
+                Slot {
+                    cmd,
+                    fence,
+                    query: None,
+                    params: None,
+                    status: None,
+                }
+            }
+        };
+        if self.timestamps && slot.query.is_none_or(|(_, n)| n < 2 * count) {
+            if let Some((q, _)) = slot.query.take() {
+                unsafe { self.device.destroy_query_pool(q, None) };
+            }
+            let n = (2 * count).next_power_of_two();
+            let q = unsafe {
+                self.device.create_query_pool(
+                    &vk::QueryPoolCreateInfo::default()
+                        .query_type(vk::QueryType::TIMESTAMP)
+                        .query_count(n),
+                    None,
+                )
+            }
+            .vk("vkCreateQueryPool")?;
+            slot.query = Some((q, n));
+        }
+        for (buf, need) in [
+            (&mut slot.params, param_bytes.max(16)),
+            (&mut slot.status, 4 * count.max(1) as u64),
+        ] {
+            if buf.is_none_or(|(_, cap)| cap < need) {
+                if let Some((b, _)) = buf.take() {
+                    self.free_buffer(b);
+                }
+                let cap = need.next_power_of_two();
+                *buf = Some((self.alloc_buffer(cap)?, cap));
+            }
+        }
+        Ok(slot)
+    }
+
     /// Records the launches into one command buffer, in order (each sees the
     /// memory effects of the previous ones), and submits it.
     pub fn submit(&mut self, launches: &[Launch]) -> Result<Pending> {
         self.usable()?;
         let mut prepared = Vec::new();
+        let mut blocks = Vec::new();
         for l in launches {
             let (ki, local, block) = self.resolve(l)?;
             let mut regions = Vec::new();
             for r in regions_of(l.range.global, local) {
                 regions.push((r, self.pipeline(l.program, ki, r.local)?));
             }
-            let pbuf = self.alloc_buffer(block.len().max(8) as u64)?;
-            self.upload(pbuf, 0, &block)?;
-            prepared.push((l, local, regions, pbuf));
+            // argument blocks back to back, 16-byte aligned
+            let off = blocks.len().div_ceil(16) * 16;
+            blocks.resize(off, 0);
+            blocks.extend_from_slice(&block);
+            prepared.push((l, local, regions, off as u64));
         }
-        let d = &self.device;
-        let cmd = unsafe {
-            d.allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(self.cmd_pool)
-                    .level(vk::CommandBufferLevel::PRIMARY)
-                    .command_buffer_count(1),
-            )
-        }
-        .vk("vkAllocateCommandBuffers")?[0];
         let count = prepared.len() as u32;
-        let query = if self.timestamps && count > 0 {
-            Some(
-                unsafe {
-                    d.create_query_pool(
-                        &vk::QueryPoolCreateInfo::default()
-                            .query_type(vk::QueryType::TIMESTAMP)
-                            .query_count(2 * count),
-                        None,
-                    )
-                }
-                .vk("vkCreateQueryPool")?,
-            )
-        } else {
-            None
+        let slot = self.take_slot(count, blocks.len() as u64)?;
+        let (pbuf, sbuf) = (slot.params.map(|p| p.0), slot.status.map(|s| s.0));
+        let (Some(pbuf), Some(sbuf)) = (pbuf, sbuf) else {
+            return Err(RuntimeError::Unusable);
         };
+        self.upload(pbuf, 0, &blocks)?;
+        self.upload(sbuf, 0, &vec![0; 4 * count as usize])?;
+        let params_base = self.buffer_address(pbuf)?;
+        let status_base = self.buffer_address(sbuf)?;
+        let cmd = slot.cmd;
+        let query = slot.query.map(|q| q.0);
         unsafe {
+            let d = &self.device;
+            d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
+                .vk("vkResetCommandBuffer")?;
             d.begin_command_buffer(
                 cmd,
                 &vk::CommandBufferBeginInfo::default()
@@ -225,14 +281,11 @@ impl Runtime {
                 d.cmd_reset_query_pool(cmd, q, 0, 2 * count);
             }
         }
-        let mut param_buffers = Vec::new();
-        let status_buf = self.alloc_buffer(4 * count.max(1) as u64)?;
-        let status_base = self.buffer_address(status_buf)?;
-        for (i, (l, local, regions, pbuf)) in prepared.into_iter().enumerate() {
+        for (i, (l, local, regions, poff)) in prepared.into_iter().enumerate() {
             let p = self.program(l.program)?;
             let (layout, data_base) = (p.layout, p.data_base);
+            let params = params_base + poff;
             let status = status_base + 4 * i as u64;
-            let params = self.buffer_address(pbuf)?;
             let d = &self.device;
             unsafe {
                 if i > 0 {
@@ -261,18 +314,24 @@ impl Runtime {
                     );
                 }
                 for (r, pipeline) in regions {
-                    let mut pc = Vec::with_capacity(pisa_translator::spirv::PUSH_BYTES as usize);
-                    pc.extend_from_slice(&data_base.to_le_bytes());
-                    pc.extend_from_slice(&params.to_le_bytes());
-                    for v in l.range.offset {
-                        pc.extend_from_slice(&v.to_le_bytes());
+                    let mut pc = [0u8; pisa_translator::spirv::PUSH_BYTES as usize];
+                    let mut put =
+                        |at: usize, bytes: &[u8]| pc[at..at + bytes.len()].copy_from_slice(bytes);
+                    put(0, &data_base.to_le_bytes());
+                    put(8, &params.to_le_bytes());
+                    let per_dim = [
+                        (16, l.range.offset),
+                        (32, l.range.global),
+                        (44, r.group_offset),
+                        (56, local),
+                    ];
+                    for (base, v) in per_dim {
+                        for (k, x) in v.iter().enumerate() {
+                            put(base + 4 * k, &x.to_le_bytes());
+                        }
                     }
-                    pc.extend_from_slice(&l.range.dims.clamp(1, 3).to_le_bytes());
-                    for v in l.range.global.iter().chain(&r.group_offset).chain(&local) {
-                        pc.extend_from_slice(&v.to_le_bytes());
-                    }
-                    pc.extend_from_slice(&[0; 4]);
-                    pc.extend_from_slice(&status.to_le_bytes());
+                    put(28, &l.range.dims.clamp(1, 3).to_le_bytes());
+                    put(72, &status.to_le_bytes());
                     d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
                     d.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::COMPUTE, 0, &pc);
                     d.cmd_dispatch(cmd, r.groups[0], r.groups[1], r.groups[2]);
@@ -286,7 +345,6 @@ impl Runtime {
                     );
                 }
             }
-            param_buffers.push(pbuf);
         }
         let d = &self.device;
         unsafe {
@@ -304,30 +362,25 @@ impl Runtime {
             );
             d.end_command_buffer(cmd).vk("vkEndCommandBuffer")?;
         }
-        let fence =
-            unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }.vk("vkCreateFence")?;
         let cmds = [cmd];
         let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-        if let Err(e) = unsafe { d.queue_submit(self.queue, &submit, fence) }.vk("vkQueueSubmit") {
+        if let Err(e) =
+            unsafe { d.queue_submit(self.queue, &submit, slot.fence) }.vk("vkQueueSubmit")
+        {
             if matches!(e, RuntimeError::DeviceLost) {
                 self.poisoned = true;
+            } else {
+                self.slots.push(slot);
             }
             return Err(e);
         }
-        Ok(Pending {
-            fence,
-            cmd,
-            query,
-            count,
-            param_buffers,
-            status: status_buf,
-        })
+        Ok(Pending { slot, count })
     }
 
     /// Waits for submitted launches, up to the runtime's timeout.
     pub fn wait(&mut self, p: Pending) -> Result<Vec<LaunchTiming>> {
         let ns = self.timeout.as_nanos().min(u64::MAX as u128) as u64;
-        match unsafe { self.device.wait_for_fences(&[p.fence], true, ns) } {
+        match unsafe { self.device.wait_for_fences(&[p.slot.fence], true, ns) } {
             Ok(()) => {}
             Err(vk::Result::TIMEOUT) => {
                 self.poisoned = true;
@@ -338,15 +391,14 @@ impl Runtime {
                 return Err(Err::<(), _>(e).vk("vkWaitForFences").unwrap_err());
             }
         }
-        let status = self.download(p.status)?;
-        if status.iter().any(|&b| b != 0) {
-            // a kernel's dispatch loop was cut short by the driver (see the
-            // translator's function.rs): the results cannot be trusted
-            self.release(p);
-            return Err(RuntimeError::LoopLimit);
-        }
+        let slot = p.slot;
+        unsafe { self.device.reset_fences(&[slot.fence]) }.vk("vkResetFences")?;
+        let status = match slot.status {
+            Some((b, _)) => self.download(b)?,
+            None => Vec::new(),
+        };
         let mut timings = vec![LaunchTiming::default(); p.count as usize];
-        if let Some(q) = p.query {
+        if let Some((q, _)) = slot.query {
             let mut data = vec![0u64; 2 * p.count as usize];
             if unsafe {
                 self.device.get_query_pool_results(
@@ -364,22 +416,13 @@ impl Runtime {
                 }
             }
         }
-        self.release(p);
+        self.slots.push(slot);
+        if status.iter().take(4 * p.count as usize).any(|&b| b != 0) {
+            // a kernel's dispatch loop was cut short by the driver (see the
+            // translator's function.rs): the results cannot be trusted
+            return Err(RuntimeError::LoopLimit);
+        }
         Ok(timings)
-    }
-
-    fn release(&mut self, p: Pending) {
-        unsafe {
-            if let Some(q) = p.query {
-                self.device.destroy_query_pool(q, None);
-            }
-            self.device.destroy_fence(p.fence, None);
-            self.device.free_command_buffers(self.cmd_pool, &[p.cmd]);
-        }
-        for b in p.param_buffers {
-            self.free_buffer(b);
-        }
-        self.free_buffer(p.status);
     }
 
     /// Launches one kernel and waits for it.
