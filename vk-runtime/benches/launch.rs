@@ -183,7 +183,7 @@ fn main() {
     ))
     .unwrap();
     let rm = pisa_translator::assemble("reduce.pisa", &src).unwrap();
-    let mut load = |label: &str| {
+    let load = |label: &str| {
         std::env::set_var("XDG_CACHE_HOME", &dir);
         let mut rt = Runtime::new(RuntimeOptions {
             validation: false,
