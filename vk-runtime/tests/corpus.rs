@@ -9,24 +9,7 @@ use std::path::Path;
 
 /// Cases whose instructions are not lowered yet, with the reason. A case
 /// listed here that starts passing fails the test, so the list stays true.
-const NOT_YET: &[(&str, &str)] = &[
-    (
-        "CTS-fadd__fadd_bfloat_bfloat",
-        "bfloat arithmetic (fadd.bf) not lowered",
-    ),
-    (
-        "CTS-fadd__fadd_half_half",
-        "half arithmetic (fadd.hf) not lowered",
-    ),
-    (
-        "CTS-fmul__fmul_v4half_v4half",
-        "half arithmetic (fmul.hf) not lowered",
-    ),
-    (
-        "CTS-llvm.maxnum__maxnum.llvm.maxnum_half_half",
-        "half arithmetic (fmax.hf) not lowered",
-    ),
-];
+const NOT_YET: &[(&str, &str)] = &[];
 
 fn elem_size(t: &str) -> usize {
     match t {

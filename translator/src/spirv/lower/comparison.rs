@@ -1,5 +1,6 @@
 //! Comparison and selection (spec chapter 16).
 
+use super::float16::half_to_f32;
 use super::{bits_of, Ins, R};
 use crate::spirv::function::Fx;
 use rspirv::dr::Builder;
@@ -47,11 +48,17 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
         "scmp" | "ucmp" | "fcmp" => {
             let cop = ins.q("cop").unwrap_or("eq");
             let p = if ins.name == "fcmp" {
-                if !matches!(ty, "f" | "df") {
-                    return Ok(false);
-                }
-                let a = fx.read_f(ins.opr("src0")?, bits)?;
-                let b = fx.read_f(ins.opr("src1")?, bits)?;
+                let (a, b) = if matches!(ty, "hf" | "bf") {
+                    // exact in f32
+                    let a = fx.read(ins.opr("src0")?, 16)?;
+                    let b = fx.read(ins.opr("src1")?, 16)?;
+                    (half_to_f32(fx, a, ty)?, half_to_f32(fx, b, ty)?)
+                } else {
+                    (
+                        fx.read_f(ins.opr("src0")?, bits)?,
+                        fx.read_f(ins.opr("src1")?, bits)?,
+                    )
+                };
                 float_cmp(cop)(&mut fx.tx.b, bt, None, a, b)?
             } else {
                 let a = fx.read(ins.opr("src0")?, bits)?;

@@ -2,6 +2,7 @@
 //! `extract`/`insert`, `sext`/`zext`/`trunc`, `addrof`, and the numeric
 //! conversions `i2f`, `f2i`, `fext`, `ftrunc`, `frnd`.
 
+use super::float16::{f32_bits_to_bf16, half_to_f32};
 use super::{bits_of, Ins, R};
 use crate::spirv::function::{Fx, Reg};
 use crate::spirv::TranslateError;
@@ -100,22 +101,6 @@ fn fconst(fx: &mut Fx, fbits: u16, v: f64) -> Word {
     fx.tx.b.bitcast(ft, None, c).unwrap_or(c)
 }
 
-/// A 16-bit float source (`hf` or `bf` bits) extended exactly to f32.
-fn half_to_f32(fx: &mut Fx, h: Word, from: &str) -> R<Word> {
-    let f32t = fx.tx.float(32);
-    let h32 = fx.resize(h, 16, 32, false)?;
-    if from == "bf" {
-        // bfloat16 is the top half of an f32
-        let u32t = fx.tx.uint(32);
-        let sixteen = fx.tx.const_u32(16);
-        let v = fx.tx.b.shift_left_logical(u32t, None, h32, sixteen)?;
-        return Ok(fx.tx.b.bitcast(f32t, None, v)?);
-    }
-    let v2 = fx.tx.vec(f32t, 2);
-    let pair = fx.tx.glsl_op(v2, G::UnpackHalf2x16, &[h32])?;
-    Ok(fx.tx.b.composite_extract(f32t, None, pair, [0])?)
-}
-
 fn fconvert(fx: &mut Fx, ins: &Ins) -> R<bool> {
     if ins.q("rndmode").is_some_and(|r| r != "re") || ins.has("ftz") || ins.has("dsat") {
         return Ok(false);
@@ -137,24 +122,8 @@ fn fconvert(fx: &mut Fx, ins: &Ins) -> R<bool> {
             fx.tx.b.f_convert(dt, None, f)?
         }
         ("bf", "f") => {
-            // round to nearest even on the bits; NaNs stay (quiet) NaNs
             let a = fx.read(src, 32)?;
-            let u32t = fx.tx.uint(32);
-            let sixteen = fx.tx.const_u32(16);
-            let one = fx.tx.const_u32(1);
-            let hi = fx.tx.b.shift_right_logical(u32t, None, a, sixteen)?;
-            let lsb = fx.tx.b.bitwise_and(u32t, None, hi, one)?;
-            let bias = fx.tx.const_u32(0x7FFF);
-            let r = fx.tx.b.i_add(u32t, None, a, bias)?;
-            let r = fx.tx.b.i_add(u32t, None, r, lsb)?;
-            let rounded = fx.tx.b.shift_right_logical(u32t, None, r, sixteen)?;
-            let f32t = fx.tx.float(32);
-            let af = fx.tx.b.bitcast(f32t, None, a)?;
-            let bt = fx.tx.bool_ty();
-            let nan = fx.tx.b.is_nan(bt, None, af)?;
-            let q = fx.tx.const_u32(0x40);
-            let quiet = fx.tx.b.bitwise_or(u32t, None, hi, q)?;
-            let v = fx.tx.b.select(u32t, None, nan, quiet, rounded)?;
+            let v = f32_bits_to_bf16(fx, a)?;
             fx.write(ins.opr("dst")?, v, 32)?;
             return Ok(true);
         }

@@ -1,7 +1,9 @@
-//! Floating-point arithmetic (spec chapter 13) for `.f` and `.df` with the
-//! default rounding (`.re`). `fabs`/`fneg` are bit operations, so NaN
+//! Floating-point arithmetic (spec chapter 13) for `.f`, `.df`, `.hf` and
+//! `.bf` with the default rounding (`.re`); 16-bit formats compute in f32 and
+//! round once (see `float16.rs`). `fabs`/`fneg` are bit operations, so NaN
 //! payloads pass through unchanged.
 
+use super::float16::{f32_to_half, half_to_f32};
 use super::{Ins, R};
 use crate::spirv::function::Fx;
 use rspirv::spirv::GlslStd450Op as G;
@@ -13,6 +15,7 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
     let fbits = match ty {
         "f" => 32,
         "df" => 64,
+        "hf" | "bf" => 16,
         _ => return Ok(false),
     };
     // only the default rounding and no flush/saturation/NaN-propagation variants yet
@@ -24,6 +27,9 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
         || ins.form.quals.iter().any(|q| q.literal && q.name == "fast")
     {
         return Ok(false);
+    }
+    if fbits == 16 && !matches!(ins.name, "fabs" | "fneg") {
+        return half(fx, ins, ty);
     }
     let ft = fx.tx.float(fbits);
     let v = match ins.name {
@@ -66,5 +72,32 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
         _ => return Ok(false),
     };
     fx.write_f(ins.opr("dst")?, v, fbits)?;
+    Ok(true)
+}
+
+/// `.hf`/`.bf` arithmetic: widen exactly, compute in f32, round once.
+fn half(fx: &mut Fx, ins: &Ins, ty: &str) -> R<bool> {
+    let mut srcs = Vec::new();
+    for name in ["src0", "src1", "src2"] {
+        if let Some(op) = ins.op(name) {
+            let h = fx.read(op, 16)?;
+            srcs.push(half_to_f32(fx, h, ty)?);
+        }
+    }
+    let ft = fx.tx.float(32);
+    let v = match (ins.name, srcs.as_slice()) {
+        ("fadd", [a, b]) => fx.tx.b.f_add(ft, None, *a, *b)?,
+        ("fsub", [a, b]) => fx.tx.b.f_sub(ft, None, *a, *b)?,
+        ("fmul", [a, b]) => fx.tx.b.f_mul(ft, None, *a, *b)?,
+        ("fdiv", [a, b]) => fx.tx.b.f_div(ft, None, *a, *b)?,
+        ("fmin", [a, b]) => fx.tx.glsl_op(ft, G::NMin, &[*a, *b])?,
+        ("fmax", [a, b]) => fx.tx.glsl_op(ft, G::NMax, &[*a, *b])?,
+        ("fsqrt", [a]) => fx.tx.glsl_op(ft, G::Sqrt, &[*a])?,
+        // the product of two 16-bit values is exact in f32
+        ("fmad", [a, b, c]) => fx.tx.glsl_op(ft, G::Fma, &[*a, *b, *c])?,
+        _ => return Ok(false),
+    };
+    let h = f32_to_half(fx, v, ty)?;
+    fx.write(ins.opr("dst")?, h, 16)?;
     Ok(true)
 }

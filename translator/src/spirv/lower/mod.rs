@@ -6,6 +6,7 @@ mod arithmetic;
 mod comparison;
 mod control_flow;
 mod data_movement;
+mod float16;
 mod floating_point;
 mod logical;
 mod memory;
