@@ -19,31 +19,69 @@ impl Rng {
     }
 }
 
+#[derive(Debug, Clone, Copy)]
+enum Term {
+    Fall,
+    Goto(usize),
+    CondGoto(usize),
+    CondGotoNot(usize),
+    CondReturn,
+    Return,
+}
+
 /// A function of `n` labelled blocks whose terminators are drawn at random.
-/// Nested `{ }` scopes are sprinkled in so labels also sit inside them.
-pub fn random_program(seed: u64) -> String {
+/// Each block adds its number to `%x` and sets `%p = %x < 100`. Nested `{ }`
+/// scopes are sprinkled in so labels also sit inside them.
+fn random_blocks(seed: u64) -> (Vec<Term>, Vec<(bool, bool)>) {
     let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let n = 2 + r.below(11) as usize;
-    let mut body = String::new();
+    let mut terms = Vec::new();
+    let mut scopes = Vec::new();
     let mut depth = 0;
     for b in 0..n {
-        if r.below(5) == 0 {
+        let open = r.below(5) == 0;
+        if open {
+            depth += 1;
+        }
+        let t = r.below(n as u64) as usize;
+        terms.push(match r.below(7) {
+            0 => Term::Goto(t),
+            1 | 2 => Term::CondGoto(t),
+            3 => Term::CondGotoNot(t),
+            4 => Term::CondReturn,
+            5 if b > 0 => Term::Return,
+            _ => Term::Fall,
+        });
+        let close = depth > 0 && r.below(3) == 0;
+        if close {
+            depth -= 1;
+        }
+        scopes.push((open, close));
+    }
+    (terms, scopes)
+}
+
+pub fn random_program(seed: u64) -> String {
+    let (terms, scopes) = random_blocks(seed);
+    let mut body = String::new();
+    let mut depth = 0;
+    for (b, (term, (open, close))) in terms.iter().zip(&scopes).enumerate() {
+        if *open {
             body.push_str("\t{\n");
             depth += 1;
         }
         body.push_str(&format!(
             "B{b}:\n\tiadd.32b %x, %x, {b};\n\tucmp.lt.32b %p, %x, 100;\n"
         ));
-        let t = r.below(n as u64);
-        match r.below(7) {
-            0 => body.push_str(&format!("\tgoto B{t};\n")),
-            1 | 2 => body.push_str(&format!("\tgoto.cond %p, B{t};\n")),
-            3 => body.push_str(&format!("\tgoto.cond !%p, B{t};\n")),
-            4 => body.push_str("\treturn.cond %p, %x;\n"),
-            5 if b > 0 => body.push_str("\treturn %x;\n"),
-            _ => {}
+        match term {
+            Term::Goto(t) => body.push_str(&format!("\tgoto B{t};\n")),
+            Term::CondGoto(t) => body.push_str(&format!("\tgoto.cond %p, B{t};\n")),
+            Term::CondGotoNot(t) => body.push_str(&format!("\tgoto.cond !%p, B{t};\n")),
+            Term::CondReturn => body.push_str("\treturn.cond %p, %x;\n"),
+            Term::Return => body.push_str("\treturn %x;\n"),
+            Term::Fall => {}
         }
-        if depth > 0 && r.below(3) == 0 {
+        if *close {
             body.push_str("\t}\n");
             depth -= 1;
         }
@@ -53,9 +91,44 @@ pub fn random_program(seed: u64) -> String {
     }
     format!(
         ".version 0.1;\n.target 100;\n\n.function .32b @f(.reg .32b %x)\n{{\n\t.pred %p;\n{body}\treturn %x;\n}}\n\n\
-         .kernel @k(.param[8] %out)\n{{\n\t.reg .64b %o;\n\t.reg .32b %v;\n\tld.param.64b %o, [%out];\n\t\
-         mov.32b %v, %localid.x;\n\tcall %v, @f(%v);\n\tst.global.32b [%o], %v;\n\treturn;\n}}\n"
+         .kernel @k(.param[8] %out)\n{{\n\t.reg .64b %o, %off;\n\t.reg .32b %v, %id;\n\tld.param.64b %o, [%out];\n\t\
+         mov.32b %id, %localid.x;\n\tumul.32b %v, %id, 13;\n\tcall %v, @f(%v);\n\tumul.full.32b %off, %id, 4;\n\t\
+         iadd.64b %o, %o, %off;\n\tst.global.32b [%o], %v;\n\treturn;\n}}\n"
     )
+}
+
+/// What `@f(x)` returns, or `None` if it runs for more than `cap` blocks.
+fn interpret(terms: &[Term], mut x: u32, cap: usize) -> Option<u32> {
+    let mut b = 0;
+    for _ in 0..cap {
+        if b == terms.len() {
+            return Some(x);
+        }
+        x = x.wrapping_add(b as u32);
+        let p = x < 100;
+        b = match terms[b] {
+            Term::Fall => b + 1,
+            Term::Goto(t) => t,
+            Term::CondGoto(t) => {
+                if p {
+                    t
+                } else {
+                    b + 1
+                }
+            }
+            Term::CondGotoNot(t) => {
+                if !p {
+                    t
+                } else {
+                    b + 1
+                }
+            }
+            Term::CondReturn if p => return Some(x),
+            Term::CondReturn => b + 1,
+            Term::Return => return Some(x),
+        };
+    }
+    None
 }
 
 #[test]
@@ -75,4 +148,49 @@ fn random_goto_graphs_translate_to_valid_spirv() {
         }
     }
     eprintln!("{validated} random control-flow graphs validated");
+}
+
+/// The same graphs, executed: every work-item's result must equal the
+/// reference interpreter's (graphs that loop forever are left out).
+#[test]
+fn random_goto_graphs_compute_what_they_say() {
+    use pisa_vk_runtime::{Launch, NdRange, Runtime, RuntimeOptions};
+    let mut rt = Runtime::new(RuntimeOptions {
+        validation: true,
+        pipeline_cache: false,
+        ..Default::default()
+    })
+    .expect("a Vulkan device (CI installs lavapipe)");
+    let mut ran = 0;
+    for seed in 0..400u64 {
+        let (terms, _) = random_blocks(seed);
+        let want: Option<Vec<u32>> = (0..8).map(|i| interpret(&terms, i * 13, 2000)).collect();
+        let Some(want) = want else { continue };
+        let src = random_program(seed);
+        let m = pisa_translator::assemble("cfg.pisa", &src).unwrap();
+        let prog = rt.load(&m).unwrap();
+        let out = rt.alloc_buffer(32).unwrap();
+        let args = vec![rt.buffer_address(out).unwrap().to_le_bytes().to_vec()];
+        rt.launch(&Launch {
+            program: prog,
+            kernel: "k".into(),
+            range: NdRange::d1(8).local([8, 1, 1]),
+            args,
+        })
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
+        let got: Vec<u32> = rt.read(out).unwrap();
+        assert_eq!(got, want, "seed {seed}\n{src}");
+        rt.free_buffer(out);
+        rt.unload(prog);
+        ran += 1;
+        if ran == 120 {
+            break;
+        }
+    }
+    assert!(ran >= 100, "only {ran} terminating graphs");
+    assert!(
+        rt.validation_messages().is_empty(),
+        "{:?}",
+        rt.validation_messages()
+    );
 }

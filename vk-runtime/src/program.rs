@@ -185,6 +185,19 @@ impl Runtime {
             .ok_or_else(|| RuntimeError::BadArgument("the module was unloaded".into()))
     }
 
+    /// Frees a module's pipelines, shader and data block.
+    pub fn unload(&mut self, id: ProgramId) {
+        if self.poisoned {
+            return;
+        }
+        unsafe {
+            let _ = self.device.device_wait_idle();
+        }
+        if let Some(p) = self.programs.get_mut(id.0).and_then(|p| p.take()) {
+            p.destroy(self);
+        }
+    }
+
     pub fn kernels(&self, id: ProgramId) -> Result<Vec<KernelInfo>> {
         Ok(self.program(id)?.kernels.clone())
     }
