@@ -62,6 +62,25 @@ fn parse_dims(s: &str, what: &str) -> Result<([u32; 3], u32)> {
     Ok((v, parts.len() as u32))
 }
 
+/// Explains a crash instead of dying silently: with a software driver such as
+/// lavapipe, kernels run on the CPU inside this process, and a kernel that
+/// dereferences a wild pointer faults here.
+fn explain_crashes() {
+    extern "C" fn on_fault(_: libc::c_int) {
+        const MSG: &[u8] = b"error: the kernel crashed pisa (segmentation fault): it accessed memory outside its buffers, e.g. through a wild pointer. Software Vulkan drivers such as lavapipe run kernels inside this process, so such faults end it.\n";
+        unsafe {
+            libc::write(2, MSG.as_ptr().cast(), MSG.len());
+            libc::_exit(139);
+        }
+    }
+    let handler: extern "C" fn(libc::c_int) = on_fault;
+    for sig in [libc::SIGSEGV, libc::SIGBUS] {
+        unsafe {
+            libc::signal(sig, handler as libc::sighandler_t);
+        }
+    }
+}
+
 pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     // everything the user typed is checked before anything runs
     let path = a
@@ -152,17 +171,28 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         None
     };
 
+    // translate first: the device then enables only what the module needs
+    let (words, layout) = match (module, words) {
+        (Some(m), _) => {
+            let spv = pisa_translator::spirv::translate(&m)
+                .with_context(|| format!("cannot translate {}", path.display()))?;
+            (spv.words, Some(spv.layout))
+        }
+        (None, Some(w)) => (w, None),
+        _ => bail!("nothing to run"),
+    };
+    explain_crashes();
     let mut rt = Runtime::new(RuntimeOptions {
         device: a.device.clone(),
         timeout: Duration::from_secs_f64(a.timeout),
         timestamps: a.time || a.json,
+        only_for: Some(vec![words.clone()]),
         ..Default::default()
     })
     .context("cannot start the Vulkan runtime")?;
-    let prog = match (&module, &words) {
-        (Some(m), _) => rt.load(m),
-        (None, Some(w)) => rt.load_spirv(w),
-        _ => unreachable!("either a module or SPIR-V words"),
+    let prog = match layout {
+        Some(l) => rt.load_translated(&words, l),
+        None => rt.load_spirv(&words),
     }
     .with_context(|| format!("cannot load {}", path.display()))?;
     for (name, bytes) in &set_globals {

@@ -385,3 +385,106 @@ fn malformed_arguments_are_errors_before_anything_runs() {
         assert!(stderr.contains(msg), "{arg}: {stderr}");
     }
 }
+
+#[test]
+fn raw_spirv_from_pisa_spirv_and_spirv_opt_runs_like_the_module() {
+    let dir = std::env::temp_dir().join(format!("pisa-raw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spv = dir.join("saxpy.spv");
+    let opt = dir.join("saxpy.opt.spv");
+    let out = Command::new(env!("CARGO_BIN_EXE_pisa"))
+        .args(["spirv", &root("shaders/saxpy.pisa"), "-o"])
+        .arg(&spv)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let words = match Command::new("spirv-opt")
+        .arg("-O")
+        .arg(&spv)
+        .arg("-o")
+        .arg(&opt)
+        .output()
+    {
+        Ok(o) if o.status.success() => &opt,
+        Ok(o) => panic!("spirv-opt: {}", String::from_utf8_lossy(&o.stderr)),
+        Err(_) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "spirv-opt must be installed in CI"
+            );
+            &spv
+        }
+    };
+    let npy = dir.join("y.npy");
+    let out = pisa()
+        .args(["run", "--spirv"])
+        .arg(words)
+        .args([
+            "--kernel", "saxpy", "--global", "5", "--local", "2", "--arg", "f32:3",
+        ])
+        .args([
+            "--arg",
+            "buf:f32:1,2,3,4,5",
+            "--arg",
+            "buf:f32:1,1,1,1,1",
+            "--arg",
+            "u32:5",
+            "--json",
+        ])
+        .arg(format!("--out=2={}", npy.display()))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("vulkan validation"), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let y = json["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["index"] == 2)
+        .unwrap();
+    assert_eq!(y["data"], serde_json::json!([4.0, 7.0, 10.0, 13.0, 16.0]));
+    // the .npy file: header, then the five f32 values
+    let bytes = std::fs::read(&npy).unwrap();
+    assert_eq!(&bytes[..6], b"\x93NUMPY");
+    assert_eq!(
+        (10 + u16::from_le_bytes([bytes[8], bytes[9]]) as usize) % 64,
+        0
+    );
+    assert!(String::from_utf8_lossy(&bytes[10..])
+        .contains("'descr': '<f4', 'fortran_order': False, 'shape': (5,)"));
+    let data: Vec<f32> = bytes[bytes.len() - 20..]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(data, vec![4.0, 7.0, 10.0, 13.0, 16.0]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_wild_pointer_is_explained_not_a_silent_crash() {
+    // run in a child process: software drivers fault inside the process
+    let out = pisa()
+        .args([
+            "run",
+            &root("tests/run/wild_pointer.pisa"),
+            "--kernel",
+            "wild",
+            "--global",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("accessed memory outside its buffers")
+            || stderr.contains("device was lost"),
+        "{stderr}"
+    );
+}

@@ -47,6 +47,10 @@ pub struct RuntimeOptions {
     pub pipeline_cache: bool,
     /// Measure each launch with GPU timestamps ([`crate::LaunchTiming`]).
     pub timestamps: bool,
+    /// Enable only the features these SPIR-V modules need (and fail here,
+    /// naming the feature and the PISA construct, if the device lacks one);
+    /// `None`: every PISA-relevant feature the device has.
+    pub only_for: Option<Vec<Vec<u32>>>,
 }
 
 impl Default for RuntimeOptions {
@@ -57,6 +61,7 @@ impl Default for RuntimeOptions {
             timeout: Duration::from_secs(10),
             pipeline_cache: true,
             timestamps: false,
+            only_for: None,
         }
     }
 }
@@ -308,9 +313,19 @@ impl Runtime {
             .position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE))
             .ok_or(RuntimeError::NoDevice)? as u32;
         let timestamps = opts.timestamps && qfs[queue_family as usize].timestamp_valid_bits > 0;
-        let f = info.features;
-        // the PISA-relevant features the device has (docs/abi.md); a module
-        // that needs a missing one is rejected when it is loaded
+        let f = match &opts.only_for {
+            Some(modules) => {
+                let mut need = Features::default();
+                for words in modules {
+                    info.features.check(words)?;
+                    need = need.union(Features::needed_by(words));
+                }
+                need
+            }
+            // the PISA-relevant features the device has (docs/abi.md); a
+            // module that needs a missing one is rejected when it is loaded
+            None => info.features,
+        };
         let mut v11 =
             vk::PhysicalDeviceVulkan11Features::default().storage_buffer16_bit_access(f.storage16);
         let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
@@ -359,6 +374,8 @@ impl Runtime {
             None
         };
         let pipeline_cache = crate::cache::create(&device, cache_path.as_deref())?;
+        let mut info = info;
+        info.features = f;
         Ok(Runtime {
             inst: std::mem::ManuallyDrop::new(inst),
             device,

@@ -37,6 +37,36 @@ impl Features {
         )
     }
 
+    /// The features a module's capabilities need.
+    pub fn needed_by(spirv: &[u32]) -> Features {
+        let mut f = Features::default();
+        for cap in capabilities(spirv) {
+            match cap {
+                39 => f.int8 = true,
+                22 => f.int16 = true,
+                11 => f.int64 = true,
+                9 => f.float16 = true,
+                10 => f.float64 = true,
+                4448 => f.storage8 = true,
+                4433 => f.storage16 = true,
+                _ => {}
+            }
+        }
+        f
+    }
+
+    pub fn union(self, o: Features) -> Features {
+        Features {
+            int8: self.int8 || o.int8,
+            int16: self.int16 || o.int16,
+            int64: self.int64 || o.int64,
+            float16: self.float16 || o.float16,
+            float64: self.float64 || o.float64,
+            storage8: self.storage8 || o.storage8,
+            storage16: self.storage16 || o.storage16,
+        }
+    }
+
     /// Checks a module's capabilities against the enabled features.
     pub fn check(&self, spirv: &[u32]) -> crate::Result<()> {
         for cap in capabilities(spirv) {
@@ -105,4 +135,35 @@ pub fn capabilities(words: &[u32]) -> Vec<u32> {
         i += len;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module_with(caps: &[u32]) -> Vec<u32> {
+        let mut w = vec![0x0723_0203, 0x0001_0500, 0, 100, 0];
+        for &c in caps {
+            w.extend([(2 << 16) | 17, c]);
+        }
+        w.extend([(3 << 16) | 14, 5348, 1]);
+        w
+    }
+
+    #[test]
+    fn a_missing_feature_names_the_feature_and_the_construct() {
+        let m = module_with(&[1, 11, 10]);
+        let f = Features {
+            int64: true,
+            ..Default::default()
+        };
+        let e = f.check(&m).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "the device lacks `shaderFloat64`, which double-precision arithmetic (.df) needs"
+        );
+        let all = Features::needed_by(&m);
+        assert!(all.int64 && all.float64 && !all.int8);
+        assert!(all.check(&m).is_ok());
+    }
 }

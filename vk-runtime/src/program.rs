@@ -90,6 +90,11 @@ impl Runtime {
         self.load_spirv_with_layout(&spv.words, Some(layout))
     }
 
+    /// Loads the output of `pisa_translator::spirv::translate`.
+    pub fn load_translated(&mut self, words: &[u32], layout: Layout) -> Result<ProgramId> {
+        self.load_spirv_with_layout(words, Some(layout))
+    }
+
     /// Loads SPIR-V written against `docs/abi.md` (e.g. from GLSL, or from
     /// `pisa spirv` and `spirv-opt`). Its kernels take arguments packed in
     /// order, each aligned to 8 bytes.
