@@ -488,3 +488,92 @@ fn a_wild_pointer_is_explained_not_a_silent_crash() {
         "{stderr}"
     );
 }
+
+#[test]
+fn several_launches_in_one_submission_run_in_order() {
+    let mut rt = runtime();
+    let src = std::fs::read_to_string(root("tests/run/vadd.pisa")).unwrap();
+    let m = pisa_translator::assemble("vadd.pisa", &src).unwrap();
+    let prog = rt.load(&m).unwrap();
+    let a = rt.buffer_from(&[1u32, 2, 3, 4, 5]).unwrap();
+    let b = rt.buffer_from(&[10u32, 20, 30, 40, 50]).unwrap();
+    let c = rt.alloc_buffer(20).unwrap();
+    let d = rt.alloc_buffer(20).unwrap();
+    let addr = |rt: &Runtime, x| rt.buffer_address(x).unwrap().to_le_bytes().to_vec();
+    let n = 5u32.to_le_bytes().to_vec();
+    let launch = |x, y, z| Launch {
+        program: prog,
+        kernel: "@vadd".into(),
+        range: NdRange::d1(5).local([2, 1, 1]),
+        args: vec![x, y, z, n.clone()],
+    };
+    // d = (a + b) + b: the second launch reads what the first wrote
+    let first = launch(addr(&rt, a), addr(&rt, b), addr(&rt, c));
+    let second = launch(addr(&rt, c), addr(&rt, b), addr(&rt, d));
+    let pending = rt.submit(&[first, second]).unwrap();
+    let timings = rt.wait(pending).unwrap();
+    assert_eq!(timings.len(), 2);
+    assert_eq!(rt.read::<u32>(d).unwrap(), vec![21, 42, 63, 84, 105]);
+    assert!(
+        rt.validation_messages().is_empty(),
+        "{:?}",
+        rt.validation_messages()
+    );
+}
+
+#[test]
+fn devices_are_listed_and_selected_by_name() {
+    let out = Command::new(env!("CARGO_BIN_EXE_pisa"))
+        .arg("devices")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.starts_with("0: "), "{text}");
+    assert!(
+        text.contains("Vulkan 1.")
+            && text.contains("subgroup size")
+            && text.contains("bufferDeviceAddress"),
+        "{text}"
+    );
+    let first_name = text.lines().next().unwrap()[3..]
+        .split(" (")
+        .next()
+        .unwrap()
+        .to_string();
+    let run = |sel: &str| {
+        pisa()
+            .args([
+                "run",
+                &root("tests/run/vadd.pisa"),
+                "--kernel",
+                "vadd",
+                "--global",
+                "2",
+                "--device",
+                sel,
+            ])
+            .args([
+                "--arg",
+                "buf:u32:1,2",
+                "--arg",
+                "buf:u32:3,4",
+                "--arg",
+                "buf:u32:zeros:2",
+                "--arg",
+                "u32:2",
+            ])
+            .output()
+            .unwrap()
+    };
+    let ok = run(&first_name[..4.min(first_name.len())]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("[4, 6]"));
+    let bad = run("no-such-device");
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("no Vulkan device matches `no-such-device`")
+    );
+}

@@ -152,7 +152,12 @@ fn spec_examples_translate_and_validate() {
 
 #[test]
 fn llvm_style_and_samples_translate_and_validate() {
-    let t = run(&["tests/llvm-style", "shaders", "tests/translate"]);
+    let t = run(&[
+        "tests/llvm-style",
+        "shaders",
+        "tests/translate",
+        "tests/run",
+    ]);
     assert!(t.translated >= 12);
 }
 
