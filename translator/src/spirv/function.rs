@@ -84,31 +84,19 @@ impl Splitter {
     }
 }
 
-/// `goto`, `return` and their conditional forms end a basic block.
-pub fn ends_block(m: &crate::Module, i: &Instr) -> bool {
-    let t = mnemonic(m, i);
-    t == "goto" || t == "return" || t.starts_with("goto.") || t.starts_with("return.")
+/// `goto`, `return` and their conditional forms end a basic block; the
+/// instruction's catalog form says which it is.
+fn ends_block(i: &Instr) -> bool {
+    matches!(opcode(i), "goto" | "return")
 }
 
-pub fn mnemonic<'a>(m: &'a crate::Module, i: &Instr) -> &'a str {
-    // validated modules keep their source out of the AST; the catalog form
-    // tells the instruction's name
-    let form = &crate::catalog::catalog().forms[i.form.form as usize];
-    let _ = m;
-    match (form.opcode.as_str(), form.quals.first()) {
-        ("goto", Some(q)) if q.literal => "goto.cond",
-        ("return", Some(q)) if q.literal => "return.cond",
-        (op, _) => op,
-    }
+fn opcode(i: &Instr) -> &'static str {
+    crate::catalog::catalog().forms[i.form.form as usize]
+        .opcode
+        .as_str()
 }
 
-fn analyze(
-    m: &crate::Module,
-    b: &Block,
-    sp: &mut Splitter,
-    labels: &mut HashMap<Name, usize>,
-    gotos: &mut bool,
-) {
+fn analyze(b: &Block, sp: &mut Splitter, labels: &mut HashMap<Name, usize>, gotos: &mut bool) {
     for s in &b.stmts {
         match s {
             Stmt::Label(n, _) => {
@@ -117,10 +105,10 @@ fn analyze(
             }
             Stmt::Instr(i) => {
                 sp.before_instr();
-                sp.after_instr(ends_block(m, i));
-                *gotos |= mnemonic(m, i).starts_with("goto");
+                sp.after_instr(ends_block(i));
+                *gotos |= opcode(i) == "goto";
             }
-            Stmt::Block(inner) => analyze(m, inner, sp, labels, gotos),
+            Stmt::Block(inner) => analyze(inner, sp, labels, gotos),
             _ => {}
         }
     }
@@ -275,7 +263,7 @@ fn emit_function<'m>(tx: &mut Tx<'m>, index: u32, f: &'m FuncDecl) -> Result<(),
     let mut labels = HashMap::new();
     let mut sp = Splitter::new();
     let mut gotos = false;
-    analyze(tx.m, body, &mut sp, &mut labels, &mut gotos);
+    analyze(body, &mut sp, &mut labels, &mut gotos);
     let blocks = sp.block + 1;
     let dispatch = blocks > 1 || gotos;
 
@@ -459,7 +447,7 @@ impl Emitter<'_> {
                     fx.tx.b.line(file, line, col);
                     let flow = lower::lower(fx, i, self.sp.block, self.labels)?;
                     self.terminated = flow == Flow::Terminated;
-                    self.sp.after_instr(ends_block(fx.tx.m, i));
+                    self.sp.after_instr(ends_block(i));
                 }
                 Stmt::Block(inner) => self.walk(fx, inner, true)?,
                 _ => {}

@@ -86,14 +86,12 @@ pub fn lower(fx: &mut Fx, i: &Instr, block: usize, labels: &HashMap<Name, usize>
     if handled {
         Ok(Flow::Next)
     } else {
-        Err(fx.unsupported(i.mnemonic, unsupported_what(fx, &ins)))
+        Err(fx.unsupported(i.mnemonic, unsupported_what(&ins)))
     }
 }
 
-fn unsupported_what(fx: &Fx, ins: &Ins) -> String {
-    let (l, c) = (ins.i.mnemonic.start as usize, ins.i.mnemonic.end as usize);
-    let _ = fx;
-    let _ = (l, c);
+/// The mnemonic as the catalog spells it (`fadd.ru.f`), for error messages.
+fn unsupported_what(ins: &Ins) -> String {
     let quals: Vec<&str> = ins
         .form
         .quals
