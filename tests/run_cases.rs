@@ -165,6 +165,13 @@ fn expected(spec: &str) -> (Ty, Vec<u8>) {
     (ty, values::encode_list(ty, v).unwrap())
 }
 
+/// Assembles a program of the repository and loads it.
+fn load(rt: &mut Runtime, path: &str) -> pisa_vk_runtime::ProgramId {
+    let src = std::fs::read_to_string(root(path)).unwrap();
+    let m = pisa_translator::assemble(path, &src).unwrap_or_else(|d| panic!("{d}"));
+    rt.load(&m).unwrap()
+}
+
 fn runtime() -> Runtime {
     Runtime::new(RuntimeOptions {
         validation: true,
@@ -178,9 +185,7 @@ fn runtime() -> Runtime {
 fn cases_through_the_library() {
     let mut rt = runtime();
     for c in CASES {
-        let src = std::fs::read_to_string(root(c.file)).unwrap();
-        let m = pisa_translator::assemble(c.file, &src).unwrap_or_else(|d| panic!("{d}"));
-        let prog = rt.load(&m).unwrap();
+        let prog = load(&mut rt, c.file);
         for g in c.set_globals {
             let (name, spec) = g.split_once('=').unwrap();
             rt.write_global(prog, name, &expected(spec).1).unwrap();
@@ -334,9 +339,7 @@ fn a_kernel_that_never_ends_hits_the_timeout() {
 #[test]
 fn long_loops_give_the_right_count_or_an_error() {
     let mut rt = runtime();
-    let src = std::fs::read_to_string(root("tests/run/count.pisa")).unwrap();
-    let m = pisa_translator::assemble("count.pisa", &src).unwrap();
-    let prog = rt.load(&m).unwrap();
+    let prog = load(&mut rt, "tests/run/count.pisa");
     let out = rt.alloc_buffer(4).unwrap();
     let n = 100_000u32;
     let args = vec![
@@ -492,9 +495,7 @@ fn a_wild_pointer_is_explained_not_a_silent_crash() {
 #[test]
 fn several_launches_in_one_submission_run_in_order() {
     let mut rt = runtime();
-    let src = std::fs::read_to_string(root("tests/run/vadd.pisa")).unwrap();
-    let m = pisa_translator::assemble("vadd.pisa", &src).unwrap();
-    let prog = rt.load(&m).unwrap();
+    let prog = load(&mut rt, "tests/run/vadd.pisa");
     let a = rt.buffer_from(&[1u32, 2, 3, 4, 5]).unwrap();
     let b = rt.buffer_from(&[10u32, 20, 30, 40, 50]).unwrap();
     let c = rt.alloc_buffer(20).unwrap();

@@ -152,6 +152,19 @@ pub fn json_str(s: &str) -> String {
     out
 }
 
+/// Byte offset where each line of `source` starts.
+pub fn line_starts(source: &str) -> Vec<u32> {
+    std::iter::once(0)
+        .chain(
+            source
+                .bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i as u32 + 1),
+        )
+        .collect()
+}
+
 /// Collects diagnostics while a file is processed and resolves spans to
 /// line/column only for the diagnostics actually reported.
 pub struct Reporter<'a> {
@@ -211,17 +224,7 @@ impl<'a> Reporter<'a> {
         notes: Vec<String>,
     ) {
         let source = self.source;
-        let starts = self.line_starts.get_or_insert_with(|| {
-            std::iter::once(0)
-                .chain(
-                    source
-                        .bytes()
-                        .enumerate()
-                        .filter(|&(_, b)| b == b'\n')
-                        .map(|(i, _)| i as u32 + 1),
-                )
-                .collect()
-        });
+        let starts = self.line_starts.get_or_insert_with(|| line_starts(source));
         let start = (span.start as usize).min(source.len());
         let line_idx = starts.partition_point(|&s| s as usize <= start) - 1;
         let line_start = starts[line_idx] as usize;

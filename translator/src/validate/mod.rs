@@ -79,15 +79,7 @@ pub fn assemble(file: &str, source: &str) -> Result<Module, Diagnostics> {
     if diags.has_errors() {
         return Err(diags);
     }
-    let line_starts = std::iter::once(0)
-        .chain(
-            source
-                .bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| i as u32 + 1),
-        )
-        .collect();
+    let line_starts = crate::diag::line_starts(source);
     Ok(Module {
         line_starts,
         file: file.to_string(),
