@@ -128,6 +128,16 @@ impl Runtime {
             (None, Some(b)) => b,
             (None, None) => [l.range.global[0].clamp(1, 64), 1, 1],
         };
+        if let Some(r) = k.reqd_work_group_size {
+            // as in OpenCL: a kernel that requires its work-group size gets
+            // no smaller, partial work-groups
+            if (0..3).any(|d| l.range.global[d] % r[d] != 0) {
+                return Err(RuntimeError::BadLaunch(format!(
+                    "the global size {:?} is not a multiple of the kernel's .reqd_work_group_size{r:?}",
+                    l.range.global
+                )));
+            }
+        }
         if local.contains(&0) {
             return Err(RuntimeError::BadLaunch(
                 "local sizes must be at least 1".into(),
