@@ -321,6 +321,7 @@ pub fn devices() -> Result<std::process::ExitCode> {
             (f.float64, "float64"),
             (f.storage8, "storage8"),
             (f.storage16, "storage16"),
+            (f.int64_atomics, "int64atomics"),
         ]
         .iter()
         .filter(|(on, _)| *on)

@@ -132,6 +132,29 @@ const CASES: &[Case] = &[
         [(0, "u32:32,33,32,33")],
         []
     ),
+    // atomics from a whole work-group: integer, 64-bit, float and half (compare-and-swap
+    // loops, the half inside a word whose other bits survive), shared, ordered ld/st
+    case!(
+        "tests/run/atomics.pisa",
+        "atomics",
+        "50",
+        Some("50"),
+        ["buf:u32:0,0,0,0,2882338816,0,0,0,0,0,0"],
+        [],
+        [(0, "u32:50,49,2,1103626240,2882359872,50,50,0,7,1,42")],
+        []
+    ),
+    // loops of different lengths before a barrier, and a barrier inside a called function
+    case!(
+        "tests/run/barrier_divergent.pisa",
+        "divergent",
+        "16",
+        Some("16"),
+        ["buf:u32:zeros:16"],
+        [],
+        [(0, "u32:4,6,8,10,12,14,16,18,20,22,24,26,28,30,0,2")],
+        []
+    ),
     // a call chain with scalar and vector arguments and results
     case!(
         "tests/run/calls.pisa",

@@ -332,7 +332,8 @@ impl Runtime {
             .buffer_device_address(true)
             .shader_int8(f.int8)
             .shader_float16(f.float16)
-            .storage_buffer8_bit_access(f.storage8);
+            .storage_buffer8_bit_access(f.storage8)
+            .shader_buffer_int64_atomics(f.int64_atomics);
         let core = vk::PhysicalDeviceFeatures::default()
             .shader_int16(f.int16)
             .shader_int64(f.int64)

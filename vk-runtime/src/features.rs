@@ -12,6 +12,7 @@ pub struct Features {
     pub float64: bool,
     pub storage8: bool,
     pub storage16: bool,
+    pub int64_atomics: bool,
 }
 
 impl Features {
@@ -32,6 +33,7 @@ impl Features {
                 float64: f.shader_float64 != 0,
                 storage8: v12.storage_buffer8_bit_access != 0,
                 storage16: v11.storage_buffer16_bit_access != 0,
+                int64_atomics: v12.shader_buffer_int64_atomics != 0,
             },
             v12.buffer_device_address != 0,
         )
@@ -49,6 +51,7 @@ impl Features {
                 10 => f.float64 = true,
                 4448 => f.storage8 = true,
                 4433 => f.storage16 = true,
+                12 => f.int64_atomics = true,
                 _ => {}
             }
         }
@@ -64,6 +67,7 @@ impl Features {
             float64: self.float64 || o.float64,
             storage8: self.storage8 || o.storage8,
             storage16: self.storage16 || o.storage16,
+            int64_atomics: self.int64_atomics || o.int64_atomics,
         }
     }
 

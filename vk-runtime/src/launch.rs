@@ -131,7 +131,7 @@ impl Runtime {
         if let Some(r) = k.reqd_work_group_size {
             // as in OpenCL: a kernel that requires its work-group size gets
             // no smaller, partial work-groups
-            if (0..3).any(|d| l.range.global[d] % r[d] != 0) {
+            if (0..3).any(|d| !l.range.global[d].is_multiple_of(r[d])) {
                 return Err(RuntimeError::BadLaunch(format!(
                     "the global size {:?} is not a multiple of the kernel's .reqd_work_group_size{r:?}",
                     l.range.global

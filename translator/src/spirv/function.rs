@@ -30,7 +30,7 @@ pub struct Fx<'t, 'm> {
     pub func: &'m FuncDecl,
     pub index: u32,
     scopes: Vec<Vec<(Name, Option<Reg>)>>,
-    regs: HashMap<Name, Reg>,
+    pub(crate) regs: HashMap<Name, Reg>,
     /// The dispatch loop, when the function has more than one block.
     pub dispatch: Option<Dispatch>,
     /// Kernel argument offsets by parameter name.
@@ -42,6 +42,10 @@ pub struct Fx<'t, 'm> {
 pub struct Dispatch {
     pub state: Word,
     pub switch_merge: Word,
+    /// The exit case's number (falling off the end, `return.cond`).
+    pub exit: u32,
+    /// Where `return.cond` leaves the value the exit case returns.
+    pub retval: Option<Word>,
 }
 
 /// Block structure, computed identically by the analysis and emission walks.
@@ -96,7 +100,16 @@ fn opcode(i: &Instr) -> &'static str {
         .as_str()
 }
 
-fn analyze(b: &Block, sp: &mut Splitter, labels: &mut HashMap<Name, usize>, gotos: &mut bool) {
+/// Numbers the basic blocks. With `split_convergent`, convergent
+/// instructions (see [`Convergent`]) also end blocks.
+fn analyze(
+    b: &Block,
+    sp: &mut Splitter,
+    labels: &mut HashMap<Name, usize>,
+    gotos: &mut bool,
+    conv: &Convergent,
+    split_convergent: bool,
+) {
     for s in &b.stmts {
         match s {
             Stmt::Label(n, _) => {
@@ -105,13 +118,65 @@ fn analyze(b: &Block, sp: &mut Splitter, labels: &mut HashMap<Name, usize>, goto
             }
             Stmt::Instr(i) => {
                 sp.before_instr();
-                sp.after_instr(ends_block(i));
+                sp.after_instr(ends_block(i) || (split_convergent && conv.is(i)));
                 *gotos |= opcode(i) == "goto";
             }
-            Stmt::Block(inner) => analyze(inner, sp, labels, gotos),
+            Stmt::Block(inner) => analyze(inner, sp, labels, gotos, conv, split_convergent),
             _ => {}
         }
     }
+}
+
+/// Functions that contain a work-group barrier, directly or through calls.
+/// A work-group must execute a barrier together, so inside the dispatch
+/// loop such instructions (barriers, and calls to such functions) run at the
+/// loop's reconvergence point (docs/control-flow.md).
+#[derive(Default)]
+pub struct Convergent(std::collections::HashSet<Name>);
+
+impl Convergent {
+    pub fn compute(tx: &Tx) -> Convergent {
+        let mut set = std::collections::HashSet::new();
+        loop {
+            let before = set.len();
+            for (_, f) in tx.functions() {
+                if set.contains(&f.name) {
+                    continue;
+                }
+                if let Some(b) = &f.body {
+                    if any_instr(b, &mut |i| convergent_instr(&set, i)) {
+                        set.insert(f.name);
+                    }
+                }
+            }
+            if set.len() == before {
+                return Convergent(set);
+            }
+        }
+    }
+
+    pub fn is(&self, i: &Instr) -> bool {
+        convergent_instr(&self.0, i)
+    }
+}
+
+fn convergent_instr(set: &std::collections::HashSet<Name>, i: &Instr) -> bool {
+    match opcode(i) {
+        "barrier" => true,
+        "call" => i.operands.iter().any(|op| match op {
+            Operand::Call(c) => matches!(c.target, Operand::Symbol(n, _) if set.contains(&n)),
+            _ => false,
+        }),
+        _ => false,
+    }
+}
+
+fn any_instr(b: &Block, f: &mut dyn FnMut(&Instr) -> bool) -> bool {
+    b.stmts.iter().any(|s| match s {
+        Stmt::Instr(i) => f(i),
+        Stmt::Block(inner) => any_instr(inner, f),
+        _ => false,
+    })
 }
 
 /// Reports recursion (direct or mutual) with the cycle it forms.
@@ -191,6 +256,7 @@ fn calls(b: &Block, f: &mut impl FnMut(Name)) {
 /// modules with entry points (docs/abi.md).
 pub fn emit_all(tx: &mut Tx<'_>) -> Result<(), TranslateError> {
     let funcs: Vec<(usize, &FuncDecl)> = tx.functions().collect();
+    let conv = Convergent::compute(tx);
     let library = !funcs.iter().any(|(_, f)| f.kind == FuncKind::Kernel);
     if library {
         tx.cap(spirv::Capability::Linkage);
@@ -218,7 +284,7 @@ pub fn emit_all(tx: &mut Tx<'_>) -> Result<(), TranslateError> {
     }
     for (i, f) in funcs {
         if f.body.is_some() {
-            emit_function(tx, i as u32, f)?;
+            emit_function(tx, i as u32, f, &conv)?;
         } else if library {
             let (ret, fty, params) = fn_type(tx, f);
             let id = tx.func_ids[&f.name];
@@ -249,7 +315,12 @@ pub fn fn_type(tx: &mut Tx, f: &FuncDecl) -> (Word, Word, Vec<Word>) {
     (ret, fty, params)
 }
 
-fn emit_function<'m>(tx: &mut Tx<'m>, index: u32, f: &'m FuncDecl) -> Result<(), TranslateError> {
+fn emit_function<'m>(
+    tx: &mut Tx<'m>,
+    index: u32,
+    f: &'m FuncDecl,
+    conv: &Convergent,
+) -> Result<(), TranslateError> {
     let Some(body) = &f.body else { return Ok(()) };
     let (ret, fty, param_tys) = fn_type(tx, f);
     let id = tx.func_ids[&f.name];
@@ -263,9 +334,18 @@ fn emit_function<'m>(tx: &mut Tx<'m>, index: u32, f: &'m FuncDecl) -> Result<(),
     let mut labels = HashMap::new();
     let mut sp = Splitter::new();
     let mut gotos = false;
-    analyze(body, &mut sp, &mut labels, &mut gotos);
+    analyze(body, &mut sp, &mut labels, &mut gotos, conv, false);
+    // only `goto` needs the state machine; `return.cond` is a selection
+    let dispatch = gotos;
+    // in the dispatch loop, barriers wait for the whole work-group at the
+    // loop's reconvergence point
+    let converge = dispatch && any_instr(body, &mut |i| conv.is(i));
+    if converge {
+        labels.clear();
+        sp = Splitter::new();
+        analyze(body, &mut sp, &mut labels, &mut gotos, conv, true);
+    }
     let blocks = sp.block + 1;
-    let dispatch = blocks > 1 || gotos;
 
     let mut fx = Fx {
         tx,
@@ -310,101 +390,41 @@ fn emit_function<'m>(tx: &mut Tx<'m>, index: u32, f: &'m FuncDecl) -> Result<(),
         }
     }
     fx.declare_all(body)?;
-    let state = if dispatch {
-        let u32t = fx.tx.uint(32);
-        let pu32 = fx.tx.ptr(StorageClass::Function, u32t);
-        Some(fx.tx.b.variable(pu32, None, StorageClass::Function, None))
-    } else {
-        None
+    let u32t = fx.tx.uint(32);
+    let pu32 = fx.tx.ptr(StorageClass::Function, u32t);
+    let state = dispatch.then(|| fx.tx.b.variable(pu32, None, StorageClass::Function, None));
+    let retval = match f.ret {
+        Some(ty) if dispatch && f.kind == FuncKind::Function => {
+            let t = fx.tx.reg_ty(ty);
+            let pt = fx.tx.ptr(StorageClass::Function, t);
+            Some(fx.tx.b.variable(pt, None, StorageClass::Function, None))
+        }
+        _ => None,
     };
+    let site = converge.then(|| fx.tx.b.variable(pu32, None, StorageClass::Function, None));
     for (ptr, v) in param_stores {
         fx.tx.b.store(ptr, v, None, [])?;
     }
 
     if let Some(state) = state {
-        let u32t = fx.tx.uint(32);
-        let zero = fx.tx.const_u32(0);
-        fx.tx.b.store(state, zero, None, [])?;
-        let header = fx.tx.b.id();
-        let body_l = fx.tx.b.id();
-        let cont = fx.tx.b.id();
-        let merge = fx.tx.b.id();
-        let sw_merge = fx.tx.b.id();
-        // one case per basic block, plus an exit case for falling off the end
-        let cases: Vec<Word> = (0..=blocks).map(|_| fx.tx.b.id()).collect();
-        fx.tx.b.branch(header)?;
-        fx.tx.b.begin_block(Some(header))?;
-        fx.tx
-            .b
-            .loop_merge(merge, cont, spirv::LoopControl::NONE, [])?;
-        fx.tx.b.branch(body_l)?;
-        fx.tx.b.begin_block(Some(body_l))?;
-        let s = fx.tx.b.load(u32t, None, state, None, [])?;
-        fx.tx
-            .b
-            .selection_merge(sw_merge, spirv::SelectionControl::NONE)?;
-        fx.tx.b.switch(
-            s,
-            sw_merge,
-            cases
-                .iter()
-                .enumerate()
-                .map(|(i, &l)| (SOp::LiteralBit32(i as u32), l)),
+        emit_dispatch(
+            &mut fx,
+            body,
+            &labels,
+            blocks,
+            (state, retval),
+            site,
+            conv,
+            ret,
         )?;
-        fx.dispatch = Some(Dispatch {
-            state,
-            switch_merge: sw_merge,
-        });
-        let mut em = Emitter {
-            sp: Splitter::new(),
-            cases: &cases,
-            labels: &labels,
-            terminated: false,
-        };
-        fx.tx.b.begin_block(Some(cases[0]))?;
-        em.walk(&mut fx, body, false)?;
-        em.close(&mut fx, Some(blocks))?;
-        fx.tx.b.begin_block(Some(cases[blocks]))?;
-        em.close(&mut fx, None)?;
-        fx.tx.b.begin_block(Some(sw_merge))?;
-        fx.tx.b.branch(cont)?;
-        // The dispatch loop is left only by returning, but some drivers cap
-        // loop iterations to survive runaway shaders (Mesa 22's llvmpipe
-        // breaks out of loops after 65,535 iterations in all). The back edge
-        // tests a condition the compiler cannot see is always false
-        // (work_dim is 1..3), so the loop's merge block stays in the program;
-        // reaching it sets the launch's status word and the runtime reports
-        // an error instead of a wrong result.
-        fx.tx.b.begin_block(Some(cont))?;
-        let dims = fx.tx.push_load(super::entry::Push::WorkDim as u32)?;
-        let never = fx.tx.const_u32(u32::MAX);
-        let bt = fx.tx.bool_ty();
-        let stop = fx.tx.b.i_equal(bt, None, dims, never)?;
-        fx.tx.b.branch_conditional(stop, merge, header, [])?;
-        fx.tx.b.begin_block(Some(merge))?;
-        let addr = fx.tx.push_addr(super::entry::Push::Status)?;
-        let pt = fx.tx.ptr(StorageClass::PhysicalStorageBuffer, u32t);
-        let p = fx.tx.b.convert_u_to_ptr(pt, None, addr)?;
-        let one = fx.tx.const_u32(1);
-        fx.tx.b.store(
-            p,
-            one,
-            Some(spirv::MemoryAccess::ALIGNED),
-            [SOp::LiteralBit32(4)],
-        )?;
-        if ret == fx.tx.void() {
-            fx.tx.b.ret()?;
-        } else {
-            let u = fx.tx.b.undef(ret, None);
-            fx.tx.b.ret_value(u)?;
-        }
-        fx.tx.uses_dispatch = true;
     } else {
         let mut em = Emitter {
             sp: Splitter::new(),
             cases: &[],
             labels: &labels,
             terminated: false,
+            conv,
+            sites: None,
         };
         em.walk(&mut fx, body, false)?;
         em.close(&mut fx, None)?;
@@ -413,22 +433,209 @@ fn emit_function<'m>(tx: &mut Tx<'m>, index: u32, f: &'m FuncDecl) -> Result<(),
     Ok(())
 }
 
+/// Convergent instructions met in the dispatch loop, run later at its
+/// reconvergence point: the instruction and the register bindings in scope.
+struct Sites<'a> {
+    var: Word,
+    exit: Word,
+    list: Vec<(&'a Instr, HashMap<Name, Reg>, usize)>,
+}
+
+/// The dispatch loop (docs/control-flow.md). With convergent instructions
+/// (`site` is set) it sits inside an outer loop: a case that reaches a
+/// barrier records its site and breaks out; every work-item that has not
+/// returned then meets at the inner loop's merge, runs the site's
+/// instruction together, and re-enters the dispatch loop.
+#[allow(clippy::too_many_arguments)]
+fn emit_dispatch<'m>(
+    fx: &mut Fx<'_, 'm>,
+    body: &'m Block,
+    labels: &HashMap<Name, usize>,
+    blocks: usize,
+    (state, retval): (Word, Option<Word>),
+    site: Option<Word>,
+    conv: &Convergent,
+    ret: Word,
+) -> Result<(), TranslateError> {
+    let u32t = fx.tx.uint(32);
+    let zero = fx.tx.const_u32(0);
+    fx.tx.b.store(state, zero, None, [])?;
+    let header = fx.tx.b.id();
+    let body_l = fx.tx.b.id();
+    let cont = fx.tx.b.id();
+    let merge = fx.tx.b.id();
+    let sw_merge = fx.tx.b.id();
+    // one case per basic block, plus an exit case for falling off the end
+    let cases: Vec<Word> = (0..=blocks).map(|_| fx.tx.b.id()).collect();
+    let outer = site.map(|_| (fx.tx.b.id(), fx.tx.b.id(), fx.tx.b.id()));
+    if let Some((o_header, o_merge, o_cont)) = outer {
+        fx.tx.b.branch(o_header)?;
+        fx.tx.b.begin_block(Some(o_header))?;
+        fx.tx
+            .b
+            .loop_merge(o_merge, o_cont, spirv::LoopControl::NONE, [])?;
+    }
+    fx.tx.b.branch(header)?;
+    fx.tx.b.begin_block(Some(header))?;
+    fx.tx
+        .b
+        .loop_merge(merge, cont, spirv::LoopControl::NONE, [])?;
+    fx.tx.b.branch(body_l)?;
+    fx.tx.b.begin_block(Some(body_l))?;
+    let s = fx.tx.b.load(u32t, None, state, None, [])?;
+    fx.tx
+        .b
+        .selection_merge(sw_merge, spirv::SelectionControl::NONE)?;
+    fx.tx.b.switch(
+        s,
+        sw_merge,
+        cases
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| (SOp::LiteralBit32(i as u32), l)),
+    )?;
+    fx.dispatch = Some(Dispatch {
+        state,
+        switch_merge: sw_merge,
+        exit: blocks as u32,
+        retval,
+    });
+    let mut em = Emitter {
+        sp: Splitter::new(),
+        cases: &cases,
+        labels,
+        terminated: false,
+        conv,
+        sites: site.map(|var| Sites {
+            var,
+            exit: merge,
+            list: Vec::new(),
+        }),
+    };
+    fx.tx.b.begin_block(Some(cases[0]))?;
+    em.walk(fx, body, false)?;
+    em.close(fx, Some(blocks))?;
+    fx.tx.b.begin_block(Some(cases[blocks]))?;
+    em.close(fx, None)?;
+    fx.tx.b.begin_block(Some(sw_merge))?;
+    fx.tx.b.branch(cont)?;
+    // The dispatch loop is left only by returning (or at a barrier), but
+    // some drivers cap loop iterations to survive runaway shaders (Mesa 22's
+    // llvmpipe breaks out of loops after 65,535 iterations in all). The back
+    // edge tests a condition the compiler cannot see is always false
+    // (work_dim is 1..3), so the loop's exit stays in the program; reaching
+    // it sets the launch's status word and the runtime reports an error
+    // instead of a wrong result.
+    fx.tx.b.begin_block(Some(cont))?;
+    let stop = never(fx)?;
+    fx.tx.b.branch_conditional(stop, merge, header, [])?;
+    fx.tx.b.begin_block(Some(merge))?;
+    let exit = match (outer, em.sites) {
+        (Some((o_header, o_merge, o_cont)), Some(sites)) => {
+            // the reconvergence point: run the recorded site's instruction
+            let stop = never(fx)?;
+            let run = fx.tx.b.id();
+            fx.tx.b.branch_conditional(stop, o_merge, run, [])?;
+            fx.tx.b.begin_block(Some(run))?;
+            let k = fx.tx.b.load(u32t, None, sites.var, None, [])?;
+            let done = fx.tx.b.id();
+            let labels_k: Vec<Word> = sites.list.iter().map(|_| fx.tx.b.id()).collect();
+            fx.tx
+                .b
+                .selection_merge(done, spirv::SelectionControl::NONE)?;
+            fx.tx.b.switch(
+                k,
+                done,
+                labels_k
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &l)| (SOp::LiteralBit32(i as u32), l)),
+            )?;
+            for ((ins, regs, block), l) in sites.list.into_iter().zip(labels_k) {
+                fx.tx.b.begin_block(Some(l))?;
+                let saved = std::mem::replace(&mut fx.regs, regs);
+                let (line, col) = fx.tx.m.line_col(ins.span);
+                let file = fx.tx.file_id;
+                fx.tx.b.line(file, line, col);
+                lower::lower(fx, ins, block, labels)?;
+                fx.regs = saved;
+                fx.tx.b.branch(done)?;
+            }
+            fx.tx.b.begin_block(Some(done))?;
+            fx.tx.b.branch(o_cont)?;
+            fx.tx.b.begin_block(Some(o_cont))?;
+            fx.tx.b.branch(o_header)?;
+            fx.tx.b.begin_block(Some(o_merge))?;
+            o_merge
+        }
+        _ => merge,
+    };
+    let _ = exit;
+    let addr = fx.tx.push_addr(super::entry::Push::Status)?;
+    let pt = fx.tx.ptr(StorageClass::PhysicalStorageBuffer, u32t);
+    let p = fx.tx.b.convert_u_to_ptr(pt, None, addr)?;
+    let one = fx.tx.const_u32(1);
+    fx.tx.b.store(
+        p,
+        one,
+        Some(spirv::MemoryAccess::ALIGNED),
+        [SOp::LiteralBit32(4)],
+    )?;
+    if ret == fx.tx.void() {
+        fx.tx.b.ret()?;
+    } else {
+        let u = fx.tx.b.undef(ret, None);
+        fx.tx.b.ret_value(u)?;
+    }
+    fx.tx.uses_dispatch = true;
+    Ok(())
+}
+
+/// `work_dim == 0xFFFFFFFF`: always false, but not to the compiler.
+fn never(fx: &mut Fx) -> Result<Word, TranslateError> {
+    let dims = fx.tx.push_load(super::entry::Push::WorkDim as u32)?;
+    let all = fx.tx.const_u32(u32::MAX);
+    let bt = fx.tx.bool_ty();
+    Ok(fx.tx.b.i_equal(bt, None, dims, all)?)
+}
+
 /// The emission walk: mirrors [`analyze`] and closes each case when a new
 /// basic block starts.
-struct Emitter<'a> {
+struct Emitter<'a, 'm> {
     sp: Splitter,
     cases: &'a [Word],
     pub labels: &'a HashMap<Name, usize>,
     terminated: bool,
+    conv: &'a Convergent,
+    sites: Option<Sites<'m>>,
 }
 
-impl Emitter<'_> {
-    fn walk(&mut self, fx: &mut Fx, b: &Block, scoped: bool) -> Result<(), TranslateError> {
+impl<'m> Emitter<'_, 'm> {
+    fn walk(
+        &mut self,
+        fx: &mut Fx<'_, 'm>,
+        b: &'m Block,
+        scoped: bool,
+    ) -> Result<(), TranslateError> {
         if scoped {
             fx.push_scope(b);
         }
+        let linear = self.cases.is_empty();
         for s in &b.stmts {
             match s {
+                // straight-line code: labels mark nothing, and code after a
+                // `return` goes to a fresh (unreachable) block
+                Stmt::Label(..) if linear => {}
+                Stmt::Instr(i) if linear => {
+                    if std::mem::take(&mut self.terminated) {
+                        fx.tx.b.begin_block(None)?;
+                    }
+                    let (line, col) = fx.tx.m.line_col(i.span);
+                    let file = fx.tx.file_id;
+                    fx.tx.b.line(file, line, col);
+                    let flow = lower::lower(fx, i, 0, self.labels)?;
+                    self.terminated = flow == Flow::Terminated;
+                }
                 Stmt::Label(..) => {
                     let prev = self.sp.block;
                     if self.sp.label() {
@@ -445,9 +652,26 @@ impl Emitter<'_> {
                     let (line, col) = fx.tx.m.line_col(i.span);
                     let file = fx.tx.file_id;
                     fx.tx.b.line(file, line, col);
+                    if let (Some(sites), true) = (self.sites.as_mut(), self.conv.is(i)) {
+                        // leave the dispatch loop; the instruction runs at
+                        // its reconvergence point, then the next block
+                        let next = fx.tx.const_u32(self.sp.block as u32 + 1);
+                        let k = fx.tx.const_u32(sites.list.len() as u32);
+                        fx.tx.b.store(sites.var, k, None, [])?;
+                        let d = fx
+                            .dispatch
+                            .ok_or_else(|| TranslateError::Internal("no dispatch loop".into()))?;
+                        fx.tx.b.store(d.state, next, None, [])?;
+                        fx.tx.b.branch(sites.exit)?;
+                        sites.list.push((i, fx.regs.clone(), self.sp.block));
+                        self.terminated = true;
+                        self.sp.after_instr(true);
+                        continue;
+                    }
                     let flow = lower::lower(fx, i, self.sp.block, self.labels)?;
                     self.terminated = flow == Flow::Terminated;
-                    self.sp.after_instr(ends_block(i));
+                    self.sp
+                        .after_instr(ends_block(i) || (self.sites.is_some() && self.conv.is(i)));
                 }
                 Stmt::Block(inner) => self.walk(fx, inner, true)?,
                 _ => {}
@@ -461,7 +685,7 @@ impl Emitter<'_> {
 
     /// Ends the current block: falls through to `next`, or returns at the
     /// end of the function.
-    fn close(&mut self, fx: &mut Fx, next: Option<usize>) -> Result<(), TranslateError> {
+    fn close(&mut self, fx: &mut Fx<'_, 'm>, next: Option<usize>) -> Result<(), TranslateError> {
         if std::mem::take(&mut self.terminated) {
             return Ok(());
         }
@@ -472,14 +696,19 @@ impl Emitter<'_> {
                 fx.tx.b.store(d.state, v, None, [])?;
                 fx.tx.b.branch(d.switch_merge)?;
             }
-            _ => {
-                if fx.func.ret.is_some() && fx.func.kind == FuncKind::Function {
-                    // unreachable: a non-void function ends with `return`
-                    fx.tx.b.unreachable()?;
-                } else {
-                    fx.tx.b.ret()?;
+            _ => match (fx.dispatch.and_then(|d| d.retval), fx.func.ret) {
+                // the exit case of a non-void function: `return.cond` left
+                // the value
+                (Some(rv), Some(ty)) => {
+                    let t = fx.tx.reg_ty(ty);
+                    let v = fx.tx.b.load(t, None, rv, None, [])?;
+                    fx.tx.b.ret_value(v)?;
                 }
-            }
+                // falling off a non-void function cannot happen: it ends
+                // with `return`
+                (None, Some(_)) if fx.func.kind == FuncKind::Function => fx.tx.b.unreachable()?,
+                _ => fx.tx.b.ret()?,
+            },
         }
         Ok(())
     }

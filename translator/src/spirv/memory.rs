@@ -134,7 +134,7 @@ impl Fx<'_, '_> {
         }
     }
 
-    fn device_ptr(&mut self, addr: Word, bits: u16) -> R<Word> {
+    pub fn device_ptr(&mut self, addr: Word, bits: u16) -> R<Word> {
         match bits {
             8 => self.tx.cap(spirv::Capability::StorageBuffer8BitAccess),
             16 => self.tx.cap(spirv::Capability::StorageBuffer16BitAccess),
@@ -198,7 +198,7 @@ impl Fx<'_, '_> {
         Ok(self.tx.b.i_add(t, None, addr, c)?)
     }
 
-    fn word_ptr(&mut self, addr: Word, mem: Mem, extra_words: u32) -> R<Word> {
+    pub fn word_ptr(&mut self, addr: Word, mem: Mem, extra_words: u32) -> R<Word> {
         let arena = self.arena(mem);
         let u32t = self.tx.uint(32);
         let two = self.tx.const_u32(2);
@@ -217,7 +217,7 @@ impl Fx<'_, '_> {
     }
 
     /// Bit offset of a sub-word access inside its word.
-    fn sub_shift(&mut self, addr: Word) -> R<Word> {
+    pub fn sub_shift(&mut self, addr: Word) -> R<Word> {
         let u32t = self.tx.uint(32);
         let three = self.tx.const_u32(3);
         let low = self.tx.b.bitwise_and(u32t, None, addr, three)?;

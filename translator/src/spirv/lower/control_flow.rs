@@ -67,6 +67,33 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<Flow> {
             fx.tx.b.branch(d.switch_merge)?;
             Ok(Flow::Terminated)
         }
+        "return" if cond && fx.dispatch.is_some() => {
+            // in the dispatch loop a conditional return is a branch to the
+            // exit case (an OpReturn inside a selection inside the loop trips
+            // Mesa 22's llvmpipe: later stores of the work-group were lost)
+            let d = fx
+                .dispatch
+                .ok_or_else(|| TranslateError::Internal("no dispatch loop".into()))?;
+            let p = fx.read_pred(ins.opr("pred")?)?;
+            if let (Some(rv), Some(v), Some(ty)) = (d.retval, ins.op("retval"), fx.func.ret) {
+                let set = fx.tx.b.id();
+                let after = fx.tx.b.id();
+                fx.tx.b.selection_merge(after, SelectionControl::NONE)?;
+                fx.tx.b.branch_conditional(p, set, after, [])?;
+                fx.tx.b.begin_block(Some(set))?;
+                let v = value(fx, v, ty)?;
+                fx.tx.b.store(rv, v, None, [])?;
+                fx.tx.b.branch(after)?;
+                fx.tx.b.begin_block(Some(after))?;
+            }
+            let u32t = fx.tx.uint(32);
+            let exit = fx.tx.const_u32(d.exit);
+            let fall = fx.tx.const_u32(ins.block as u32 + 1);
+            let next = fx.tx.b.select(u32t, None, p, exit, fall)?;
+            fx.tx.b.store(d.state, next, None, [])?;
+            fx.tx.b.branch(d.switch_merge)?;
+            Ok(Flow::Terminated)
+        }
         "return" => {
             let after = if cond {
                 let p = fx.read_pred(ins.opr("pred")?)?;

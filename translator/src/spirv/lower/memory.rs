@@ -1,6 +1,6 @@
 //! Loads and stores (spec chapter 19): `ld`/`st` on `.global`, `.const`,
-//! `.shared` and `.private`, scalar and vector; `ld.param`. Atomics, atomic
-//! (ordered) accesses and generic addresses are not lowered yet.
+//! `.shared` and `.private`, scalar and vector; `ld.param`. Atomics are in
+//! `atomics.rs`; generic addresses are not lowered yet.
 
 use super::{bits_of, Ins, R};
 use crate::spirv::function::{Fx, Reg};
@@ -33,12 +33,15 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
         .quals
         .first()
         .is_some_and(|q| q.literal && q.name == "param");
-    if !matches!(ins.name, "ld" | "st" | "ld.param") {
-        return Ok(false);
+    match ins.name {
+        "iatom" => return super::atomics::iatom(fx, ins),
+        "fatom" => return super::atomics::fatom(fx, ins),
+        "ld" | "st" | "ld.param" => {}
+        _ => return Ok(false),
     }
     // atomic forms carry a memory order other than `.weak`
     if ins.q("memorder").is_some_and(|m| m != "weak") {
-        return Ok(false);
+        return super::atomics::ordered(fx, ins);
     }
     let bits = bits_of(ins.q("type").unwrap_or("32b"));
     let count = ins

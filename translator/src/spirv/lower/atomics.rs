@@ -1,0 +1,367 @@
+//! Atomics (spec chapter 19): `iatom`, `fatom`, and the atomic (ordered)
+//! forms of `ld`/`st`, on `.global` and `.shared` memory.
+//!
+//! Operations SPIR-V has are used directly on 32- and 64-bit words. The rest
+//! — `incwrap`/`decwrap`, every floating-point operation, and 16-bit values,
+//! which live inside a 32-bit word of the shared arena or of global memory —
+//! are compare-and-swap loops on the containing word, so they need no
+//! optional device feature beyond 64-bit atomics for 64-bit values.
+
+use super::float16::{f32_to_half, half_to_f32};
+use super::{bits_of, Ins, R};
+use crate::spirv::function::Fx;
+use crate::spirv::memory::Mem;
+use crate::spirv::TranslateError;
+use crate::syntax::ast::*;
+use rspirv::spirv::{Capability, GlslStd450Op as G, LoopControl, MemorySemantics, Scope, Word};
+
+/// Scope and semantics of an atomic access.
+struct Order {
+    scope: Word,
+    /// Semantics for the access (and a CAS that succeeds).
+    sem: Word,
+    /// Semantics for a CAS that fails: no release ordering.
+    fail: Word,
+}
+
+fn order(fx: &mut Fx, ins: &Ins, mem: Mem, load: bool, store: bool) -> Order {
+    let storage = if mem == Mem::Shared {
+        MemorySemantics::WORKGROUP_MEMORY
+    } else {
+        MemorySemantics::UNIFORM_MEMORY
+    };
+    // Vulkan treats sequential consistency as acquire/release
+    let mut o = match ins.q("memorder") {
+        Some("acquire") => MemorySemantics::ACQUIRE,
+        Some("release") => MemorySemantics::RELEASE,
+        Some("acq_rel") | Some("seq_cst") => MemorySemantics::ACQUIRE_RELEASE,
+        _ => MemorySemantics::empty(),
+    };
+    if load && o.contains(MemorySemantics::ACQUIRE_RELEASE) {
+        o = MemorySemantics::ACQUIRE;
+    }
+    if store && o.contains(MemorySemantics::ACQUIRE_RELEASE) {
+        o = MemorySemantics::RELEASE;
+    }
+    let sem = if o.is_empty() { o } else { o | storage };
+    let fail = if sem.intersects(MemorySemantics::ACQUIRE | MemorySemantics::ACQUIRE_RELEASE) {
+        MemorySemantics::ACQUIRE | storage
+    } else {
+        MemorySemantics::empty()
+    };
+    let scope = match (ins.q("memscope"), mem) {
+        (Some("workgroup"), _) | (None, Mem::Shared) => Scope::Workgroup,
+        _ => Scope::Device,
+    };
+    Order {
+        scope: fx.tx.const_u32(scope as u32),
+        sem: fx.tx.const_u32(sem.bits()),
+        fail: fx.tx.const_u32(fail.bits()),
+    }
+}
+
+/// The word that holds an access of `bits` at `addr`: (pointer, word bits,
+/// bit shift of the value inside the word, or `None` for a whole word).
+fn word(fx: &mut Fx, addr: Word, mem: Mem, bits: u16) -> R<(Word, u16, Option<Word>)> {
+    match (mem, bits) {
+        (Mem::Device, 32 | 64) => Ok((fx.device_ptr(addr, bits)?, bits, None)),
+        (Mem::Device, 16) => {
+            let u64t = fx.tx.uint(64);
+            let mask = fx.tx.const_uint(64, !3);
+            let base = fx.tx.b.bitwise_and(u64t, None, addr, mask)?;
+            let p = fx.device_ptr(base, 32)?;
+            let low = fx.resize(addr, 64, 32, false)?;
+            Ok((p, 32, Some(fx.sub_shift(low)?)))
+        }
+        (Mem::Shared | Mem::Private, 32) => Ok((fx.word_ptr(addr, mem, 0)?, 32, None)),
+        (Mem::Shared | Mem::Private, 16) => {
+            let p = fx.word_ptr(addr, mem, 0)?;
+            Ok((p, 32, Some(fx.sub_shift(addr)?)))
+        }
+        _ => Err(TranslateError::Internal(
+            "no atomic word for this access".into(),
+        )),
+    }
+}
+
+/// `old = *p; *p = f(old)` atomically, as a compare-and-swap loop on the
+/// word. `f` sees and returns the value (`bits` wide); the old value is
+/// returned.
+fn cas_loop(
+    fx: &mut Fx,
+    (p, wbits, shift): (Word, u16, Option<Word>),
+    bits: u16,
+    o: &Order,
+    f: &mut dyn FnMut(&mut Fx, Word) -> R<Word>,
+) -> R<Word> {
+    let wt = fx.tx.uint(wbits);
+    let header = fx.tx.b.id();
+    let body = fx.tx.b.id();
+    let cont = fx.tx.b.id();
+    let merge = fx.tx.b.id();
+    fx.tx.b.branch(header)?;
+    fx.tx.b.begin_block(Some(header))?;
+    fx.tx.b.loop_merge(merge, cont, LoopControl::NONE, [])?;
+    fx.tx.b.branch(body)?;
+    fx.tx.b.begin_block(Some(body))?;
+    let relaxed = fx.tx.const_u32(0);
+    let w = fx.tx.b.atomic_load(wt, None, p, o.scope, relaxed)?;
+    let old = match shift {
+        Some(sh) => {
+            let v = fx.tx.b.shift_right_logical(wt, None, w, sh)?;
+            fx.resize(v, wbits, bits, false)?
+        }
+        None => w,
+    };
+    let new = f(fx, old)?;
+    let nw = match shift {
+        Some(sh) => {
+            let wide = fx.resize(new, bits, wbits, false)?;
+            let placed = fx.tx.b.shift_left_logical(wt, None, wide, sh)?;
+            let m = fx.tx.const_uint(wbits, (1u64 << bits) - 1);
+            let mask = fx.tx.b.shift_left_logical(wt, None, m, sh)?;
+            let keep = fx.tx.b.not(wt, None, mask)?;
+            let kept = fx.tx.b.bitwise_and(wt, None, w, keep)?;
+            fx.tx.b.bitwise_or(wt, None, kept, placed)?
+        }
+        None => new,
+    };
+    let prev = fx
+        .tx
+        .b
+        .atomic_compare_exchange(wt, None, p, o.scope, o.sem, o.fail, nw, w)?;
+    let bt = fx.tx.bool_ty();
+    let done = fx.tx.b.i_equal(bt, None, prev, w)?;
+    fx.tx.b.branch_conditional(done, merge, cont, [])?;
+    fx.tx.b.begin_block(Some(cont))?;
+    fx.tx.b.branch(header)?;
+    fx.tx.b.begin_block(Some(merge))?;
+    Ok(old)
+}
+
+fn addr_of<'a>(ins: &'a Ins) -> R<&'a AddrOperand> {
+    match ins.opr("addr")? {
+        Operand::Addr(a) => Ok(a),
+        _ => Err(TranslateError::Internal("address operand expected".into())),
+    }
+}
+
+fn space_of(ins: &Ins) -> Option<&'static str> {
+    match ins.q("addrspace") {
+        Some(s @ ("global" | "shared")) => Some(s),
+        _ => None, // generic addressing is not lowered yet
+    }
+}
+
+fn need_int64_atomics(fx: &mut Fx, bits: u16, mem: Mem) -> bool {
+    if bits == 64 {
+        if mem != Mem::Device {
+            return false;
+        }
+        fx.tx.cap(Capability::Int64Atomics);
+    }
+    true
+}
+
+/// Atomic `ld`/`st` (a memory order other than `.weak`).
+pub fn ordered(fx: &mut Fx, ins: &Ins) -> R<bool> {
+    let bits = bits_of(ins.q("type").unwrap_or("32b"));
+    let Some(space) = space_of(ins) else {
+        return Ok(false);
+    };
+    if !matches!(bits, 32 | 64) {
+        return Ok(false);
+    }
+    let (addr, mem) = fx.address(addr_of(ins)?, Some(space))?;
+    if !need_int64_atomics(fx, bits, mem) {
+        return Ok(false);
+    }
+    let (p, _, _) = word(fx, addr, mem, bits)?;
+    let t = fx.tx.uint(bits);
+    if ins.name == "ld" {
+        let o = order(fx, ins, mem, true, false);
+        let v = fx.tx.b.atomic_load(t, None, p, o.scope, o.sem)?;
+        fx.write(ins.opr("dst")?, v, bits)?;
+    } else {
+        let o = order(fx, ins, mem, false, true);
+        let v = fx.read(ins.opr("src0")?, bits)?;
+        fx.tx.b.atomic_store(p, o.scope, o.sem, v)?;
+    }
+    Ok(true)
+}
+
+pub fn iatom(fx: &mut Fx, ins: &Ins) -> R<bool> {
+    let bits = bits_of(ins.q("type").unwrap_or("32b"));
+    let Some(space) = space_of(ins) else {
+        return Ok(false);
+    };
+    if bits == 128 {
+        return Ok(false);
+    }
+    let (addr, mem) = fx.address(addr_of(ins)?, Some(space))?;
+    if !need_int64_atomics(fx, bits, mem) {
+        return Ok(false);
+    }
+    let o = order(fx, ins, mem, false, false);
+    let op = ins.q("op").unwrap_or("add");
+    let src0 = match ins.op("src0") {
+        Some(s) => Some(fx.read(s, bits)?),
+        None => None,
+    };
+    let src1 = match ins.op("src1") {
+        Some(s) => Some(fx.read(s, bits)?),
+        None => None,
+    };
+    let t = fx.tx.uint(bits);
+    let w = word(fx, addr, mem, bits)?;
+    let need = |v: Option<Word>| {
+        v.ok_or_else(|| TranslateError::Internal("missing atomic operand".into()))
+    };
+    let old = match (w.2, op) {
+        // whole words: SPIR-V's own atomics
+        (None, "cas") => {
+            let (cmp, val) = (need(src0)?, need(src1)?);
+            fx.tx
+                .b
+                .atomic_compare_exchange(t, None, w.0, o.scope, o.sem, o.fail, val, cmp)?
+        }
+        (None, "inc") => fx.tx.b.atomic_i_increment(t, None, w.0, o.scope, o.sem)?,
+        (None, "dec") => fx.tx.b.atomic_i_decrement(t, None, w.0, o.scope, o.sem)?,
+        (
+            None,
+            "add" | "sub" | "smin" | "smax" | "umin" | "umax" | "and" | "or" | "xor" | "xchg",
+        ) => {
+            let v = need(src0)?;
+            let b = &mut fx.tx.b;
+            match op {
+                "add" => b.atomic_i_add(t, None, w.0, o.scope, o.sem, v)?,
+                "sub" => b.atomic_i_sub(t, None, w.0, o.scope, o.sem, v)?,
+                "smin" => b.atomic_s_min(t, None, w.0, o.scope, o.sem, v)?,
+                "smax" => b.atomic_s_max(t, None, w.0, o.scope, o.sem, v)?,
+                "umin" => b.atomic_u_min(t, None, w.0, o.scope, o.sem, v)?,
+                "umax" => b.atomic_u_max(t, None, w.0, o.scope, o.sem, v)?,
+                "and" => b.atomic_and(t, None, w.0, o.scope, o.sem, v)?,
+                "or" => b.atomic_or(t, None, w.0, o.scope, o.sem, v)?,
+                "xor" => b.atomic_xor(t, None, w.0, o.scope, o.sem, v)?,
+                _ => b.atomic_exchange(t, None, w.0, o.scope, o.sem, v)?,
+            }
+        }
+        // the rest: a compare-and-swap loop computing the spec's `new`
+        _ => {
+            let mut f =
+                |fx: &mut Fx, old: Word| -> R<Word> { int_new(fx, op, bits, old, src0, src1) };
+            cas_loop(fx, w, bits, &o, &mut f)?
+        }
+    };
+    fx.write(ins.opr("dst")?, old, bits)?;
+    Ok(true)
+}
+
+/// The spec's `new` value of an integer atomic (the `iatom` semantics).
+fn int_new(
+    fx: &mut Fx,
+    op: &str,
+    bits: u16,
+    old: Word,
+    src0: Option<Word>,
+    src1: Option<Word>,
+) -> R<Word> {
+    let t = fx.tx.uint(bits);
+    let bt = fx.tx.bool_ty();
+    let one = fx.tx.const_uint(bits, 1);
+    let zero = fx.tx.const_uint(bits, 0);
+    let s = src0.unwrap_or(zero);
+    let b = &mut fx.tx.b;
+    Ok(match op {
+        "add" => b.i_add(t, None, old, s)?,
+        "sub" => b.i_sub(t, None, old, s)?,
+        "inc" => b.i_add(t, None, old, one)?,
+        "dec" => b.i_sub(t, None, old, one)?,
+        "and" => b.bitwise_and(t, None, old, s)?,
+        "or" => b.bitwise_or(t, None, old, s)?,
+        "xor" => b.bitwise_xor(t, None, old, s)?,
+        "xchg" => s,
+        "smin" | "smax" | "umin" | "umax" => {
+            let c = match op {
+                "smin" => b.s_less_than(bt, None, old, s)?,
+                "smax" => b.s_greater_than(bt, None, old, s)?,
+                "umin" => b.u_less_than(bt, None, old, s)?,
+                _ => b.u_greater_than(bt, None, old, s)?,
+            };
+            b.select(t, None, c, old, s)?
+        }
+        "cas" => {
+            let eq = b.i_equal(bt, None, old, s)?;
+            b.select(t, None, eq, src1.unwrap_or(old), old)?
+        }
+        // new = (old >= src0) ? 0 : old + 1
+        "incwrap" => {
+            let wrap = b.u_greater_than_equal(bt, None, old, s)?;
+            let inc = b.i_add(t, None, old, one)?;
+            b.select(t, None, wrap, zero, inc)?
+        }
+        // new = (old == 0 || old > src0) ? src0 : old - 1
+        _ => {
+            let z = b.i_equal(bt, None, old, zero)?;
+            let gt = b.u_greater_than(bt, None, old, s)?;
+            let reset = b.logical_or(bt, None, z, gt)?;
+            let dec = b.i_sub(t, None, old, one)?;
+            b.select(t, None, reset, s, dec)?
+        }
+    })
+}
+
+pub fn fatom(fx: &mut Fx, ins: &Ins) -> R<bool> {
+    let ty = ins.q("type").unwrap_or("f");
+    let bits = bits_of(ty);
+    let Some(space) = space_of(ins) else {
+        return Ok(false);
+    };
+    let (addr, mem) = fx.address(addr_of(ins)?, Some(space))?;
+    if !need_int64_atomics(fx, bits, mem) {
+        return Ok(false);
+    }
+    let o = order(fx, ins, mem, false, false);
+    let op = ins.q("op").unwrap_or("add");
+    let src0 = fx.read(ins.opr("src0")?, bits)?;
+    let src1 = match ins.op("src1") {
+        Some(s) => Some(fx.read(s, bits)?),
+        None => None,
+    };
+    let w = word(fx, addr, mem, bits)?;
+    let mut f = |fx: &mut Fx, old: Word| -> R<Word> {
+        if op == "cas" {
+            // compares bit patterns
+            let t = fx.tx.uint(bits);
+            let bt = fx.tx.bool_ty();
+            let eq = fx.tx.b.i_equal(bt, None, old, src0)?;
+            return Ok(fx.tx.b.select(t, None, eq, src1.unwrap_or(old), old)?);
+        }
+        // 16-bit formats compute in f32 and round once
+        let fb = if bits == 16 { 32 } else { bits };
+        let ft = fx.tx.float(fb);
+        let (a, b) = if bits == 16 {
+            (half_to_f32(fx, old, ty)?, half_to_f32(fx, src0, ty)?)
+        } else {
+            (
+                fx.tx.b.bitcast(ft, None, old)?,
+                fx.tx.b.bitcast(ft, None, src0)?,
+            )
+        };
+        let r = match op {
+            "add" => fx.tx.b.f_add(ft, None, a, b)?,
+            "sub" => fx.tx.b.f_sub(ft, None, a, b)?,
+            "min" => fx.tx.glsl_op(ft, G::NMin, &[a, b])?,
+            _ => fx.tx.glsl_op(ft, G::NMax, &[a, b])?,
+        };
+        if bits == 16 {
+            f32_to_half(fx, r, ty)
+        } else {
+            let ut = fx.tx.uint(bits);
+            Ok(fx.tx.b.bitcast(ut, None, r)?)
+        }
+    };
+    let old = cas_loop(fx, w, bits, &o, &mut f)?;
+    fx.write(ins.opr("dst")?, old, bits)?;
+    Ok(true)
+}
