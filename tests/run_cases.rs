@@ -155,6 +155,17 @@ const CASES: &[Case] = &[
         [(0, "u32:4,6,8,10,12,14,16,18,20,22,24,26,28,30,0,2")],
         []
     ),
+    // frc, frcp, half and bfloat16 arithmetic, exact bits
+    case!(
+        "tests/run/float_misc.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u32:zeros:6"],
+        [],
+        [(0, "u32:1061158912,1048576000,14336,16128,15360,16656")],
+        []
+    ),
     // a call chain with scalar and vector arguments and results
     case!(
         "tests/run/calls.pisa",

@@ -6,6 +6,7 @@
 use super::float16::{f32_to_half, half_to_f32};
 use super::{Ins, R};
 use crate::spirv::function::Fx;
+use crate::syntax::ast::Operand;
 use rspirv::spirv::GlslStd450Op as G;
 
 pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
@@ -69,6 +70,18 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
             let a = fx.read_f(ins.opr("src0")?, fbits)?;
             fx.tx.glsl_op(ft, G::Sqrt, &[a])?
         }
+        // src0 - round(src0, .rd): exact
+        "frc" => {
+            let a = fx.read_f(ins.opr("src0")?, fbits)?;
+            let fl = fx.tx.glsl_op(ft, G::Floor, &[a])?;
+            fx.tx.b.f_sub(ft, None, a, fl)?
+        }
+        // 1/src0 with the division's precision (see docs/spec-notes.md)
+        "frcp" => {
+            let a = fx.read_f(ins.opr("src0")?, fbits)?;
+            let one = fx.read_f(&Operand::Float(1.0, ins.i.mnemonic), fbits)?;
+            fx.tx.b.f_div(ft, None, one, a)?
+        }
         _ => return Ok(false),
     };
     fx.write_f(ins.opr("dst")?, v, fbits)?;
@@ -93,6 +106,10 @@ fn half(fx: &mut Fx, ins: &Ins, ty: &str) -> R<bool> {
         ("fmin", [a, b]) => fx.tx.glsl_op(ft, G::NMin, &[*a, *b])?,
         ("fmax", [a, b]) => fx.tx.glsl_op(ft, G::NMax, &[*a, *b])?,
         ("fsqrt", [a]) => fx.tx.glsl_op(ft, G::Sqrt, &[*a])?,
+        ("frcp", [a]) => {
+            let one = fx.read_f(&Operand::Float(1.0, ins.i.mnemonic), 32)?;
+            fx.tx.b.f_div(ft, None, one, *a)?
+        }
         // the product of two 16-bit values is exact in f32
         ("fmad", [a, b, c]) => fx.tx.glsl_op(ft, G::Fma, &[*a, *b, *c])?,
         _ => return Ok(false),
