@@ -166,6 +166,17 @@ const CASES: &[Case] = &[
         [(0, "u32:1061158912,1048576000,14336,16128,15360,16656")],
         []
     ),
+    // generic addresses: casts both ways, loads and stores through them, isaddr
+    case!(
+        "tests/run/generic.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u32:zeros:8"],
+        [],
+        [(0, "u32:10,20,30,10,4294967295,0,4294967295,20")],
+        []
+    ),
     // a call chain with scalar and vector arguments and results
     case!(
         "tests/run/calls.pisa",

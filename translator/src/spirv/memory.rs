@@ -20,7 +20,14 @@ pub enum Mem {
     Device,
     Private,
     Shared,
+    /// A 64-bit generic address (docs/abi.md): the space is found at run time.
+    Generic,
 }
+
+/// Generic addresses of the arenas carry a tag in their top 16 bits (device
+/// addresses never have these bits set); the low 32 bits are the offset.
+pub const GENERIC_SHARED_TAG: u64 = 0xFFFE;
+pub const GENERIC_PRIVATE_TAG: u64 = 0xFFFD;
 
 impl Fx<'_, '_> {
     fn arena(&mut self, mem: Mem) -> Word {
@@ -90,9 +97,13 @@ impl Fx<'_, '_> {
             Some("private") => Mem::Private,
             Some("shared") => Mem::Shared,
             Some("global") | Some("const") => Mem::Device,
-            _ => return Err(self.unsupported(a.span, "generic addressing")),
+            _ => Mem::Generic,
         };
-        let bits = if mem == Mem::Device { 64 } else { 32 };
+        let bits = if matches!(mem, Mem::Device | Mem::Generic) {
+            64
+        } else {
+            32
+        };
         let base = match &a.base {
             AddrBase::Var(n, s) => self.var_address(*n, *s)?.0,
             AddrBase::Reg(r) => self.read(&Operand::Reg(*r), bits)?,
@@ -123,6 +134,7 @@ impl Fx<'_, '_> {
     pub fn load(&mut self, addr: Word, mem: Mem, bits: u16) -> R<Word> {
         match mem {
             Mem::Device => self.load_device(addr, bits),
+            Mem::Generic => self.generic(addr, bits, None),
             _ => self.load_arena(addr, mem, bits),
         }
     }
@@ -130,8 +142,124 @@ impl Fx<'_, '_> {
     pub fn store(&mut self, addr: Word, mem: Mem, v: Word, bits: u16) -> R<()> {
         match mem {
             Mem::Device => self.store_device(addr, v, bits),
+            Mem::Generic => self.generic(addr, bits, Some(v)).map(|_| ()),
             _ => self.store_arena(addr, mem, v, bits),
         }
+    }
+
+    /// A load (`store` is `None`) or store through a generic address: a
+    /// selection on the address's tag, with the loaded value merged by a phi.
+    fn generic(&mut self, addr: Word, bits: u16, store: Option<Word>) -> R<Word> {
+        let u64t = self.tx.uint(64);
+        let sh = self.tx.const_uint(64, 48);
+        let tag = self.tx.b.shift_right_logical(u64t, None, addr, sh)?;
+        let tag = self.resize(tag, 64, 32, false)?;
+        let low = self.resize(addr, 64, 32, false)?;
+        let (dev, shared, private, merge) = (
+            self.tx.b.id(),
+            self.tx.b.id(),
+            self.tx.b.id(),
+            self.tx.b.id(),
+        );
+        self.tx
+            .b
+            .selection_merge(merge, rspirv::spirv::SelectionControl::NONE)?;
+        self.tx.b.switch(
+            tag,
+            dev,
+            [
+                (SOp::LiteralBit32(GENERIC_SHARED_TAG as u32), shared),
+                (SOp::LiteralBit32(GENERIC_PRIVATE_TAG as u32), private),
+            ],
+        )?;
+        let mut incoming = Vec::new();
+        for (label, mem, a) in [
+            (dev, Mem::Device, addr),
+            (shared, Mem::Shared, low),
+            (private, Mem::Private, low),
+        ] {
+            self.tx.b.begin_block(Some(label))?;
+            match store {
+                Some(v) => self.store(a, mem, v, bits)?,
+                None => {
+                    let v = self.load(a, mem, bits)?;
+                    // the block the value comes from (loads may add blocks)
+                    let from = self
+                        .tx
+                        .b
+                        .selected_block()
+                        .and_then(|i| {
+                            let f = self.tx.b.module_ref().functions.last()?;
+                            f.blocks.get(i)?.label.as_ref()?.result_id
+                        })
+                        .unwrap_or(label);
+                    incoming.push((v, from));
+                }
+            }
+            self.tx.b.branch(merge)?;
+        }
+        self.tx.b.begin_block(Some(merge))?;
+        match store {
+            Some(v) => Ok(v),
+            None => {
+                let t = self.tx.uint(bits);
+                Ok(self.tx.b.phi(t, None, incoming)?)
+            }
+        }
+    }
+
+    /// A specific-space address as a generic one, and back (`addrcast`):
+    /// arena null (0xFFFFFFFF) and generic null (0) correspond.
+    pub fn to_generic(&mut self, v: Word, mem: Mem) -> R<Word> {
+        let tag = match mem {
+            Mem::Shared => GENERIC_SHARED_TAG,
+            Mem::Private => GENERIC_PRIVATE_TAG,
+            _ => return Ok(v),
+        };
+        let u64t = self.tx.uint(64);
+        let bt = self.tx.bool_ty();
+        let null = self.tx.const_u32(u32::MAX);
+        let is_null = self.tx.b.i_equal(bt, None, v, null)?;
+        let wide = self.resize(v, 32, 64, false)?;
+        let t = self.tx.const_uint(64, tag << 48);
+        let g = self.tx.b.bitwise_or(u64t, None, wide, t)?;
+        let zero = self.tx.const_uint(64, 0);
+        Ok(self.tx.b.select(u64t, None, is_null, zero, g)?)
+    }
+
+    pub fn from_generic(&mut self, g: Word, mem: Mem) -> R<Word> {
+        if !matches!(mem, Mem::Shared | Mem::Private) {
+            return Ok(g);
+        }
+        let u32t = self.tx.uint(32);
+        let bt = self.tx.bool_ty();
+        let zero = self.tx.const_uint(64, 0);
+        let is_null = self.tx.b.i_equal(bt, None, g, zero)?;
+        let low = self.resize(g, 64, 32, false)?;
+        let null = self.tx.const_u32(u32::MAX);
+        Ok(self.tx.b.select(u32t, None, is_null, null, low)?)
+    }
+
+    /// `isaddr`: whether a generic address is in `mem`'s space.
+    pub fn generic_is(&mut self, g: Word, mem: Mem) -> R<Word> {
+        let u64t = self.tx.uint(64);
+        let bt = self.tx.bool_ty();
+        let sh = self.tx.const_uint(64, 48);
+        let tag = self.tx.b.shift_right_logical(u64t, None, g, sh)?;
+        let eq = |fx: &mut Self, t: u64| -> R<Word> {
+            let c = fx.tx.const_uint(64, t);
+            Ok(fx.tx.b.i_equal(bt, None, tag, c)?)
+        };
+        Ok(match mem {
+            Mem::Shared => eq(self, GENERIC_SHARED_TAG)?,
+            Mem::Private => eq(self, GENERIC_PRIVATE_TAG)?,
+            _ => {
+                let s = eq(self, GENERIC_SHARED_TAG)?;
+                let p = eq(self, GENERIC_PRIVATE_TAG)?;
+                let either = self.tx.b.logical_or(bt, None, s, p)?;
+                self.tx.b.logical_not(bt, None, either)?
+            }
+        })
     }
 
     pub fn device_ptr(&mut self, addr: Word, bits: u16) -> R<Word> {
@@ -190,7 +318,7 @@ impl Fx<'_, '_> {
     }
 
     pub fn offset_addr(&mut self, addr: Word, mem: Mem, by: u64) -> R<Word> {
-        if mem == Mem::Device {
+        if matches!(mem, Mem::Device | Mem::Generic) {
             return self.offset64(addr, by);
         }
         let t = self.tx.uint(32);

@@ -5,6 +5,7 @@
 use super::float16::{f32_bits_to_bf16, half_to_f32};
 use super::{bits_of, Ins, R};
 use crate::spirv::function::{Fx, Reg};
+use crate::spirv::memory::Mem;
 use crate::spirv::TranslateError;
 use crate::syntax::ast::*;
 use rspirv::spirv::{GlslStd450Op as G, StorageClass, Word};
@@ -39,6 +40,45 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
             fx.write(ins.opr("dst")?, v, bits)?;
         }
         "extract" | "insert" | "extract.dynamic" | "insert.dynamic" => elements(fx, ins)?,
+        "addrcast" => {
+            let mem = |s: Option<&str>| match s {
+                Some("private") => Mem::Private,
+                Some("shared") => Mem::Shared,
+                _ => Mem::Device,
+            };
+            let src = ins.opr("src0")?;
+            let v = if ins.q("to") == Some("generic") {
+                let from = mem(ins.q("from"));
+                let v = match src {
+                    Operand::Symbol(n, span) => fx.var_address(*n, *span)?.0,
+                    op => fx.read(op, if from == Mem::Device { 64 } else { 32 })?,
+                };
+                fx.to_generic(v, from)?
+            } else {
+                let g = fx.read(src, 64)?;
+                fx.from_generic(g, mem(ins.q("to")))?
+            };
+            let bits = if ins.q("to") == Some("generic") || mem(ins.q("to")) == Mem::Device {
+                64
+            } else {
+                32
+            };
+            fx.write(ins.opr("dst")?, v, bits)?;
+        }
+        "isaddr" => {
+            let g = fx.read(ins.opr("src0")?, 64)?;
+            let space = match ins.q("addrspace") {
+                Some("private") => Mem::Private,
+                Some("shared") => Mem::Shared,
+                _ => Mem::Device,
+            };
+            let p = fx.generic_is(g, space)?;
+            let u32t = fx.tx.uint(32);
+            let ones = fx.tx.const_u32(u32::MAX);
+            let zero = fx.tx.const_u32(0);
+            let v = fx.tx.b.select(u32t, None, p, ones, zero)?;
+            fx.write(ins.opr("dst")?, v, 32)?;
+        }
         "i2f" => return i2f(fx, ins),
         "f2i" => return f2i(fx, ins),
         "fext" | "ftrunc" => return fconvert(fx, ins),

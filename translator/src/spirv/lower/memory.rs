@@ -1,6 +1,6 @@
 //! Loads and stores (spec chapter 19): `ld`/`st` on `.global`, `.const`,
-//! `.shared` and `.private`, scalar and vector; `ld.param`. Atomics are in
-//! `atomics.rs`; generic addresses are not lowered yet.
+//! `.shared`, `.private` and generic addresses, scalar and vector;
+//! `ld.param`. Atomics are in `atomics.rs`.
 
 use super::{bits_of, Ins, R};
 use crate::spirv::function::{Fx, Reg};
@@ -51,11 +51,8 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
     let (addr, mem) = if is_param {
         (fx.param_address(addr_operand(ins, "vaddr")?)?, Mem::Device)
     } else {
-        let space = ins.q("addrspace");
-        if space.is_none() || space == Some("generic") {
-            return Ok(false);
-        }
-        fx.address(addr_operand(ins, "addr")?, space)?
+        // without a space qualifier the address is generic
+        fx.address(addr_operand(ins, "addr")?, ins.q("addrspace"))?
     };
     let step = bits as u64 / 8;
     if ins.name == "st" {
