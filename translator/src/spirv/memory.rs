@@ -210,7 +210,7 @@ impl Fx<'_, '_> {
 
     /// A specific-space address as a generic one, and back (`addrcast`):
     /// arena null (0xFFFFFFFF) and generic null (0) correspond.
-    pub fn to_generic(&mut self, v: Word, mem: Mem) -> R<Word> {
+    pub fn into_generic(&mut self, v: Word, mem: Mem) -> R<Word> {
         let tag = match mem {
             Mem::Shared => GENERIC_SHARED_TAG,
             Mem::Private => GENERIC_PRIVATE_TAG,

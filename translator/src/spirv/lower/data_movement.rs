@@ -53,7 +53,7 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
                     Operand::Symbol(n, span) => fx.var_address(*n, *span)?.0,
                     op => fx.read(op, if from == Mem::Device { 64 } else { 32 })?,
                 };
-                fx.to_generic(v, from)?
+                fx.into_generic(v, from)?
             } else {
                 let g = fx.read(src, 64)?;
                 fx.from_generic(g, mem(ins.q("to")))?
