@@ -210,7 +210,7 @@ impl Fx<'_, '_> {
 
     /// A specific-space address as a generic one, and back (`addrcast`):
     /// arena null (0xFFFFFFFF) and generic null (0) correspond.
-    pub fn into_generic(&mut self, v: Word, mem: Mem) -> R<Word> {
+    pub fn generic_address(&mut self, v: Word, mem: Mem) -> R<Word> {
         let tag = match mem {
             Mem::Shared => GENERIC_SHARED_TAG,
             Mem::Private => GENERIC_PRIVATE_TAG,
@@ -227,7 +227,7 @@ impl Fx<'_, '_> {
         Ok(self.tx.b.select(u64t, None, is_null, zero, g)?)
     }
 
-    pub fn from_generic(&mut self, g: Word, mem: Mem) -> R<Word> {
+    pub fn specific_address(&mut self, g: Word, mem: Mem) -> R<Word> {
         if !matches!(mem, Mem::Shared | Mem::Private) {
             return Ok(g);
         }

@@ -53,10 +53,10 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
                     Operand::Symbol(n, span) => fx.var_address(*n, *span)?.0,
                     op => fx.read(op, if from == Mem::Device { 64 } else { 32 })?,
                 };
-                fx.into_generic(v, from)?
+                fx.generic_address(v, from)?
             } else {
                 let g = fx.read(src, 64)?;
-                fx.from_generic(g, mem(ins.q("to")))?
+                fx.specific_address(g, mem(ins.q("to")))?
             };
             let bits = if ins.q("to") == Some("generic") || mem(ins.q("to")) == Mem::Device {
                 64
