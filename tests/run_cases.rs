@@ -177,6 +177,17 @@ const CASES: &[Case] = &[
         [(0, "u32:10,20,30,10,4294967295,0,4294967295,20")],
         []
     ),
+    // calls through function pointers from addrof and from a symbol initializer
+    case!(
+        "tests/run/indirect_call.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u32:zeros:3"],
+        [],
+        [(0, "u32:10,25,14")],
+        []
+    ),
     // a call chain with scalar and vector arguments and results
     case!(
         "tests/run/calls.pisa",

@@ -132,11 +132,12 @@ fn analyze(
 /// loop such instructions (barriers, and calls to such functions) run at the
 /// loop's reconvergence point (docs/control-flow.md).
 #[derive(Default)]
-pub struct Convergent(std::collections::HashSet<Name>);
+pub struct Convergent(std::collections::HashSet<Name>, Vec<Name>);
 
 impl Convergent {
     pub fn compute(tx: &Tx) -> Convergent {
         let mut set = std::collections::HashSet::new();
+        let taken = tx.address_taken.clone();
         loop {
             let before = set.len();
             for (_, f) in tx.functions() {
@@ -144,27 +145,30 @@ impl Convergent {
                     continue;
                 }
                 if let Some(b) = &f.body {
-                    if any_instr(b, &mut |i| convergent_instr(&set, i)) {
+                    if any_instr(b, &mut |i| convergent_instr(&set, &taken, i)) {
                         set.insert(f.name);
                     }
                 }
             }
             if set.len() == before {
-                return Convergent(set);
+                return Convergent(set, taken);
             }
         }
     }
 
     pub fn is(&self, i: &Instr) -> bool {
-        convergent_instr(&self.0, i)
+        convergent_instr(&self.0, &self.1, i)
     }
 }
 
-fn convergent_instr(set: &std::collections::HashSet<Name>, i: &Instr) -> bool {
+fn convergent_instr(set: &std::collections::HashSet<Name>, taken: &[Name], i: &Instr) -> bool {
     match opcode(i) {
         "barrier" => true,
         "call" => i.operands.iter().any(|op| match op {
-            Operand::Call(c) => matches!(c.target, Operand::Symbol(n, _) if set.contains(&n)),
+            Operand::Call(c) => match c.target {
+                Operand::Symbol(n, _) => set.contains(&n),
+                _ => taken.iter().any(|n| set.contains(n)),
+            },
             _ => false,
         }),
         _ => false,
@@ -186,7 +190,7 @@ pub fn check_recursion(tx: &Tx) -> Result<(), TranslateError> {
     let mut edges: Vec<Vec<usize>> = vec![Vec::new(); funcs.len()];
     for (i, f) in funcs.iter().enumerate() {
         if let Some(b) = &f.body {
-            calls(b, &mut |n| {
+            calls(b, &tx.address_taken, &mut |n| {
                 if let Some(&j) = index.get(&n) {
                     if !edges[i].contains(&j) {
                         edges[i].push(j);
@@ -230,22 +234,59 @@ pub fn check_recursion(tx: &Tx) -> Result<(), TranslateError> {
     Ok(())
 }
 
-fn calls(b: &Block, f: &mut impl FnMut(Name)) {
+/// The functions a body may call: direct callees, and for calls through a
+/// register every function whose address the module takes.
+fn calls(b: &Block, taken: &[Name], f: &mut impl FnMut(Name)) {
     for s in &b.stmts {
         match s {
             Stmt::Instr(i) => {
                 for op in &i.operands {
                     if let Operand::Call(c) = op {
-                        if let Operand::Symbol(n, _) = c.target {
-                            f(n);
+                        match c.target {
+                            Operand::Symbol(n, _) => f(n),
+                            _ => taken.iter().for_each(|&n| f(n)),
                         }
                     }
                 }
             }
-            Stmt::Block(inner) => calls(inner, f),
+            Stmt::Block(inner) => calls(inner, taken, f),
             _ => {}
         }
     }
+}
+
+/// Functions whose address the module takes (`addrof`, symbol
+/// initializers): the possible targets of calls through registers.
+pub fn address_taken(m: &crate::Module) -> Vec<Name> {
+    let funcs: std::collections::HashSet<Name> = m.functions().map(|f| f.name).collect();
+    let mut out = Vec::new();
+    let mut add = |n: Name| {
+        if funcs.contains(&n) && !out.contains(&n) {
+            out.push(n);
+        }
+    };
+    for v in m.globals() {
+        for e in v.init.iter().flatten() {
+            if let InitElem::Symbol { name, .. } = e {
+                add(*name);
+            }
+        }
+    }
+    for f in m.functions() {
+        if let Some(b) = &f.body {
+            any_instr(b, &mut |i| {
+                if opcode(i) == "addrof" {
+                    for op in &i.operands {
+                        if let Operand::Symbol(n, _) = op {
+                            add(*n);
+                        }
+                    }
+                }
+                false
+            });
+        }
+    }
+    out
 }
 
 /// Declares every function (so calls can refer forward), then emits bodies.

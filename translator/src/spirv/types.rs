@@ -29,6 +29,8 @@ pub struct Tx<'m> {
     pub file_id: Word,
     /// Some function needed the dispatch loop.
     pub uses_dispatch: bool,
+    /// Functions whose address is taken: targets of calls through registers.
+    pub address_taken: Vec<Name>,
 }
 
 impl<'m> Tx<'m> {
@@ -62,6 +64,7 @@ impl<'m> Tx<'m> {
             func_ids: HashMap::new(),
             file_id,
             uses_dispatch: false,
+            address_taken: super::function::address_taken(m),
         };
         tx.cap(Capability::Shader);
         tx.cap(Capability::PhysicalStorageBufferAddresses);

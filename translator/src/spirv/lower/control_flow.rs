@@ -125,22 +125,6 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<Flow> {
             let Operand::Call(c) = ins.opr("target")? else {
                 return Err(TranslateError::Internal("call target expected".into()));
             };
-            let Operand::Symbol(callee, span) = &c.target else {
-                return Err(fx.unsupported(c.target.span(), "indirect call through a register"));
-            };
-            let f: &FuncDecl = fx
-                .tx
-                .functions()
-                .map(|(_, f)| f)
-                .find(|f| f.name == *callee)
-                .ok_or_else(|| TranslateError::Internal("unknown callee".into()))?;
-            if f.body.is_none() {
-                let name = fx.tx.m.name(*callee).to_string();
-                return Err(fx.unsupported(
-                    *span,
-                    format!("call to imported function @{name} (link its module first)"),
-                ));
-            }
             let after = if cond {
                 let p = fx.read_pred(ins.opr("pred")?)?;
                 let call = fx.tx.b.id();
@@ -152,22 +136,19 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<Flow> {
             } else {
                 None
             };
-            let mut args = Vec::new();
-            for (a, p) in c.args.iter().zip(&f.params) {
-                if let ParamKind::Reg(ty) = p.kind {
-                    args.push(value(fx, a, ty)?);
+            match &c.target {
+                Operand::Symbol(callee, span) => {
+                    let f = callee_decl(fx, *callee)?;
+                    if f.body.is_none() {
+                        let name = fx.tx.m.name(*callee).to_string();
+                        return Err(fx.unsupported(
+                            *span,
+                            format!("call to imported function @{name} (link its module first)"),
+                        ));
+                    }
+                    direct_call(fx, ins, f, &c.args)?;
                 }
-            }
-            let ret_ty = match f.ret {
-                Some(t) => fx.tx.reg_ty(t),
-                None => fx.tx.void(),
-            };
-            let id = fx.tx.func_ids[callee];
-            let r = fx.tx.b.function_call(ret_ty, None, id, args)?;
-            if let (Some(rv), Some(ty)) = (ins.op("retval"), f.ret) {
-                if !matches!(rv, Operand::Void(_)) {
-                    store_value(fx, rv, r, ty)?;
-                }
+                target => indirect_call(fx, ins, target, &c.args)?,
             }
             if let Some(a) = after {
                 fx.tx.b.branch(a)?;
@@ -177,4 +158,103 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<Flow> {
         }
         _ => Err(fx.unsupported(ins.i.mnemonic, ins.name)),
     }
+}
+
+fn callee_decl<'m>(fx: &Fx<'_, 'm>, name: Name) -> R<&'m FuncDecl> {
+    fx.tx
+        .functions()
+        .map(|(_, f)| f)
+        .find(|f| f.name == name)
+        .ok_or_else(|| TranslateError::Internal("unknown callee".into()))
+}
+
+fn direct_call(fx: &mut Fx, ins: &Ins, f: &FuncDecl, actual: &[Operand]) -> R<()> {
+    let mut args = Vec::new();
+    for (a, p) in actual.iter().zip(&f.params) {
+        if let ParamKind::Reg(ty) = p.kind {
+            args.push(value(fx, a, ty)?);
+        }
+    }
+    let ret_ty = match f.ret {
+        Some(t) => fx.tx.reg_ty(t),
+        None => fx.tx.void(),
+    };
+    let id = fx.tx.func_ids[&f.name];
+    let r = fx.tx.b.function_call(ret_ty, None, id, args)?;
+    if let (Some(rv), Some(ty)) = (ins.op("retval"), f.ret) {
+        if !matches!(rv, Operand::Void(_)) {
+            store_value(fx, rv, r, ty)?;
+        }
+    }
+    Ok(())
+}
+
+/// The shape (bits, count) of a register operand.
+fn shape(fx: &Fx, op: &Operand) -> Option<(u16, u8)> {
+    match op {
+        Operand::Reg(r) => match (fx.reg(r.name)?, r.swizzle) {
+            (Reg::Val { ty, .. }, None) => Some((ty.bits, ty.count)),
+            (Reg::Val { ty, .. }, Some(s)) => Some((ty.bits, s.count)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A call through a register: a switch over the functions whose address
+/// the module takes and whose signature fits the call (a function's address
+/// is its index + 1, docs/abi.md). Any other value is undefined behaviour in
+/// PISA; here it calls nothing.
+fn indirect_call(fx: &mut Fx, ins: &Ins, target: &Operand, actual: &[Operand]) -> R<()> {
+    let arg_shapes: Vec<Option<(u16, u8)>> = actual.iter().map(|a| shape(fx, a)).collect();
+    let ret_shape = match ins.op("retval") {
+        Some(Operand::Void(_)) | None => None,
+        Some(op) => Some(shape(fx, op)),
+    };
+    let taken = fx.tx.address_taken.clone();
+    let mut candidates = Vec::new();
+    for (index, f) in fx.tx.functions() {
+        if !taken.contains(&f.name) || f.body.is_none() || f.kind == FuncKind::Kernel {
+            continue;
+        }
+        let params: Vec<Option<(u16, u8)>> = f
+            .params
+            .iter()
+            .map(|p| match p.kind {
+                ParamKind::Reg(t) => Some((t.bits, t.count)),
+                _ => None,
+            })
+            .collect();
+        let ret_fits = match ret_shape {
+            None => true,
+            Some(s) => f.ret.map(|t| (t.bits, t.count)) == s,
+        };
+        if params == arg_shapes && ret_fits {
+            candidates.push((index, f));
+        }
+    }
+    let ptr = fx.read(target, 64)?;
+    let sel = fx.resize(ptr, 64, 32, false)?;
+    let done = fx.tx.b.id();
+    let labels: Vec<Word> = candidates.iter().map(|_| fx.tx.b.id()).collect();
+    fx.tx.b.selection_merge(done, SelectionControl::NONE)?;
+    fx.tx.b.switch(
+        sel,
+        done,
+        candidates.iter().zip(&labels).map(|((index, _), &l)| {
+            (
+                rspirv::dr::Operand::LiteralBit32(
+                    crate::spirv::layout::function_address(*index) as u32
+                ),
+                l,
+            )
+        }),
+    )?;
+    for ((_, f), l) in candidates.into_iter().zip(labels) {
+        fx.tx.b.begin_block(Some(l))?;
+        direct_call(fx, ins, f, actual)?;
+        fx.tx.b.branch(done)?;
+    }
+    fx.tx.b.begin_block(Some(done))?;
+    Ok(())
 }
