@@ -188,6 +188,17 @@ const CASES: &[Case] = &[
         [(0, "u32:10,25,14")],
         []
     ),
+    // .ftz flushes denormal sources and results to zeros of their sign
+    case!(
+        "tests/run/ftz.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u32:zeros:6"],
+        [],
+        [(0, "u32:0,2,2147483648,0,4294967295,0")],
+        []
+    ),
     // a call chain with scalar and vector arguments and results
     case!(
         "tests/run/calls.pisa",

@@ -1,6 +1,7 @@
 //! Comparison and selection (spec chapter 16).
 
 use super::float16::half_to_f32;
+use super::floating_point::flush;
 use super::{bits_of, Ins, R};
 use crate::spirv::function::Fx;
 use rspirv::dr::Builder;
@@ -39,26 +40,36 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
     let Some(ty) = ins.q("type") else {
         return Ok(false);
     };
-    if crate::catalog::packed_shape(ty).is_some() || ins.has("ftz") {
+    if crate::catalog::packed_shape(ty).is_some() {
         return Ok(false);
     }
+    let ftz = ins.has("ftz");
     let bits = bits_of(ty);
     let bt = fx.tx.bool_ty();
     match ins.name {
         "scmp" | "ucmp" | "fcmp" => {
             let cop = ins.q("cop").unwrap_or("eq");
             let p = if ins.name == "fcmp" {
-                let (a, b) = if matches!(ty, "hf" | "bf") {
-                    // exact in f32
-                    let a = fx.read(ins.opr("src0")?, 16)?;
-                    let b = fx.read(ins.opr("src1")?, 16)?;
-                    (half_to_f32(fx, a, ty)?, half_to_f32(fx, b, ty)?)
-                } else {
-                    (
-                        fx.read_f(ins.opr("src0")?, bits)?,
-                        fx.read_f(ins.opr("src1")?, bits)?,
-                    )
+                let val = |fx: &mut Fx, name: &str| -> R<Word> {
+                    let op = ins.opr(name)?;
+                    if matches!(ty, "hf" | "bf") {
+                        // exact in f32
+                        let h = fx.read(op, 16)?;
+                        let h = if ftz { flush(fx, h, ty)? } else { h };
+                        half_to_f32(fx, h, ty)
+                    } else if ftz {
+                        let f = fx.read_f(op, bits)?;
+                        let t = fx.tx.uint(bits);
+                        let raw = fx.tx.b.bitcast(t, None, f)?;
+                        let raw = flush(fx, raw, ty)?;
+                        let ft = fx.tx.float(bits);
+                        Ok(fx.tx.b.bitcast(ft, None, raw)?)
+                    } else {
+                        fx.read_f(op, bits)
+                    }
                 };
+                let a = val(fx, "src0")?;
+                let b = val(fx, "src1")?;
                 float_cmp(cop)(&mut fx.tx.b, bt, None, a, b)?
             } else {
                 let a = fx.read(ins.opr("src0")?, bits)?;

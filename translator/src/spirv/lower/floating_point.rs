@@ -7,7 +7,7 @@ use super::float16::{f32_to_half, half_to_f32};
 use super::{Ins, R};
 use crate::spirv::function::Fx;
 use crate::syntax::ast::Operand;
-use rspirv::spirv::GlslStd450Op as G;
+use rspirv::spirv::{GlslStd450Op as G, Word};
 
 pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
     let Some(ty) = ins.q("type") else {
@@ -19,9 +19,8 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
         "hf" | "bf" => 16,
         _ => return Ok(false),
     };
-    // only the default rounding and no flush/saturation/NaN-propagation variants yet
+    // only the default rounding and no saturation/NaN-propagation variants yet
     if ins.q("rndmode").is_some_and(|r| r != "re")
-        || ins.has("ftz")
         || ins.has("dsat")
         || ins.has("nanp")
         || ins.has("precision")
@@ -29,13 +28,15 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
     {
         return Ok(false);
     }
+    let ftz = ins.has("ftz");
     if fbits == 16 && !matches!(ins.name, "fabs" | "fneg") {
-        return half(fx, ins, ty);
+        return half(fx, ins, ty, ftz);
     }
     let ft = fx.tx.float(fbits);
     let v = match ins.name {
         "fabs" | "fneg" => {
             let a = fx.read(ins.opr("src0")?, fbits)?;
+            let a = if ftz { flush(fx, a, ty)? } else { a };
             let t = fx.tx.uint(fbits);
             let sign = fx.tx.const_uint(fbits, 1u64 << (fbits - 1));
             let v = if ins.name == "fneg" {
@@ -48,8 +49,8 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
             return Ok(true);
         }
         "fadd" | "fsub" | "fmul" | "fdiv" | "fmin" | "fmax" => {
-            let a = fx.read_f(ins.opr("src0")?, fbits)?;
-            let b = fx.read_f(ins.opr("src1")?, fbits)?;
+            let a = src(fx, ins, "src0", ty, ftz)?;
+            let b = src(fx, ins, "src1", ty, ftz)?;
             match ins.name {
                 "fadd" => fx.tx.b.f_add(ft, None, a, b)?,
                 "fsub" => fx.tx.b.f_sub(ft, None, a, b)?,
@@ -61,39 +62,83 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
             }
         }
         "fmad" => {
-            let a = fx.read_f(ins.opr("src0")?, fbits)?;
-            let b = fx.read_f(ins.opr("src1")?, fbits)?;
-            let c = fx.read_f(ins.opr("src2")?, fbits)?;
+            let a = src(fx, ins, "src0", ty, ftz)?;
+            let b = src(fx, ins, "src1", ty, ftz)?;
+            let c = src(fx, ins, "src2", ty, ftz)?;
             fx.tx.glsl_op(ft, G::Fma, &[a, b, c])?
         }
         "fsqrt" => {
-            let a = fx.read_f(ins.opr("src0")?, fbits)?;
+            let a = src(fx, ins, "src0", ty, ftz)?;
             fx.tx.glsl_op(ft, G::Sqrt, &[a])?
         }
         // src0 - round(src0, .rd): exact
         "frc" => {
-            let a = fx.read_f(ins.opr("src0")?, fbits)?;
+            let a = src(fx, ins, "src0", ty, ftz)?;
             let fl = fx.tx.glsl_op(ft, G::Floor, &[a])?;
             fx.tx.b.f_sub(ft, None, a, fl)?
         }
         // 1/src0 with the division's precision (see docs/spec-notes.md)
         "frcp" => {
-            let a = fx.read_f(ins.opr("src0")?, fbits)?;
+            let a = src(fx, ins, "src0", ty, ftz)?;
             let one = fx.read_f(&Operand::Float(1.0, ins.i.mnemonic), fbits)?;
             fx.tx.b.f_div(ft, None, one, a)?
         }
         _ => return Ok(false),
     };
-    fx.write_f(ins.opr("dst")?, v, fbits)?;
+    let t = fx.tx.uint(fbits);
+    let bits = fx.tx.b.bitcast(t, None, v)?;
+    let bits = if ftz { flush(fx, bits, ty)? } else { bits };
+    fx.write(ins.opr("dst")?, bits, fbits)?;
     Ok(true)
 }
 
+/// `.ftz`: a denormal (exponent field zero) becomes a zero of its sign.
+pub fn flush(fx: &mut Fx, bits: Word, ty: &str) -> R<Word> {
+    let (n, exp, sign): (u16, u64, u64) = match ty {
+        "df" => (64, 0x7FF0_0000_0000_0000, 1 << 63),
+        "hf" => (16, 0x7C00, 0x8000),
+        "bf" => (16, 0x7F80, 0x8000),
+        _ => (32, 0x7F80_0000, 0x8000_0000),
+    };
+    let t = fx.tx.uint(n);
+    let bt = fx.tx.bool_ty();
+    let e = fx.tx.const_uint(n, exp);
+    let zero = fx.tx.const_uint(n, 0);
+    let s = fx.tx.const_uint(n, sign);
+    let ex = fx.tx.b.bitwise_and(t, None, bits, e)?;
+    let denormal = fx.tx.b.i_equal(bt, None, ex, zero)?;
+    let signed_zero = fx.tx.b.bitwise_and(t, None, bits, s)?;
+    Ok(fx.tx.b.select(t, None, denormal, signed_zero, bits)?)
+}
+
+/// A floating-point source as a float value, flushed first with `.ftz`.
+fn src(fx: &mut Fx, ins: &Ins, name: &str, ty: &str, ftz: bool) -> R<Word> {
+    let fbits = if ty == "df" { 64 } else { 32 };
+    let op = ins.opr(name)?;
+    if !ftz {
+        return fx.read_f(op, fbits);
+    }
+    let bits = match op {
+        Operand::Int(l, _) if !l.hex => {
+            // a decimal literal: its float value, then its bits
+            let f = fx.read_f(op, fbits)?;
+            let t = fx.tx.uint(fbits);
+            fx.tx.b.bitcast(t, None, f)?
+        }
+        _ => fx.read(op, fbits)?,
+    };
+    let bits = flush(fx, bits, ty)?;
+    let ft = fx.tx.float(fbits);
+    Ok(fx.tx.b.bitcast(ft, None, bits)?)
+}
+
 /// `.hf`/`.bf` arithmetic: widen exactly, compute in f32, round once.
-fn half(fx: &mut Fx, ins: &Ins, ty: &str) -> R<bool> {
+fn half(fx: &mut Fx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
     let mut srcs = Vec::new();
     for name in ["src0", "src1", "src2"] {
         if let Some(op) = ins.op(name) {
             let h = fx.read(op, 16)?;
+            let h = if ftz { flush(fx, h, ty)? } else { h };
             srcs.push(half_to_f32(fx, h, ty)?);
         }
     }
@@ -115,6 +160,7 @@ fn half(fx: &mut Fx, ins: &Ins, ty: &str) -> R<bool> {
         _ => return Ok(false),
     };
     let h = f32_to_half(fx, v, ty)?;
+    let h = if ftz { flush(fx, h, ty)? } else { h };
     fx.write(ins.opr("dst")?, h, 16)?;
     Ok(true)
 }
