@@ -199,6 +199,17 @@ const CASES: &[Case] = &[
         [(0, "u32:0,2,2147483648,0,4294967295,0")],
         []
     ),
+    // .dsat clamps to [0, 1]; .nanp propagates NaN through fmin/fmax
+    case!(
+        "tests/run/dsat_nanp.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u32:zeros:6"],
+        [],
+        [(0, "u32:1065353216,0,0,1073741824,2139095040,14848")],
+        []
+    ),
     // a call chain with scalar and vector arguments and results
     case!(
         "tests/run/calls.pisa",

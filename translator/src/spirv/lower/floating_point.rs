@@ -19,10 +19,8 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
         "hf" | "bf" => 16,
         _ => return Ok(false),
     };
-    // only the default rounding and no saturation/NaN-propagation variants yet
+    // only the default rounding yet
     if ins.q("rndmode").is_some_and(|r| r != "re")
-        || ins.has("dsat")
-        || ins.has("nanp")
         || ins.has("precision")
         || ins.form.quals.iter().any(|q| q.literal && q.name == "fast")
     {
@@ -57,8 +55,8 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
                 "fmul" => fx.tx.b.f_mul(ft, None, a, b)?,
                 "fdiv" => fx.tx.b.f_div(ft, None, a, b)?,
                 // IEEE 754 minimumNumber/maximumNumber: a NaN operand yields the other
-                "fmin" => fx.tx.glsl_op(ft, G::NMin, &[a, b])?,
-                _ => fx.tx.glsl_op(ft, G::NMax, &[a, b])?,
+                "fmin" | "fmax" => min_max(fx, ins, ft, a, b)?,
+                _ => return Ok(false),
             }
         }
         "fmad" => {
@@ -84,6 +82,11 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
             fx.tx.b.f_div(ft, None, one, a)?
         }
         _ => return Ok(false),
+    };
+    let v = if ins.has("dsat") {
+        saturate(fx, v, fbits)?
+    } else {
+        v
     };
     let t = fx.tx.uint(fbits);
     let bits = fx.tx.b.bitcast(t, None, v)?;
@@ -148,8 +151,7 @@ fn half(fx: &mut Fx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
         ("fsub", [a, b]) => fx.tx.b.f_sub(ft, None, *a, *b)?,
         ("fmul", [a, b]) => fx.tx.b.f_mul(ft, None, *a, *b)?,
         ("fdiv", [a, b]) => fx.tx.b.f_div(ft, None, *a, *b)?,
-        ("fmin", [a, b]) => fx.tx.glsl_op(ft, G::NMin, &[*a, *b])?,
-        ("fmax", [a, b]) => fx.tx.glsl_op(ft, G::NMax, &[*a, *b])?,
+        ("fmin" | "fmax", [a, b]) => min_max(fx, ins, ft, *a, *b)?,
         ("fsqrt", [a]) => fx.tx.glsl_op(ft, G::Sqrt, &[*a])?,
         ("frcp", [a]) => {
             let one = fx.read_f(&Operand::Float(1.0, ins.i.mnemonic), 32)?;
@@ -159,8 +161,52 @@ fn half(fx: &mut Fx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
         ("fmad", [a, b, c]) => fx.tx.glsl_op(ft, G::Fma, &[*a, *b, *c])?,
         _ => return Ok(false),
     };
+    let v = if ins.has("dsat") {
+        saturate(fx, v, 32)?
+    } else {
+        v
+    };
     let h = f32_to_half(fx, v, ty)?;
     let h = if ftz { flush(fx, h, ty)? } else { h };
     fx.write(ins.opr("dst")?, h, 16)?;
     Ok(true)
+}
+
+/// `fmin`/`fmax`: IEEE minimumNumber/maximumNumber (a NaN operand yields the
+/// other); with `.nanp`, a NaN operand makes the result a quiet NaN.
+fn min_max(fx: &mut Fx, ins: &Ins, ft: Word, a: Word, b: Word) -> R<Word> {
+    let op = if ins.name == "fmin" { G::NMin } else { G::NMax };
+    let v = fx.tx.glsl_op(ft, op, &[a, b])?;
+    if !ins.has("nanp") {
+        return Ok(v);
+    }
+    let bt = fx.tx.bool_ty();
+    let na = fx.tx.b.is_nan(bt, None, a)?;
+    let nb = fx.tx.b.is_nan(bt, None, b)?;
+    let any = fx.tx.b.logical_or(bt, None, na, nb)?;
+    // a + b of a NaN operand is a quiet NaN
+    let nan = fx.tx.b.f_add(ft, None, a, b)?;
+    Ok(fx.tx.b.select(ft, None, any, nan, v)?)
+}
+
+/// `.dsat`: clamp to [0.0, 1.0]; NaN becomes +0.0.
+fn saturate(fx: &mut Fx, v: Word, fbits: u16) -> R<Word> {
+    let ft = fx.tx.float(fbits);
+    let bt = fx.tx.bool_ty();
+    let c = |fx: &mut Fx, x: f64| -> R<Word> {
+        let bits = if fbits == 64 {
+            x.to_bits()
+        } else {
+            (x as f32).to_bits() as u64
+        };
+        let u = fx.tx.const_uint(fbits, bits);
+        Ok(fx.tx.b.bitcast(ft, None, u)?)
+    };
+    let (zero, one) = (c(fx, 0.0)?, c(fx, 1.0)?);
+    let below = fx.tx.b.f_ord_less_than(bt, None, v, zero)?;
+    let nan = fx.tx.b.is_nan(bt, None, v)?;
+    let low = fx.tx.b.logical_or(bt, None, below, nan)?;
+    let above = fx.tx.b.f_ord_greater_than(bt, None, v, one)?;
+    let v = fx.tx.b.select(ft, None, above, one, v)?;
+    Ok(fx.tx.b.select(ft, None, low, zero, v)?)
 }
