@@ -316,6 +316,25 @@ fn cases_through_the_library() {
     assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
 }
 
+/// The JSON a successful `pisa run --json` printed, with no validation message.
+fn run_json(out: std::process::Output) -> serde_json::Value {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("vulkan validation"), "{stderr}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The final contents of buffer argument `i` in `pisa run --json` output.
+fn arg_data(json: &serde_json::Value, i: usize) -> &serde_json::Value {
+    let arg = json["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["index"] == i)
+        .unwrap();
+    &arg["data"]
+}
+
 fn pisa() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pisa"));
     c.env("PISA_VALIDATION", "1");
@@ -519,17 +538,11 @@ fn raw_spirv_from_pisa_spirv_and_spirv_opt_runs_like_the_module() {
         .arg(format!("--out=2={}", npy.display()))
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(!stderr.contains("vulkan validation"), "{stderr}");
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let y = json["args"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["index"] == 2)
-        .unwrap();
-    assert_eq!(y["data"], serde_json::json!([4.0, 7.0, 10.0, 13.0, 16.0]));
+    let json = run_json(out);
+    assert_eq!(
+        arg_data(&json, 2),
+        &serde_json::json!([4.0, 7.0, 10.0, 13.0, 16.0])
+    );
     // the .npy file: header, then the five f32 values
     let bytes = std::fs::read(&npy).unwrap();
     assert_eq!(&bytes[..6], b"\x93NUMPY");
@@ -704,18 +717,10 @@ fn the_abi_documents_glsl_example_runs() {
         ])
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && !stderr.contains("vulkan validation"),
-        "{stderr}"
+    let json = run_json(out);
+    assert_eq!(
+        arg_data(&json, 1),
+        &serde_json::json!([4.0, 7.0, 10.0, 13.0, 16.0])
     );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let y = json["args"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["index"] == 1)
-        .unwrap();
-    assert_eq!(y["data"], serde_json::json!([4.0, 7.0, 10.0, 13.0, 16.0]));
     let _ = std::fs::remove_dir_all(&dir);
 }

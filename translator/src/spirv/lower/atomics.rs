@@ -190,19 +190,28 @@ pub fn ordered(fx: &mut Fx, ins: &Ins) -> R<bool> {
     Ok(true)
 }
 
-pub fn iatom(fx: &mut Fx, ins: &Ins) -> R<bool> {
-    let bits = bits_of(ins.q("type").unwrap_or("32b"));
+/// The address, space and ordering of a read-modify-write atomic; `None`
+/// when this back end cannot lower it (generic, 128-bit, 64-bit shared).
+fn rmw_target(fx: &mut Fx, ins: &Ins, bits: u16) -> R<Option<(Word, Mem, Order)>> {
     let Some(space) = space_of(ins) else {
-        return Ok(false);
+        return Ok(None);
     };
     if bits == 128 {
-        return Ok(false);
+        return Ok(None);
     }
     let (addr, mem) = fx.address(addr_of(ins)?, Some(space))?;
     if !need_int64_atomics(fx, bits, mem) {
-        return Ok(false);
+        return Ok(None);
     }
     let o = order(fx, ins, mem, false, false);
+    Ok(Some((addr, mem, o)))
+}
+
+pub fn iatom(fx: &mut Fx, ins: &Ins) -> R<bool> {
+    let bits = bits_of(ins.q("type").unwrap_or("32b"));
+    let Some((addr, mem, o)) = rmw_target(fx, ins, bits)? else {
+        return Ok(false);
+    };
     let op = ins.q("op").unwrap_or("add");
     let src0 = match ins.op("src0") {
         Some(s) => Some(fx.read(s, bits)?),
@@ -314,14 +323,9 @@ fn int_new(
 pub fn fatom(fx: &mut Fx, ins: &Ins) -> R<bool> {
     let ty = ins.q("type").unwrap_or("f");
     let bits = bits_of(ty);
-    let Some(space) = space_of(ins) else {
+    let Some((addr, mem, o)) = rmw_target(fx, ins, bits)? else {
         return Ok(false);
     };
-    let (addr, mem) = fx.address(addr_of(ins)?, Some(space))?;
-    if !need_int64_atomics(fx, bits, mem) {
-        return Ok(false);
-    }
-    let o = order(fx, ins, mem, false, false);
     let op = ins.q("op").unwrap_or("add");
     let src0 = fx.read(ins.opr("src0")?, bits)?;
     let src1 = match ins.op("src1") {
