@@ -43,6 +43,16 @@ enum Command {
         #[arg(long)]
         dis: bool,
     },
+    /// Print the intermediate representation of a PISA file: its functions
+    /// as basic blocks, and with --structured the structured control flow
+    /// the SPIR-V back end emits.
+    Ir {
+        /// PISA source file.
+        file: PathBuf,
+        /// Also print each function's structured control-flow tree.
+        #[arg(long)]
+        structured: bool,
+    },
     /// Run a kernel on a Vulkan device and print its results.
     Run(Box<run::RunArgs>),
     /// List the Vulkan devices.
@@ -64,6 +74,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Check { files, json, quiet } => check(&files, json, quiet),
         Command::Spirv { file, output, dis } => spirv(&file, output.as_deref(), dis),
+        Command::Ir { file, structured } => ir(&file, structured),
         Command::Run(a) => run::run(*a),
         Command::Devices => run::devices(),
     }
@@ -100,6 +111,22 @@ fn spirv(path: &Path, output: Option<&Path>, dis: bool) -> Result<ExitCode> {
     }
     if output.is_none() && !dis {
         anyhow::bail!("nothing to do: give `-o FILE.spv` and/or `--dis`");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn ir(path: &Path, structured: bool) -> Result<ExitCode> {
+    let Some(module) = assemble_file(path)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let program = pisa_translator::ir::build(&module);
+    print!("{}", pisa_translator::ir::print::print(&program, &module));
+    if structured {
+        for f in program.functions.iter().filter(|f| !f.is_declaration()) {
+            let tree = pisa_translator::ir::structurize::structurize(f)?;
+            println!("\nstructured @{}:", module.name(f.name));
+            print!("{}", pisa_translator::ir::structurize::print(&tree));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,7 @@
 
 pub mod catalog;
 pub mod diag;
+pub mod ir;
 pub mod module;
 pub mod spirv;
 pub mod syntax;

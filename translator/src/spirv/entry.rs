@@ -2,7 +2,7 @@
 //! the push-constant block, built-in variables, the work-group size as
 //! specialization constants, and the range guard for partial work-groups.
 
-use super::function::{fn_type, Fx};
+use super::function::{fn_type, FunctionCx};
 use super::lower::R;
 use super::types::Tx;
 use super::TranslateError;
@@ -166,7 +166,7 @@ impl Tx<'_> {
     }
 }
 
-impl Fx<'_, '_> {
+impl FunctionCx<'_, '_> {
     /// Reads a special register (spec 04): (value, bits).
     pub fn special(&mut self, r: &RegRef) -> R<(Word, u16)> {
         let name = self.tx.m.name(r.name).to_string();
@@ -212,10 +212,10 @@ impl Fx<'_, '_> {
 /// One GLCompute entry point per kernel: a wrapper that skips work-items
 /// outside the global size and calls the kernel body.
 pub fn emit_entry_points(tx: &mut Tx) -> Result<(), TranslateError> {
-    let kernels: Vec<&FuncDecl> = tx
+    let kernels: Vec<&crate::ir::Function> = tx
         .functions()
         .map(|(_, f)| f)
-        .filter(|f| f.kind == FuncKind::Kernel && f.body.is_some())
+        .filter(|f| f.kind == FuncKind::Kernel && !f.is_declaration())
         .collect();
     if kernels.is_empty() {
         return Ok(());

@@ -5,11 +5,11 @@
 //! was written.
 
 use super::entry::Push;
-use super::function::{Fx, Reg};
+use super::function::{FunctionCx, Reg};
 use super::layout::MODULE_SCOPE;
 use super::lower::R;
 use super::TranslateError;
-use crate::syntax::ast::*;
+use crate::ir::*;
 use rspirv::dr::Operand as SOp;
 use rspirv::spirv::{self, MemoryAccess, StorageClass, Word};
 
@@ -29,7 +29,7 @@ pub enum Mem {
 pub const GENERIC_SHARED_TAG: u64 = 0xFFFE;
 pub const GENERIC_PRIVATE_TAG: u64 = 0xFFFD;
 
-impl Fx<'_, '_> {
+impl FunctionCx<'_, '_> {
     fn arena(&mut self, mem: Mem) -> Word {
         let (slot, bytes, sc, name) = match mem {
             Mem::Private => (
@@ -67,7 +67,7 @@ impl Fx<'_, '_> {
     /// offsets into the private/shared arenas.
     pub fn var_address(&mut self, name: Name, span: crate::diag::Span) -> R<(Word, Mem)> {
         let l = &self.tx.layout;
-        let key = (self.index, name);
+        let key = (self.func.index, name);
         if let Some(&off) = l.private.get(&key) {
             return Ok((self.tx.const_u32(off), Mem::Private));
         }
@@ -107,6 +107,7 @@ impl Fx<'_, '_> {
         let base = match &a.base {
             AddrBase::Var(n, s) => self.var_address(*n, *s)?.0,
             AddrBase::Reg(r) => self.read(&Operand::Reg(*r), bits)?,
+            AddrBase::Special(r) => self.read(&Operand::Special(*r), bits)?,
             AddrBase::Imm(l, _) => self.tx.const_uint(bits, l.value),
         };
         let t = self.tx.uint(bits);
@@ -117,13 +118,17 @@ impl Fx<'_, '_> {
                 self.tx.b.i_add(t, None, base, c)?
             }
             Some(AddrOffset::Reg(r)) => {
-                let have = match self.reg(r.name) {
+                let have = match self.reg(r.reg) {
                     Some(Reg::Val { ty, .. }) => ty.bits,
                     _ => 32,
                 };
                 let v = self.read(&Operand::Reg(*r), have)?;
                 // offsets are signed
                 let v = self.resize(v, have, bits, true)?;
+                self.tx.b.i_add(t, None, base, v)?
+            }
+            Some(AddrOffset::Special(r)) => {
+                let v = self.read(&Operand::Special(*r), bits)?;
                 self.tx.b.i_add(t, None, base, v)?
             }
         };
@@ -438,15 +443,13 @@ impl Fx<'_, '_> {
 
     /// Loads from a kernel parameter: `[%param + off]` in the argument block.
     pub fn param_address(&mut self, a: &AddrOperand) -> R<Word> {
-        let name = match &a.base {
-            AddrBase::Reg(r) => r.name,
-            AddrBase::Var(n, _) => *n,
-            AddrBase::Imm(..) => {
-                return Err(TranslateError::Internal("ld.param of an immediate".into()))
-            }
+        let AddrBase::Reg(r) = &a.base else {
+            return Err(TranslateError::Internal(
+                "ld.param of something other than a parameter".into(),
+            ));
         };
         let off = self
-            .param_offset(name)
+            .param_offset(r.reg)
             .ok_or_else(|| TranslateError::Internal("ld.param of a non-parameter".into()))?;
         let base = self.tx.push_addr(Push::Params)?;
         let mut addr = self.offset64(base, off as u64)?;
@@ -455,6 +458,12 @@ impl Fx<'_, '_> {
             Some(AddrOffset::Imm(v, _)) => addr = self.offset64(addr, *v as u64)?,
             Some(AddrOffset::Reg(r)) => {
                 let v = self.read(&Operand::Reg(*r), 32)?;
+                let v = self.resize(v, 32, 64, true)?;
+                let t = self.tx.uint(64);
+                addr = self.tx.b.i_add(t, None, addr, v)?;
+            }
+            Some(AddrOffset::Special(r)) => {
+                let v = self.read(&Operand::Special(*r), 32)?;
                 let v = self.resize(v, 32, 64, true)?;
                 let t = self.tx.uint(64);
                 addr = self.tx.b.i_add(t, None, addr, v)?;

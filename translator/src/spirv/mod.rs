@@ -4,11 +4,14 @@
 //!
 //! Files by concern: [`layout`] (memory layout shared with the runtime),
 //! `types` (types, constants, capabilities), `entry` (kernel entry points,
-//! push constants, built-ins), `function` (registers, blocks, the dispatch
-//! loop), `memory` (address spaces), and `lower/` (one file per instruction
-//! group). Once a module validates, translation never panics; it fails only
+//! push constants, built-ins), `function` (declarations, registers),
+//! `control` (structured control flow from the IR), `memory` (address
+//! spaces), and `lower/` (one file per instruction group). It reads the
+//! module only through the IR ([`crate::ir`]), except for names, source
+//! lines and the data layout. Once a module validates, translation never panics; it fails only
 //! with [`TranslateError`].
 
+mod control;
 mod entry;
 mod function;
 pub mod layout;
@@ -68,12 +71,13 @@ impl Spirv {
 /// Translates a validated module. The output is deterministic: the same input
 /// gives byte-identical SPIR-V.
 pub fn translate(m: &Module) -> Result<Spirv, TranslateError> {
+    let program = crate::ir::build(m);
     let layout = layout::layout(m);
-    let mut tx = types::Tx::new(m, layout);
+    let mut tx = types::Tx::new(m, &program, layout);
     function::check_recursion(&tx)?;
     function::emit_all(&mut tx)?;
     entry::emit_entry_points(&mut tx)?;
-    tx.layout.sets_status = tx.uses_dispatch;
+    tx.layout.sets_status = tx.uses_status;
     let (module, layout) = tx.finish();
     Ok(Spirv {
         words: module.assemble(),

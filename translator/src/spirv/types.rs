@@ -4,7 +4,8 @@
 use super::layout::Layout;
 use super::TranslateError;
 use crate::diag::Span;
-use crate::syntax::ast::{FuncDecl, Item, Name, Ty};
+use crate::ir::{Function, Program};
+use crate::syntax::ast::{Name, Ty};
 use crate::Module;
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{self, Capability, StorageClass, Word};
@@ -12,6 +13,8 @@ use std::collections::{BTreeSet, HashMap};
 
 pub struct Tx<'m> {
     pub m: &'m Module,
+    /// The module in IR form: what the back end translates.
+    pub program: &'m Program,
     pub b: Builder,
     pub layout: Layout,
     caps: BTreeSet<u32>,
@@ -27,14 +30,12 @@ pub struct Tx<'m> {
     /// SPIR-V function id of each PISA function, by name.
     pub func_ids: HashMap<Name, Word>,
     pub file_id: Word,
-    /// Some function needed the dispatch loop.
-    pub uses_dispatch: bool,
-    /// Functions whose address is taken: targets of calls through registers.
-    pub address_taken: Vec<Name>,
+    /// Some loop sets the launch's status word (docs/abi.md, loop caps).
+    pub uses_status: bool,
 }
 
 impl<'m> Tx<'m> {
-    pub fn new(m: &'m Module, layout: Layout) -> Self {
+    pub fn new(m: &'m Module, program: &'m Program, layout: Layout) -> Self {
         let mut b = Builder::new();
         b.set_version(1, 5);
         b.memory_model(
@@ -50,6 +51,7 @@ impl<'m> Tx<'m> {
         );
         let mut tx = Tx {
             m,
+            program,
             b,
             layout,
             caps: BTreeSet::new(),
@@ -63,8 +65,7 @@ impl<'m> Tx<'m> {
             shared_arena: None,
             func_ids: HashMap::new(),
             file_id,
-            uses_dispatch: false,
-            address_taken: super::function::address_taken(m),
+            uses_status: false,
         };
         tx.cap(Capability::Shader);
         tx.cap(Capability::PhysicalStorageBufferAddresses);
@@ -85,16 +86,9 @@ impl<'m> Tx<'m> {
         self.caps.insert(c as u32);
     }
 
-    pub fn functions(&self) -> impl Iterator<Item = (usize, &'m FuncDecl)> {
-        self.m
-            .ast
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Func(f) => Some(f),
-                Item::Var(_) => None,
-            })
-            .enumerate()
+    /// The module's functions with their index (declaration order).
+    pub fn functions(&self) -> impl Iterator<Item = (usize, &'m Function)> {
+        self.program.functions.iter().enumerate()
     }
 
     pub fn unsupported(&self, span: Span, what: impl Into<String>) -> TranslateError {

@@ -2,10 +2,10 @@
 //! element by element) and saturating (`.dsat`) forms.
 
 use super::{bits_of, Ins, R};
-use crate::spirv::function::Fx;
+use crate::spirv::function::FunctionCx;
 use rspirv::spirv::Word;
 
-pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
+pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let Some(ty) = ins.q("type") else {
         return Ok(false);
     };
@@ -97,7 +97,14 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
 
 /// One element (or the whole scalar) of the two- and three-source
 /// operations that have the same meaning at every width.
-fn elementwise(fx: &mut Fx, ins: &Ins, bits: u16, a: Word, b: Word, c: Option<Word>) -> R<Word> {
+fn elementwise(
+    fx: &mut FunctionCx,
+    ins: &Ins,
+    bits: u16,
+    a: Word,
+    b: Word,
+    c: Option<Word>,
+) -> R<Word> {
     let t = fx.tx.uint(bits);
     let bt = fx.tx.bool_ty();
     let dsat = ins.has("dsat");
@@ -152,7 +159,7 @@ fn elementwise(fx: &mut Fx, ins: &Ins, bits: u16, a: Word, b: Word, c: Option<Wo
 
 /// Packed forms: each element computed like the scalar operation at the
 /// element width (`.dsat` saturates each element to its own signed range).
-fn packed(fx: &mut Fx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
+fn packed(fx: &mut FunctionCx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
     if !matches!(
         ins.name,
         "iadd" | "isub" | "smin" | "smax" | "umin" | "umax" | "smul" | "smad"
@@ -178,7 +185,7 @@ fn packed(fx: &mut Fx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
 /// (the first signedness letter is src1's, the second src2's). The products'
 /// sum always fits in 32 bits; only adding src0 can overflow, which `.dsat`
 /// clamps to the signed 32-bit range.
-fn dp4a(fx: &mut Fx, ins: &Ins) -> R<()> {
+fn dp4a(fx: &mut FunctionCx, ins: &Ins) -> R<()> {
     let sg = ins.q("signedness").unwrap_or("uu");
     let s1 = sg.starts_with('s');
     let s2 = sg.ends_with('s');
@@ -187,7 +194,7 @@ fn dp4a(fx: &mut Fx, ins: &Ins) -> R<()> {
     let x = fx.read(ins.opr("src1")?, 32)?;
     let y = fx.read(ins.opr("src2")?, 32)?;
     let eight = fx.tx.const_u32(8);
-    let byte = |fx: &mut Fx, v: Word, i: u32, signed: bool| -> R<Word> {
+    let byte = |fx: &mut FunctionCx, v: Word, i: u32, signed: bool| -> R<Word> {
         let off = fx.tx.const_u32(8 * i);
         Ok(if signed {
             fx.tx.b.bit_field_s_extract(t, None, v, off, eight)?

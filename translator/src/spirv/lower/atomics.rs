@@ -9,10 +9,10 @@
 
 use super::float16::{f32_to_half, half_to_f32};
 use super::{bits_of, Ins, R};
-use crate::spirv::function::Fx;
+use crate::ir::*;
+use crate::spirv::function::FunctionCx;
 use crate::spirv::memory::Mem;
 use crate::spirv::TranslateError;
-use crate::syntax::ast::*;
 use rspirv::spirv::{Capability, GlslStd450Op as G, LoopControl, MemorySemantics, Scope, Word};
 
 /// Scope and semantics of an atomic access.
@@ -24,7 +24,7 @@ struct Order {
     fail: Word,
 }
 
-fn order(fx: &mut Fx, ins: &Ins, mem: Mem, load: bool, store: bool) -> Order {
+fn order(fx: &mut FunctionCx, ins: &Ins, mem: Mem, load: bool, store: bool) -> Order {
     let storage = if mem == Mem::Shared {
         MemorySemantics::WORKGROUP_MEMORY
     } else {
@@ -62,7 +62,7 @@ fn order(fx: &mut Fx, ins: &Ins, mem: Mem, load: bool, store: bool) -> Order {
 
 /// The word that holds an access of `bits` at `addr`: (pointer, word bits,
 /// bit shift of the value inside the word, or `None` for a whole word).
-fn word(fx: &mut Fx, addr: Word, mem: Mem, bits: u16) -> R<(Word, u16, Option<Word>)> {
+fn word(fx: &mut FunctionCx, addr: Word, mem: Mem, bits: u16) -> R<(Word, u16, Option<Word>)> {
     match (mem, bits) {
         (Mem::Device, 32 | 64) => Ok((fx.device_ptr(addr, bits)?, bits, None)),
         (Mem::Device, 16) => {
@@ -88,11 +88,11 @@ fn word(fx: &mut Fx, addr: Word, mem: Mem, bits: u16) -> R<(Word, u16, Option<Wo
 /// word. `f` sees and returns the value (`bits` wide); the old value is
 /// returned.
 fn cas_loop(
-    fx: &mut Fx,
+    fx: &mut FunctionCx,
     (p, wbits, shift): (Word, u16, Option<Word>),
     bits: u16,
     o: &Order,
-    f: &mut dyn FnMut(&mut Fx, Word) -> R<Word>,
+    f: &mut dyn FnMut(&mut FunctionCx, Word) -> R<Word>,
 ) -> R<Word> {
     let wt = fx.tx.uint(wbits);
     let header = fx.tx.b.id();
@@ -153,7 +153,7 @@ fn space_of(ins: &Ins) -> Option<&'static str> {
     }
 }
 
-fn need_int64_atomics(fx: &mut Fx, bits: u16, mem: Mem) -> bool {
+fn need_int64_atomics(fx: &mut FunctionCx, bits: u16, mem: Mem) -> bool {
     if bits == 64 {
         if mem != Mem::Device {
             return false;
@@ -164,7 +164,7 @@ fn need_int64_atomics(fx: &mut Fx, bits: u16, mem: Mem) -> bool {
 }
 
 /// Atomic `ld`/`st` (a memory order other than `.weak`).
-pub fn ordered(fx: &mut Fx, ins: &Ins) -> R<bool> {
+pub fn ordered(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let bits = bits_of(ins.q("type").unwrap_or("32b"));
     let Some(space) = space_of(ins) else {
         return Ok(false);
@@ -192,7 +192,7 @@ pub fn ordered(fx: &mut Fx, ins: &Ins) -> R<bool> {
 
 /// The address, space and ordering of a read-modify-write atomic; `None`
 /// when this back end cannot lower it (generic, 128-bit, 64-bit shared).
-fn rmw_target(fx: &mut Fx, ins: &Ins, bits: u16) -> R<Option<(Word, Mem, Order)>> {
+fn rmw_target(fx: &mut FunctionCx, ins: &Ins, bits: u16) -> R<Option<(Word, Mem, Order)>> {
     let Some(space) = space_of(ins) else {
         return Ok(None);
     };
@@ -207,7 +207,7 @@ fn rmw_target(fx: &mut Fx, ins: &Ins, bits: u16) -> R<Option<(Word, Mem, Order)>
     Ok(Some((addr, mem, o)))
 }
 
-pub fn iatom(fx: &mut Fx, ins: &Ins) -> R<bool> {
+pub fn iatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let bits = bits_of(ins.q("type").unwrap_or("32b"));
     let Some((addr, mem, o)) = rmw_target(fx, ins, bits)? else {
         return Ok(false);
@@ -257,8 +257,9 @@ pub fn iatom(fx: &mut Fx, ins: &Ins) -> R<bool> {
         }
         // the rest: a compare-and-swap loop computing the spec's `new`
         _ => {
-            let mut f =
-                |fx: &mut Fx, old: Word| -> R<Word> { int_new(fx, op, bits, old, src0, src1) };
+            let mut f = |fx: &mut FunctionCx, old: Word| -> R<Word> {
+                int_new(fx, op, bits, old, src0, src1)
+            };
             cas_loop(fx, w, bits, &o, &mut f)?
         }
     };
@@ -268,7 +269,7 @@ pub fn iatom(fx: &mut Fx, ins: &Ins) -> R<bool> {
 
 /// The spec's `new` value of an integer atomic (the `iatom` semantics).
 fn int_new(
-    fx: &mut Fx,
+    fx: &mut FunctionCx,
     op: &str,
     bits: u16,
     old: Word,
@@ -320,7 +321,7 @@ fn int_new(
     })
 }
 
-pub fn fatom(fx: &mut Fx, ins: &Ins) -> R<bool> {
+pub fn fatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let ty = ins.q("type").unwrap_or("f");
     let bits = bits_of(ty);
     let Some((addr, mem, o)) = rmw_target(fx, ins, bits)? else {
@@ -333,7 +334,7 @@ pub fn fatom(fx: &mut Fx, ins: &Ins) -> R<bool> {
         None => None,
     };
     let w = word(fx, addr, mem, bits)?;
-    let mut f = |fx: &mut Fx, old: Word| -> R<Word> {
+    let mut f = |fx: &mut FunctionCx, old: Word| -> R<Word> {
         if op == "cas" {
             // compares bit patterns
             let t = fx.tx.uint(bits);

@@ -3,7 +3,7 @@
 use super::float16::half_to_f32;
 use super::floating_point::flush;
 use super::{bits_of, Ins, R};
-use crate::spirv::function::Fx;
+use crate::spirv::function::FunctionCx;
 use rspirv::dr::Builder;
 use rspirv::spirv::Word;
 
@@ -36,7 +36,7 @@ fn float_cmp(cop: &str) -> Cmp {
     }
 }
 
-pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
+pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let Some(ty) = ins.q("type") else {
         return Ok(false);
     };
@@ -50,7 +50,7 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
         "scmp" | "ucmp" | "fcmp" => {
             let cop = ins.q("cop").unwrap_or("eq");
             let p = if ins.name == "fcmp" {
-                let val = |fx: &mut Fx, name: &str| -> R<Word> {
+                let val = |fx: &mut FunctionCx, name: &str| -> R<Word> {
                     let op = ins.opr(name)?;
                     if matches!(ty, "hf" | "bf") {
                         // exact in f32

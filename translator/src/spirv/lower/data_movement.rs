@@ -4,13 +4,13 @@
 
 use super::float16::{f32_bits_to_bf16, half_to_f32};
 use super::{bits_of, Ins, R};
-use crate::spirv::function::{Fx, Reg};
+use crate::ir::*;
+use crate::spirv::function::{FunctionCx, Reg};
 use crate::spirv::memory::Mem;
 use crate::spirv::TranslateError;
-use crate::syntax::ast::*;
 use rspirv::spirv::{GlslStd450Op as G, StorageClass, Word};
 
-pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
+pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     match ins.name {
         "mov" => mov(fx, ins)?,
         "sext" | "zext" | "trunc" => {
@@ -107,7 +107,7 @@ fn float_bits(t: Option<&str>) -> Option<u16> {
 }
 
 /// Rounds a float to an integral float by a PISA rounding mode.
-fn round(fx: &mut Fx, a: Word, fbits: u16, mode: &str) -> R<Word> {
+fn round(fx: &mut FunctionCx, a: Word, fbits: u16, mode: &str) -> R<Word> {
     let ft = fx.tx.float(fbits);
     Ok(match mode {
         "rz" => fx.tx.glsl_op(ft, G::Trunc, &[a])?,
@@ -130,7 +130,7 @@ fn round(fx: &mut Fx, a: Word, fbits: u16, mode: &str) -> R<Word> {
     })
 }
 
-fn fconst(fx: &mut Fx, fbits: u16, v: f64) -> Word {
+fn fconst(fx: &mut FunctionCx, fbits: u16, v: f64) -> Word {
     let ft = fx.tx.float(fbits);
     let bits = if fbits == 32 {
         (v as f32).to_bits() as u64
@@ -141,7 +141,7 @@ fn fconst(fx: &mut Fx, fbits: u16, v: f64) -> Word {
     fx.tx.b.bitcast(ft, None, c).unwrap_or(c)
 }
 
-fn fconvert(fx: &mut Fx, ins: &Ins) -> R<bool> {
+fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     if ins.q("rndmode").is_some_and(|r| r != "re") || ins.has("ftz") || ins.has("dsat") {
         return Ok(false);
     }
@@ -186,10 +186,10 @@ fn fconvert(fx: &mut Fx, ins: &Ins) -> R<bool> {
 
 /// f64 → f16 bits, round to nearest even, in integer arithmetic: drivers may
 /// convert through f32 and round twice (lavapipe does).
-fn f64_to_f16_bits(fx: &mut Fx, a: Word) -> R<Word> {
+fn f64_to_f16_bits(fx: &mut FunctionCx, a: Word) -> R<Word> {
     let u64t = fx.tx.uint(64);
     let bt = fx.tx.bool_ty();
-    let c = |fx: &mut Fx, v: u64| fx.tx.const_uint(64, v);
+    let c = |fx: &mut FunctionCx, v: u64| fx.tx.const_uint(64, v);
     let (c52, c63, c11) = (c(fx, 52), c(fx, 63), c(fx, 0x7FF));
     let sign = fx.tx.b.shift_right_logical(u64t, None, a, c63)?;
     let c15 = c(fx, 15);
@@ -253,7 +253,7 @@ fn f64_to_f16_bits(fx: &mut Fx, a: Word) -> R<Word> {
     Ok(fx.tx.b.bitwise_or(u64t, None, bits, sign)?)
 }
 
-fn i2f(fx: &mut Fx, ins: &Ins) -> R<bool> {
+fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     if ins.q("rndmode").is_some_and(|r| r != "re") || ins.has("dsat") {
         return Ok(false);
     }
@@ -285,7 +285,7 @@ fn i2f(fx: &mut Fx, ins: &Ins) -> R<bool> {
 /// integer range give its minimum or maximum. Without a rounding qualifier the
 /// conversion truncates, as the LLVM backend's `fptosi` expects
 /// (docs/spec-notes.md).
-fn f2i(fx: &mut Fx, ins: &Ins) -> R<bool> {
+fn f2i(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let (Some(to), Some(from)) = (ins.q("to"), ins.q("from")) else {
         return Ok(false);
     };
@@ -353,10 +353,10 @@ fn f2i(fx: &mut Fx, ins: &Ins) -> R<bool> {
 }
 
 /// Element ranges of vector registers: `extract` / `insert`, static and dynamic.
-fn elements(fx: &mut Fx, ins: &Ins) -> R<()> {
-    let reg_of = |fx: &Fx, op: &Operand| -> R<(Word, Ty)> {
+fn elements(fx: &mut FunctionCx, ins: &Ins) -> R<()> {
+    let reg_of = |fx: &FunctionCx, op: &Operand| -> R<(Word, Ty)> {
         match op {
-            Operand::Reg(r) => match fx.reg(r.name) {
+            Operand::Reg(r) => match fx.reg(r.reg) {
                 Some(Reg::Val { ptr, ty }) => Ok((ptr, ty)),
                 _ => Err(TranslateError::Internal("vector register expected".into())),
             },
@@ -425,9 +425,9 @@ fn elements(fx: &mut Fx, ins: &Ins) -> R<()> {
 
 /// The bits of an operand as chunks: one per element of a multi-element
 /// swizzle, or the whole scalar; 128-bit values as two 64-bit chunks.
-fn read_chunks(fx: &mut Fx, op: &Operand, bits: u16) -> R<(Vec<Word>, u16)> {
+fn read_chunks(fx: &mut FunctionCx, op: &Operand, bits: u16) -> R<(Vec<Word>, u16)> {
     if let Operand::Reg(r) = op {
-        if let (Some(Reg::Val { ptr, ty }), Some(s)) = (fx.reg(r.name), r.swizzle) {
+        if let (Some(Reg::Val { ptr, ty }), Some(s)) = (fx.reg(r.reg), r.swizzle) {
             if s.count > 1 {
                 let t = fx.tx.uint(ty.bits);
                 let mut v = Vec::new();
@@ -455,7 +455,7 @@ fn read_chunks(fx: &mut Fx, op: &Operand, bits: u16) -> R<(Vec<Word>, u16)> {
 }
 
 /// Regroups little-endian chunks of `from` bits into chunks of `to` bits.
-fn regroup(fx: &mut Fx, chunks: Vec<Word>, from: u16, to: u16) -> R<Vec<Word>> {
+fn regroup(fx: &mut FunctionCx, chunks: Vec<Word>, from: u16, to: u16) -> R<Vec<Word>> {
     if from == to {
         return Ok(chunks);
     }
@@ -487,14 +487,14 @@ fn regroup(fx: &mut Fx, chunks: Vec<Word>, from: u16, to: u16) -> R<Vec<Word>> {
 
 /// `mov` in its four forms: scalar copy, and copies between a scalar and a
 /// run of vector elements (`.xy`, `.zw`, `.xyzw`) of possibly other widths.
-fn mov(fx: &mut Fx, ins: &Ins) -> R<()> {
+fn mov(fx: &mut FunctionCx, ins: &Ins) -> R<()> {
     let bits = bits_of(ins.q("type").unwrap_or("32b"));
     let src = ins.opr("src0")?;
     let dst = ins.opr("dst")?;
     let (chunks, cbits) = read_chunks(fx, src, bits)?;
     // destination chunks
     if let Operand::Reg(r) = dst {
-        if let (Some(Reg::Val { ptr, ty }), Some(s)) = (fx.reg(r.name), r.swizzle) {
+        if let (Some(Reg::Val { ptr, ty }), Some(s)) = (fx.reg(r.reg), r.swizzle) {
             if s.count > 1 {
                 let parts = regroup(fx, chunks, cbits, ty.bits)?;
                 for (i, v) in parts.into_iter().enumerate() {

@@ -5,11 +5,11 @@
 //! (p' ≥ 2p + 2).
 
 use super::R;
-use crate::spirv::function::Fx;
+use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
 
 /// A 16-bit float source (`hf` or `bf` bits) extended exactly to f32.
-pub fn half_to_f32(fx: &mut Fx, h: Word, from: &str) -> R<Word> {
+pub fn half_to_f32(fx: &mut FunctionCx, h: Word, from: &str) -> R<Word> {
     let f32t = fx.tx.float(32);
     let h32 = fx.resize(h, 16, 32, false)?;
     if from == "bf" {
@@ -26,7 +26,7 @@ pub fn half_to_f32(fx: &mut Fx, h: Word, from: &str) -> R<Word> {
 
 /// f32 bits → bfloat16 bits (in a u32), round to nearest even; NaNs stay
 /// (quiet) NaNs.
-pub fn f32_bits_to_bf16(fx: &mut Fx, a: Word) -> R<Word> {
+pub fn f32_bits_to_bf16(fx: &mut FunctionCx, a: Word) -> R<Word> {
     let u32t = fx.tx.uint(32);
     let sixteen = fx.tx.const_u32(16);
     let one = fx.tx.const_u32(1);
@@ -47,7 +47,7 @@ pub fn f32_bits_to_bf16(fx: &mut Fx, a: Word) -> R<Word> {
 
 /// An f32 value rounded to the 16-bit format `kind` (`hf` or `bf`), as bits
 /// in a u16.
-pub fn f32_to_half(fx: &mut Fx, f: Word, kind: &str) -> R<Word> {
+pub fn f32_to_half(fx: &mut FunctionCx, f: Word, kind: &str) -> R<Word> {
     if kind == "bf" {
         let u32t = fx.tx.uint(32);
         let bits = fx.tx.b.bitcast(u32t, None, f)?;

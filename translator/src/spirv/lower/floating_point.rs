@@ -5,11 +5,11 @@
 
 use super::float16::{f32_to_half, half_to_f32};
 use super::{Ins, R};
-use crate::spirv::function::Fx;
-use crate::syntax::ast::Operand;
+use crate::ir::Operand;
+use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
 
-pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
+pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let Some(ty) = ins.q("type") else {
         return Ok(false);
     };
@@ -96,7 +96,7 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
 }
 
 /// `.ftz`: a denormal (exponent field zero) becomes a zero of its sign.
-pub fn flush(fx: &mut Fx, bits: Word, ty: &str) -> R<Word> {
+pub fn flush(fx: &mut FunctionCx, bits: Word, ty: &str) -> R<Word> {
     let (n, exp, sign): (u16, u64, u64) = match ty {
         "df" => (64, 0x7FF0_0000_0000_0000, 1 << 63),
         "hf" => (16, 0x7C00, 0x8000),
@@ -115,7 +115,7 @@ pub fn flush(fx: &mut Fx, bits: Word, ty: &str) -> R<Word> {
 }
 
 /// A floating-point source as a float value, flushed first with `.ftz`.
-fn src(fx: &mut Fx, ins: &Ins, name: &str, ty: &str, ftz: bool) -> R<Word> {
+fn src(fx: &mut FunctionCx, ins: &Ins, name: &str, ty: &str, ftz: bool) -> R<Word> {
     let fbits = if ty == "df" { 64 } else { 32 };
     let op = ins.opr(name)?;
     if !ftz {
@@ -136,7 +136,7 @@ fn src(fx: &mut Fx, ins: &Ins, name: &str, ty: &str, ftz: bool) -> R<Word> {
 }
 
 /// `.hf`/`.bf` arithmetic: widen exactly, compute in f32, round once.
-fn half(fx: &mut Fx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
+fn half(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
     let mut srcs = Vec::new();
     for name in ["src0", "src1", "src2"] {
         if let Some(op) = ins.op(name) {
@@ -174,7 +174,7 @@ fn half(fx: &mut Fx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
 
 /// `fmin`/`fmax`: IEEE minimumNumber/maximumNumber (a NaN operand yields the
 /// other); with `.nanp`, a NaN operand makes the result a quiet NaN.
-fn min_max(fx: &mut Fx, ins: &Ins, ft: Word, a: Word, b: Word) -> R<Word> {
+fn min_max(fx: &mut FunctionCx, ins: &Ins, ft: Word, a: Word, b: Word) -> R<Word> {
     let op = if ins.name == "fmin" { G::NMin } else { G::NMax };
     let v = fx.tx.glsl_op(ft, op, &[a, b])?;
     if !ins.has("nanp") {
@@ -190,10 +190,10 @@ fn min_max(fx: &mut Fx, ins: &Ins, ft: Word, a: Word, b: Word) -> R<Word> {
 }
 
 /// `.dsat`: clamp to [0.0, 1.0]; NaN becomes +0.0.
-fn saturate(fx: &mut Fx, v: Word, fbits: u16) -> R<Word> {
+fn saturate(fx: &mut FunctionCx, v: Word, fbits: u16) -> R<Word> {
     let ft = fx.tx.float(fbits);
     let bt = fx.tx.bool_ty();
-    let c = |fx: &mut Fx, x: f64| -> R<Word> {
+    let c = |fx: &mut FunctionCx, x: f64| -> R<Word> {
         let bits = if fbits == 64 {
             x.to_bits()
         } else {

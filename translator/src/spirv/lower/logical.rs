@@ -4,10 +4,10 @@
 //! meaning first.
 
 use super::{bits_of, Ins, R};
-use crate::spirv::function::Fx;
+use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
 
-pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
+pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let Some(ty) = ins.q("type") else {
         return Ok(false);
     };
@@ -144,7 +144,7 @@ pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
 /// `a` (`bits` wide) shifted by `n` (a 32-bit amount below 64): amounts of
 /// at least the width give 0 (or the sign for `asr`) instead of SPIR-V's
 /// undefined result.
-fn shift(fx: &mut Fx, name: &str, a: Word, n: Word, bits: u16) -> R<Word> {
+fn shift(fx: &mut FunctionCx, name: &str, a: Word, n: Word, bits: u16) -> R<Word> {
     let t = fx.tx.uint(bits);
     let u32t = fx.tx.uint(32);
     let maxs = fx.tx.const_u32(bits as u32 - 1);
@@ -168,7 +168,7 @@ fn shift(fx: &mut Fx, name: &str, a: Word, n: Word, bits: u16) -> R<Word> {
 /// Offset `o[4:0]` and count `min(w[5:0], 32 - offset)` of a 32-bit
 /// bit-field operation: the spec's clamping, which is also what keeps
 /// `offset + count <= 32` as SPIR-V requires.
-fn bit_range(fx: &mut Fx, w: Word, o: Word) -> R<(Word, Word)> {
+fn bit_range(fx: &mut FunctionCx, w: Word, o: Word) -> R<(Word, Word)> {
     let u32t = fx.tx.uint(32);
     let m31 = fx.tx.const_u32(31);
     let m63 = fx.tx.const_u32(63);
@@ -184,7 +184,7 @@ fn bit_range(fx: &mut Fx, w: Word, o: Word) -> R<(Word, Word)> {
 /// `src0 | src1 << 1 | src2 << 2 == i` (so src0 alone is 0xaa, src1 0xcc,
 /// src2 0xf0). Built as the OR of the table's minterms, or the complement of
 /// the OR of the missing ones when that is shorter.
-fn bfn(fx: &mut Fx, table: u8, src: [Word; 3], bits: u16) -> R<Word> {
+fn bfn(fx: &mut FunctionCx, table: u8, src: [Word; 3], bits: u16) -> R<Word> {
     let t = fx.tx.uint(bits);
     let invert = table.count_ones() > 4;
     let want = if invert { !table } else { table };
@@ -230,7 +230,7 @@ fn bfn(fx: &mut Fx, table: u8, src: [Word; 3], bits: u16) -> R<Word> {
 
 /// Packed shifts (`.16bx2`): element `i` is shifted by
 /// `src1[16*i + 5 : 16*i]` (shiftl = src1[5:0], shifth = src1[21:16]).
-fn packed(fx: &mut Fx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
+fn packed(fx: &mut FunctionCx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
     if !matches!(ins.name, "shl" | "shr" | "asr") {
         return Ok(false);
     }

@@ -3,10 +3,10 @@
 //! `ld.param`. Atomics are in `atomics.rs`.
 
 use super::{bits_of, Ins, R};
-use crate::spirv::function::{Fx, Reg};
+use crate::ir::*;
+use crate::spirv::function::{FunctionCx, Reg};
 use crate::spirv::memory::Mem;
 use crate::spirv::TranslateError;
-use crate::syntax::ast::*;
 use rspirv::spirv::Word;
 
 fn addr_operand<'a>(ins: &'a Ins, name: &str) -> R<&'a AddrOperand> {
@@ -17,9 +17,9 @@ fn addr_operand<'a>(ins: &'a Ins, name: &str) -> R<&'a AddrOperand> {
 }
 
 /// The register behind a vector operand: (variable, element type).
-fn vector_reg(fx: &Fx, op: &Operand) -> R<(Word, Ty)> {
+fn vector_reg(fx: &FunctionCx, op: &Operand) -> R<(Word, Ty)> {
     match op {
-        Operand::Reg(r) => match fx.reg(r.name) {
+        Operand::Reg(r) => match fx.reg(r.reg) {
             Some(Reg::Val { ptr, ty }) => Ok((ptr, ty)),
             _ => Err(TranslateError::Internal("vector register expected".into())),
         },
@@ -27,7 +27,7 @@ fn vector_reg(fx: &Fx, op: &Operand) -> R<(Word, Ty)> {
     }
 }
 
-pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
+pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let is_param = ins
         .form
         .quals

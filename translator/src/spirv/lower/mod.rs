@@ -14,30 +14,19 @@ mod memory;
 mod packed;
 mod synchronization;
 
-use super::function::{Fx, Reg};
+use super::function::{FunctionCx, Reg};
 use super::TranslateError;
 use crate::catalog::{catalog, Form};
-use crate::syntax::ast::*;
+use crate::ir::*;
 use rspirv::spirv::{StorageClass, Word};
-use std::collections::HashMap;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flow {
-    Next,
-    /// The instruction ended the current SPIR-V block.
-    Terminated,
-}
 
 pub type R<T> = Result<T, TranslateError>;
 
 /// What one instruction sees while it is lowered.
 pub struct Ins<'a> {
-    pub i: &'a Instr,
+    pub i: &'a PisaInst,
     pub form: &'static Form,
     pub name: &'static str,
-    /// Index of the basic block the instruction is in.
-    pub block: usize,
-    pub labels: &'a HashMap<Name, usize>,
 }
 
 impl Ins<'_> {
@@ -61,34 +50,44 @@ impl Ins<'_> {
     }
 }
 
-pub fn lower(fx: &mut Fx, i: &Instr, block: usize, labels: &HashMap<Name, usize>) -> R<Flow> {
+/// Lowers one instruction (control flow other than `call` is the IR's
+/// terminators, emitted by `spirv::control`).
+pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
     let cat = catalog();
     let form = &cat.forms[i.form.form as usize];
     let name = cat.instructions[form.instruction].name.as_str();
-    let ins = Ins {
-        i,
-        form,
-        name,
-        block,
-        labels,
-    };
+    let ins = Ins { i, form, name };
     let handled = match cat.instructions[form.instruction].group {
         "arithmetic" => arithmetic::lower(fx, &ins)?,
         "floating_point" => floating_point::lower(fx, &ins)?,
         "logical" => logical::lower(fx, &ins)?,
         "data_movement" => data_movement::lower(fx, &ins)?,
         "comparison" => comparison::lower(fx, &ins)?,
-        "control_flow" => return control_flow::lower(fx, &ins),
+        "control_flow" => control_flow::lower(fx, &ins)?,
         "memory" => memory::lower(fx, &ins)?,
         "synchronization" => synchronization::lower(fx, &ins)?,
         "llvm_extensions" => true, // lifetime.start: no effect
         _ => false,
     };
     if handled {
-        Ok(Flow::Next)
+        Ok(())
     } else {
         Err(fx.unsupported(i.mnemonic, unsupported_what(&ins)))
     }
+}
+
+/// The value of a whole register (scalar or vector) or of one element, as
+/// a value of `ty` (arguments and return values).
+pub fn read_value(fx: &mut FunctionCx, op: &Operand, ty: Ty) -> R<Word> {
+    if let Operand::Reg(r) = op {
+        if let (Some(Reg::Val { ptr, ty: rty }), None) = (fx.reg(r.reg), r.swizzle) {
+            if rty.is_vector() || rty.bits == 128 {
+                let t = fx.tx.reg_ty(rty);
+                return Ok(fx.tx.b.load(t, None, ptr, None, [])?);
+            }
+        }
+    }
+    fx.read(op, ty.bits)
 }
 
 /// The mnemonic as the catalog spells it (`fadd.ru.f`), for error messages.
@@ -115,11 +114,10 @@ pub fn bits_of(v: &str) -> u16 {
     crate::catalog::value_bits(v).unwrap_or(32)
 }
 
-impl Fx<'_, '_> {
+impl FunctionCx<'_, '_> {
     fn reg_of(&self, r: &RegRef) -> R<Reg> {
-        self.reg(r.name).ok_or_else(|| {
-            TranslateError::Internal(format!("unbound register `%{}`", self.tx.m.name(r.name)))
-        })
+        self.reg(r.reg)
+            .ok_or_else(|| TranslateError::Internal(format!("unknown register r{}", r.reg.0)))
     }
 
     /// Pointer to a register, or to one element of a vector register.
@@ -157,8 +155,12 @@ impl Fx<'_, '_> {
                 64 => Ok(self.tx.const_uint(64, f.to_bits())),
                 _ => Err(self.unsupported(*span, format!("{bits}-bit floating-point literal"))),
             },
+            Operand::Special(r) => {
+                let (v, have) = self.special(r)?;
+                self.resize(v, have, bits, false)
+            }
             Operand::Reg(r) => {
-                let (v, have) = match (self.reg(r.name), r.swizzle) {
+                let (v, have) = match (self.reg(r.reg), r.swizzle) {
                     (Some(Reg::Val { ptr, ty }), None) if !ty.is_vector() => {
                         let t = self.tx.uint(ty.bits);
                         (self.tx.b.load(t, None, ptr, None, [])?, ty.bits)
@@ -168,7 +170,6 @@ impl Fx<'_, '_> {
                         let t = self.tx.uint(ty.bits);
                         (self.tx.b.load(t, None, p, None, [])?, ty.bits)
                     }
-                    (None, _) => self.special(r)?,
                     _ => {
                         return Err(
                             self.unsupported(r.span, "this register shape as a scalar operand")

@@ -3,15 +3,15 @@
 //! saturation (`.dsat`).
 
 use super::R;
-use crate::spirv::function::{Fx, Reg};
-use crate::syntax::ast::Operand;
+use crate::ir::Operand;
+use crate::spirv::function::{FunctionCx, Reg};
 use rspirv::spirv::Word;
 
-impl Fx<'_, '_> {
+impl FunctionCx<'_, '_> {
     /// The packed register `op` declared `.v{n}.{bits}b`, if it is one.
-    fn packed_reg(&self, op: &Operand, n: u8, bits: u16) -> Option<(Word, crate::syntax::ast::Ty)> {
+    fn packed_reg(&self, op: &Operand, n: u8, bits: u16) -> Option<(Word, crate::ir::Ty)> {
         match op {
-            Operand::Reg(r) if r.swizzle.is_none() => match self.reg(r.name) {
+            Operand::Reg(r) if r.swizzle.is_none() => match self.reg(r.reg) {
                 Some(Reg::Val { ptr, ty }) if ty.count == n && ty.bits == bits => Some((ptr, ty)),
                 _ => None,
             },
@@ -49,7 +49,7 @@ impl Fx<'_, '_> {
     }
 
     /// Writes the elements of a packed result (the counterpart of
-    /// [`Fx::read_packed`]).
+    /// [`FunctionCx::read_packed`]).
     pub fn write_packed(&mut self, op: &Operand, elems: &[Word], bits: u16) -> R<()> {
         let n = elems.len() as u8;
         if let Some((ptr, ty)) = self.packed_reg(op, n, bits) {

@@ -1,10 +1,10 @@
 //! `barrier.workgroup` and `fence` (spec chapter 20).
 
 use super::{Ins, R};
-use crate::spirv::function::Fx;
+use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{MemorySemantics, Scope};
 
-pub fn lower(fx: &mut Fx, ins: &Ins) -> R<bool> {
+pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let mem_sem = |space: Option<&str>| match space {
         Some("shared") => MemorySemantics::WORKGROUP_MEMORY,
         Some("global") => MemorySemantics::UNIFORM_MEMORY,

@@ -1,0 +1,353 @@
+//! `ir::build`: the validated syntax tree to the IR.
+//!
+//! One walk per function body: lexical scopes are resolved to [`RegId`]s
+//! (a `.reg` declaration is visible throughout the `{ }` block that holds it,
+//! spec 06 §2.2), labels become blocks, and `goto`/`return` and their
+//! conditional forms end blocks as terminators. A `return.cond` becomes a
+//! branch to a block that returns. Code after an unconditional `goto` or
+//! `return` starts a new block with no predecessors (dead code is kept; the
+//! structurizer never reaches it).
+
+use super::*;
+use crate::syntax::ast::{FuncDecl, ParamKind, Stmt};
+use crate::Module;
+use std::collections::HashMap;
+
+/// Builds the IR of a validated module and runs the IR passes every back
+/// end relies on (reducible control flow).
+pub fn build(m: &Module) -> Program {
+    let functions: Vec<Function> = m
+        .functions()
+        .enumerate()
+        .map(|(i, f)| FunctionBuilder::new(m, f, i as u32).finish(f))
+        .collect();
+    let address_taken = analysis::calls::address_taken(m, &functions);
+    let mut p = Program {
+        functions,
+        address_taken,
+    };
+    verify::debug_verify(&p, "build");
+    for f in &mut p.functions {
+        reducible::make_reducible(f);
+    }
+    verify::debug_verify(&p, "reducible");
+    p
+}
+
+struct FunctionBuilder<'m> {
+    m: &'m Module,
+    f: Function,
+    scopes: Vec<Vec<(Name, Option<RegId>)>>,
+    names: HashMap<Name, RegId>,
+    labels: HashMap<Name, BlockId>,
+    current: BlockId,
+    /// The current block already ended (code after it is dead).
+    closed: bool,
+}
+
+impl<'m> FunctionBuilder<'m> {
+    fn new(m: &'m Module, d: &FuncDecl, index: u32) -> Self {
+        FunctionBuilder {
+            m,
+            f: Function {
+                name: d.name,
+                kind: d.kind,
+                linkage: d.linkage,
+                index,
+                ret: if d.kind == FuncKind::Function {
+                    d.ret
+                } else {
+                    None
+                },
+                params: Vec::new(),
+                regs: Vec::new(),
+                blocks: Vec::new(),
+                span: d.span,
+            },
+            scopes: vec![Vec::new()],
+            names: HashMap::new(),
+            labels: HashMap::new(),
+            current: BlockId::ENTRY,
+            closed: false,
+        }
+    }
+
+    fn finish(mut self, d: &FuncDecl) -> Function {
+        let mut param_index = 0;
+        for p in &d.params {
+            let kind = match p.kind {
+                ParamKind::Reg(ty) => RegKind::Value(ty),
+                ParamKind::Param(size) => {
+                    param_index += 1;
+                    RegKind::Param {
+                        index: param_index - 1,
+                        size,
+                    }
+                }
+                // rejected by the validator; kept as a predicate
+                ParamKind::Pred => RegKind::Pred,
+            };
+            let name = p
+                .name
+                .map_or_else(|| "$unnamed".to_string(), |(n, _)| self.m.name(n).into());
+            let r = self.f.new_reg(name, kind);
+            self.f.params.push(r);
+            if let Some((n, _)) = p.name {
+                self.declare(n, r);
+            }
+        }
+        let Some(body) = &d.body else {
+            return self.f;
+        };
+        self.new_block(None);
+        self.walk(body, false);
+        if !self.closed {
+            let term = if self.f.kind == FuncKind::Function && self.f.ret.is_some() {
+                Terminator::Unreachable
+            } else {
+                Terminator::Return {
+                    value: None,
+                    span: body.close,
+                }
+            };
+            self.end(term, body.close);
+        }
+        self.f
+    }
+
+    fn new_block(&mut self, label: Option<Name>) -> BlockId {
+        self.f.blocks.push(Block {
+            label,
+            insts: Vec::new(),
+            term: Terminator::Unreachable,
+            term_span: Span::default(),
+        });
+        BlockId(self.f.blocks.len() as u32 - 1)
+    }
+
+    fn end(&mut self, term: Terminator, span: Span) {
+        let b = &mut self.f.blocks[self.current.index()];
+        b.term = term;
+        b.term_span = span;
+        self.closed = true;
+    }
+
+    fn switch_to(&mut self, b: BlockId) {
+        self.current = b;
+        self.closed = false;
+    }
+
+    /// The block a label names (created on first mention).
+    fn label_block(&mut self, n: Name) -> BlockId {
+        if let Some(&b) = self.labels.get(&n) {
+            return b;
+        }
+        let b = self.new_block(Some(n));
+        self.labels.insert(n, b);
+        b
+    }
+
+    fn declare(&mut self, n: Name, r: RegId) {
+        let old = self.names.insert(n, r);
+        if let Some(s) = self.scopes.last_mut() {
+            s.push((n, old));
+        }
+    }
+
+    fn walk(&mut self, b: &ast::Block, scoped: bool) {
+        if scoped {
+            self.scopes.push(Vec::new());
+        }
+        // declarations are visible throughout their block
+        for s in &b.stmts {
+            if let Stmt::Reg { ty, names, .. } = s {
+                for &(n, _) in names {
+                    let kind = ty.map_or(RegKind::Pred, RegKind::Value);
+                    let r = self.f.new_reg(self.m.name(n).to_string(), kind);
+                    self.declare(n, r);
+                }
+            }
+        }
+        for s in &b.stmts {
+            match s {
+                Stmt::Label(n, span) => self.label(*n, *span),
+                Stmt::Instr(i) => self.instr(i),
+                Stmt::Block(inner) => self.walk(inner, true),
+                Stmt::Reg { .. } | Stmt::Var(_) => {}
+            }
+        }
+        if scoped {
+            for (n, old) in self.scopes.pop().unwrap_or_default().into_iter().rev() {
+                match old {
+                    Some(r) => self.names.insert(n, r),
+                    None => self.names.remove(&n),
+                };
+            }
+        }
+    }
+
+    fn label(&mut self, n: Name, span: Span) {
+        let cur = &self.f.blocks[self.current.index()];
+        if !self.closed
+            && cur.insts.is_empty()
+            && cur.label.is_none()
+            && !self.labels.contains_key(&n)
+        {
+            // an empty block takes the label
+            self.f.blocks[self.current.index()].label = Some(n);
+            self.labels.insert(n, self.current);
+            return;
+        }
+        let b = self.label_block(n);
+        if !self.closed {
+            self.end(Terminator::Goto(b), span);
+        }
+        self.switch_to(b);
+    }
+
+    fn instr(&mut self, i: &ast::Instr) {
+        if self.closed {
+            // dead code after goto/return: a block nothing branches to
+            let b = self.new_block(None);
+            self.switch_to(b);
+        }
+        let inst = PisaInst {
+            form: i.form,
+            operands: i.operands.iter().map(|o| self.operand(o)).collect(),
+            mnemonic: i.mnemonic,
+            span: i.span,
+        };
+        let form = inst.catalog_form();
+        let cond = form
+            .quals
+            .first()
+            .is_some_and(|q| q.literal && q.name == "cond");
+        match form.opcode.as_str() {
+            "goto" => {
+                // `goto` always names a label (the validator checks it)
+                let target = match form.operand("label").and_then(|k| i.operands.get(k)) {
+                    Some(ast::Operand::Label(n, _)) => self.label_block(*n),
+                    _ => BlockId::ENTRY,
+                };
+                if cond {
+                    let c = self.cond(&inst);
+                    let next = self.new_block(None);
+                    self.end(
+                        Terminator::Branch {
+                            cond: c,
+                            then: target,
+                            otherwise: next,
+                        },
+                        i.span,
+                    );
+                    self.switch_to(next);
+                } else {
+                    self.end(Terminator::Goto(target), i.span);
+                }
+            }
+            "return" => {
+                let value = form
+                    .operand("retval")
+                    .and_then(|k| inst.operands.get(k).cloned())
+                    .filter(|_| self.f.ret.is_some());
+                let ret = Terminator::Return {
+                    value,
+                    span: i.span,
+                };
+                if cond {
+                    let c = self.cond(&inst);
+                    let then = self.new_block(None);
+                    let next = self.new_block(None);
+                    self.end(
+                        Terminator::Branch {
+                            cond: c,
+                            then,
+                            otherwise: next,
+                        },
+                        i.span,
+                    );
+                    self.switch_to(then);
+                    self.end(ret, i.span);
+                    self.switch_to(next);
+                } else {
+                    self.end(ret, i.span);
+                }
+            }
+            _ => self.f.blocks[self.current.index()]
+                .insts
+                .push(Inst::Pisa(inst)),
+        }
+    }
+
+    /// The predicate of a conditional `goto`/`return` (`pred` operand).
+    fn cond(&self, inst: &PisaInst) -> Cond {
+        let op = inst
+            .catalog_form()
+            .operand("pred")
+            .and_then(|k| inst.operands.get(k));
+        match op {
+            Some(Operand::Reg(r)) => Cond {
+                pred: r.reg,
+                negate: false,
+            },
+            Some(Operand::NotPred(r)) => Cond {
+                pred: r.reg,
+                negate: true,
+            },
+            // the validator requires a predicate register
+            _ => Cond {
+                pred: RegId(0),
+                negate: false,
+            },
+        }
+    }
+
+    fn reg_ref(&self, r: &ast::RegRef) -> Option<RegRef> {
+        self.names.get(&r.name).map(|&reg| RegRef {
+            reg,
+            swizzle: r.swizzle,
+            span: r.span,
+        })
+    }
+
+    fn operand(&self, o: &ast::Operand) -> Operand {
+        match o {
+            ast::Operand::Reg(r) => match self.reg_ref(r) {
+                Some(r) => Operand::Reg(r),
+                None => Operand::Special(*r),
+            },
+            ast::Operand::NotPred(r) => match self.reg_ref(r) {
+                Some(r) => Operand::NotPred(r),
+                None => Operand::Special(*r),
+            },
+            ast::Operand::Int(l, s) => Operand::Int(*l, *s),
+            ast::Operand::Float(f, s) => Operand::Float(*f, *s),
+            ast::Operand::Addr(a) => Operand::Addr(Box::new(AddrOperand {
+                base: match &a.base {
+                    ast::AddrBase::Reg(r) => match self.reg_ref(r) {
+                        Some(r) => AddrBase::Reg(r),
+                        None => AddrBase::Special(*r),
+                    },
+                    ast::AddrBase::Var(n, s) => AddrBase::Var(*n, *s),
+                    ast::AddrBase::Imm(l, s) => AddrBase::Imm(*l, *s),
+                },
+                offset: a.offset.as_ref().map(|off| match off {
+                    ast::AddrOffset::Reg(r) => match self.reg_ref(r) {
+                        Some(r) => AddrOffset::Reg(r),
+                        None => AddrOffset::Special(*r),
+                    },
+                    ast::AddrOffset::Imm(v, s) => AddrOffset::Imm(*v, *s),
+                }),
+                span: a.span,
+            })),
+            ast::Operand::Symbol(n, s) => Operand::Symbol(*n, *s),
+            // labels only appear in `goto`, which becomes a terminator
+            ast::Operand::Label(_, s) | ast::Operand::Void(s) => Operand::Void(*s),
+            ast::Operand::Call(c) => Operand::Call(Box::new(CallOperand {
+                target: self.operand(&c.target),
+                args: c.args.iter().map(|a| self.operand(a)).collect(),
+                span: c.span,
+            })),
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! The mid-level IR between the validated syntax tree and the back ends.
+//!
+//! ```text
+//! syntax → validate → ir::build → ir passes → back ends (spirv, later interp)
+//! ```
+//!
+//! A [`Program`] holds one [`Function`] per PISA function or kernel. A function is
+//! a list of basic blocks ([`Block`]), each a run of instructions ([`Inst`]) that
+//! ends in exactly one [`Terminator`]: `goto`, `goto.cond`, `return` and
+//! `return.cond` of the source become terminators (spec 17 §1–2), so control
+//! flow is explicit and no pass needs to re-split blocks. Registers are resolved
+//! from their lexical scopes to function-wide [`RegId`]s; labels to [`BlockId`]s.
+//! Everything else of an instruction (its catalog form, qualifier choices and
+//! operands) is kept as validated, so the back end lowers exactly what the
+//! validator checked.
+//!
+//! Passes run in a fixed order ([`build`]), and in debug builds the
+//! [`verify`] pass checks the invariants documented there after each one.
+//! Analyses ([`analysis`]) are computed from the IR, never during emission.
+
+pub mod analysis;
+pub mod build;
+pub mod print;
+pub mod reducible;
+pub mod structurize;
+pub mod verify;
+
+use crate::catalog::{catalog, Form};
+use crate::diag::Span;
+use crate::syntax::ast;
+pub use crate::syntax::ast::{FormRef, FuncKind, IntLit, Linkage, Name, Space, Swizzle, Ty};
+
+pub use build::build;
+
+/// A register of one function (parameters included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegId(pub u32);
+
+/// A basic block of one function; block 0 is the entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+
+impl BlockId {
+    pub const ENTRY: BlockId = BlockId(0);
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl RegId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegKind {
+    /// `.reg TYPE`: untyped bits (or a vector of them).
+    Value(Ty),
+    /// `.pred`
+    Pred,
+    /// The kernel's `index`-th `.param[size]` parameter (read with `ld.param`).
+    Param { index: u32, size: u64 },
+}
+
+#[derive(Debug, Clone)]
+pub struct RegInfo {
+    /// The source name (without `%`); synthetic registers get `$...` names.
+    pub name: String,
+    pub kind: RegKind,
+}
+
+/// A register operand: the register and an optional swizzle.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RegRef {
+    pub reg: RegId,
+    pub swizzle: Option<Swizzle>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AddrBase {
+    Reg(RegRef),
+    Var(Name, Span),
+    Imm(IntLit, Span),
+    /// A special register as an address (spec 04).
+    Special(ast::RegRef),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AddrOffset {
+    Reg(RegRef),
+    Imm(i64, Span),
+    Special(ast::RegRef),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AddrOperand {
+    pub base: AddrBase,
+    pub offset: Option<AddrOffset>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOperand {
+    pub target: Operand,
+    pub args: Vec<Operand>,
+    pub span: Span,
+}
+
+/// An instruction operand, as validated, with registers resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Operand {
+    Reg(RegRef),
+    /// `!%p`
+    NotPred(RegRef),
+    /// A special register (`%localid.x`, spec 04), by name.
+    Special(ast::RegRef),
+    Int(IntLit, Span),
+    Float(f64, Span),
+    Addr(Box<AddrOperand>),
+    /// `@name` outside an address: a function or a variable.
+    Symbol(Name, Span),
+    Void(Span),
+    Call(Box<CallOperand>),
+}
+
+impl Operand {
+    pub fn span(&self) -> Span {
+        match self {
+            Operand::Reg(r) | Operand::NotPred(r) => r.span,
+            Operand::Special(r) => r.span,
+            Operand::Int(_, s)
+            | Operand::Float(_, s)
+            | Operand::Symbol(_, s)
+            | Operand::Void(s) => *s,
+            Operand::Addr(a) => a.span,
+            Operand::Call(c) => c.span,
+        }
+    }
+}
+
+/// A PISA instruction: its catalog form and the qualifier values the
+/// validator chose, with its operands in the form's order.
+#[derive(Debug, Clone)]
+pub struct PisaInst {
+    pub form: FormRef,
+    pub operands: Vec<Operand>,
+    /// The whole mnemonic (for messages).
+    pub mnemonic: Span,
+    pub span: Span,
+}
+
+impl PisaInst {
+    pub fn catalog_form(&self) -> &'static Form {
+        &catalog().forms[self.form.form as usize]
+    }
+    /// The opcode as the catalog spells it (`iadd`, `barrier`, ...).
+    pub fn opcode(&self) -> &'static str {
+        self.catalog_form().opcode.as_str()
+    }
+}
+
+/// One instruction of a basic block.
+#[derive(Debug, Clone)]
+pub enum Inst {
+    Pisa(PisaInst),
+    /// `dst = value` on a synthetic 32-bit register (control-flow passes).
+    SetConst {
+        dst: RegId,
+        value: u32,
+    },
+    /// `dst = (src == value)` into a synthetic predicate.
+    TestConst {
+        dst: RegId,
+        src: RegId,
+        value: u32,
+    },
+}
+
+/// A branch condition: a predicate register, possibly negated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cond {
+    pub pred: RegId,
+    pub negate: bool,
+}
+
+#[derive(Debug, Clone)]
+pub enum Terminator {
+    Goto(BlockId),
+    /// `goto.cond`: `then` when the condition holds, else `otherwise`.
+    Branch {
+        cond: Cond,
+        then: BlockId,
+        otherwise: BlockId,
+    },
+    /// `return [value]`; falling off the end of a kernel or void function.
+    Return {
+        value: Option<Operand>,
+        span: Span,
+    },
+    /// Falling off the end of a function with a return type: the validator
+    /// makes this unreachable.
+    Unreachable,
+}
+
+impl Terminator {
+    pub fn successors(&self) -> impl Iterator<Item = BlockId> {
+        let (a, b) = match *self {
+            Terminator::Goto(t) => (Some(t), None),
+            Terminator::Branch {
+                then, otherwise, ..
+            } => (Some(then), Some(otherwise)),
+            _ => (None, None),
+        };
+        a.into_iter().chain(b)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Block {
+    /// The source label that starts the block, if any (for printing).
+    pub label: Option<Name>,
+    pub insts: Vec<Inst>,
+    pub term: Terminator,
+    /// Where the terminator comes from (or the block's end).
+    pub term_span: Span,
+}
+
+/// A function or kernel.
+#[derive(Debug, Clone)]
+pub struct Function {
+    /// The symbol name (the module-level symbol table's key).
+    pub name: Name,
+    pub kind: FuncKind,
+    pub linkage: Linkage,
+    /// Index among the module's functions, in declaration order (function
+    /// addresses and the data layout use it).
+    pub index: u32,
+    /// `None`: void (always for kernels).
+    pub ret: Option<Ty>,
+    /// Parameters in order: a register (`.reg`), or a kernel `.param`.
+    /// Unnamed parameters still get a register.
+    pub params: Vec<RegId>,
+    pub regs: Vec<RegInfo>,
+    /// Empty for an imported function (a declaration).
+    pub blocks: Vec<Block>,
+    pub span: Span,
+}
+
+impl Function {
+    pub fn is_declaration(&self) -> bool {
+        self.blocks.is_empty()
+    }
+    pub fn block(&self, b: BlockId) -> &Block {
+        &self.blocks[b.index()]
+    }
+    pub fn reg(&self, r: RegId) -> &RegInfo {
+        &self.regs[r.index()]
+    }
+    pub fn new_reg(&mut self, name: String, kind: RegKind) -> RegId {
+        self.regs.push(RegInfo { name, kind });
+        RegId(self.regs.len() as u32 - 1)
+    }
+    pub fn successors(&self, b: BlockId) -> impl Iterator<Item = BlockId> + '_ {
+        self.blocks[b.index()].term.successors()
+    }
+    /// Every PISA instruction of the function.
+    pub fn pisa_insts(&self) -> impl Iterator<Item = &PisaInst> {
+        self.blocks.iter().flat_map(|b| {
+            b.insts.iter().filter_map(|i| match i {
+                Inst::Pisa(p) => Some(p),
+                _ => None,
+            })
+        })
+    }
+}
+
+/// The whole module in IR form. Function `i` is the module's `i`-th function
+/// in declaration order.
+#[derive(Debug)]
+pub struct Program {
+    pub functions: Vec<Function>,
+    /// Functions whose address the module takes: the possible targets of
+    /// calls through registers.
+    pub address_taken: Vec<Name>,
+}
+
+impl Program {
+    pub fn function(&self, name: Name) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+}

@@ -1,0 +1,373 @@
+//! Structured control flow for a reducible graph ("Beyond Relooper",
+//! Ramsey 2022): the dominator tree is turned into nested constructs.
+//!
+//! - A loop header becomes a [`Node::Loop`]; a branch back to it is
+//!   `Br(Label::Loop(h))` (continue).
+//! - A *merge* block — one with two or more forward predecessors — is placed
+//!   after a [`Node::Block`] wrapped around the code that reaches it; a
+//!   branch to it is `Br(Label::Merge(m))` (exit the block).
+//! - A block with one forward predecessor is inlined at its branch.
+//! - Blocks that leave a loop are always placed after the loop (as merge
+//!   targets), never inside it: every work-item then runs a loop's exit code
+//!   once, outside the loop, so a barrier there is one dynamic instance for
+//!   the whole work-group, whichever iteration each work-item left in.
+//!
+//! Finally a `Br` to a block's end that is in tail position (nothing would
+//! run between it and the block's end) is removed, so most blocks need no
+//! construct at all in the back end: [`Node::Block::breaks`] tells which do.
+
+use super::analysis::{Cfg, Dominators, Loops};
+use super::*;
+use std::collections::BTreeSet;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Label {
+    /// The end of the [`Node::Block`] placed before merge block `m`.
+    Merge(BlockId),
+    /// The start of the [`Node::Loop`] headed by `h`.
+    Loop(BlockId),
+    /// The end of the [`Node::Loop`] headed by `h` (a `break`): what a
+    /// `Br(Merge(m))` becomes where leaving the loop reaches `m` directly.
+    Exit(BlockId),
+}
+
+#[derive(Debug, Clone)]
+pub enum Node {
+    /// The instructions of a basic block (its terminator is translated into
+    /// the nodes that follow).
+    Code(BlockId),
+    /// Code whose `Br(Label::Merge(label))` jump to its end. `breaks`: some
+    /// such branch is not in tail position (the back end needs a construct).
+    Block {
+        label: BlockId,
+        body: Vec<Node>,
+        breaks: bool,
+    },
+    /// A loop: `Br(Label::Loop(label))` starts the next iteration; falling
+    /// off the end of the body leaves the loop.
+    Loop {
+        label: BlockId,
+        body: Vec<Node>,
+    },
+    If {
+        cond: Cond,
+        then: Vec<Node>,
+        otherwise: Vec<Node>,
+    },
+    Br(Label),
+    Return {
+        value: Option<Operand>,
+        span: Span,
+    },
+    Unreachable,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("control flow of function #{0} is irreducible after the reducibility pass")]
+pub struct Irreducible(pub u32);
+
+struct Structurizer<'f> {
+    f: &'f Function,
+    cfg: Cfg,
+    loops: Loops,
+    /// Blocks reached by `Br(Merge)`: two or more forward predecessors, or a
+    /// loop exit placed after its loop.
+    merge: Vec<bool>,
+    /// Per block, the merge blocks it places after itself, in reverse
+    /// postorder.
+    placed: Vec<Vec<BlockId>>,
+}
+
+/// Structures a reducible function (see [`super::reducible`]).
+pub fn structurize(f: &Function) -> Result<Vec<Node>, Irreducible> {
+    if f.blocks.is_empty() {
+        return Ok(Vec::new());
+    }
+    let cfg = Cfg::compute(f);
+    let dom = Dominators::compute(&cfg);
+    let loops = Loops::compute(f, &cfg, &dom);
+    if loops.irreducible_edge.is_some() {
+        return Err(Irreducible(f.index));
+    }
+    let n = f.blocks.len();
+    let mut merge = vec![false; n];
+    for &b in &cfg.rpo {
+        let forward = cfg.preds[b.index()]
+            .iter()
+            .filter(|&&p| !cfg.is_retreating(p, b))
+            .count();
+        merge[b.index()] = forward >= 2;
+    }
+    let mut placed = vec![Vec::new(); n];
+    for &b in cfg.rpo.iter().skip(1) {
+        let Some(idom) = dom.idom(b) else { continue };
+        // a loop exit goes after the outermost loop it leaves
+        let left = loops
+            .containing(idom)
+            .find(|&h| !loops.body(h).is_some_and(|body| body.contains(&b)));
+        let parent = match left {
+            Some(h) => {
+                merge[b.index()] = true;
+                h
+            }
+            None => idom,
+        };
+        if merge[b.index()] {
+            placed[parent.index()].push(b);
+        }
+    }
+    let s = Structurizer {
+        f,
+        cfg,
+        loops,
+        merge,
+        placed,
+    };
+    let mut nodes = s.tree(BlockId::ENTRY);
+    strip_tail_branches(&mut nodes);
+    Ok(nodes)
+}
+
+impl Structurizer<'_> {
+    /// The code of `x` and of everything it dominates.
+    fn tree(&self, x: BlockId) -> Vec<Node> {
+        let ys = &self.placed[x.index()];
+        match self.loops.body(x) {
+            Some(body) => {
+                let (inside, outside): (Vec<BlockId>, Vec<BlockId>) =
+                    ys.iter().partition(|y| body.contains(y));
+                let lp = Node::Loop {
+                    label: x,
+                    body: self.wrap(self.code(x), &inside),
+                };
+                self.wrap(vec![lp], &outside)
+            }
+            None => self.wrap(self.code(x), ys),
+        }
+    }
+
+    /// `inner`, then each merge block of `ys` (earliest innermost) after a
+    /// block around what comes before it.
+    fn wrap(&self, inner: Vec<Node>, ys: &[BlockId]) -> Vec<Node> {
+        let mut ys: Vec<BlockId> = ys.to_vec();
+        ys.sort_by_key(|&y| self.cfg.rank(y));
+        let mut nodes = inner;
+        for y in ys {
+            let mut outer = vec![Node::Block {
+                label: y,
+                body: nodes,
+                breaks: true,
+            }];
+            outer.extend(self.tree(y));
+            nodes = outer;
+        }
+        nodes
+    }
+
+    fn code(&self, x: BlockId) -> Vec<Node> {
+        let b = self.f.block(x);
+        let mut nodes = Vec::new();
+        if !b.insts.is_empty() {
+            nodes.push(Node::Code(x));
+        }
+        match &b.term {
+            Terminator::Goto(t) => nodes.extend(self.branch(x, *t)),
+            Terminator::Branch {
+                cond,
+                then,
+                otherwise,
+            } => nodes.push(Node::If {
+                cond: *cond,
+                then: self.branch(x, *then),
+                otherwise: self.branch(x, *otherwise),
+            }),
+            Terminator::Return { value, span } => nodes.push(Node::Return {
+                value: value.clone(),
+                span: *span,
+            }),
+            Terminator::Unreachable => nodes.push(Node::Unreachable),
+        }
+        nodes
+    }
+
+    fn branch(&self, from: BlockId, to: BlockId) -> Vec<Node> {
+        if self.cfg.is_retreating(from, to) {
+            vec![Node::Br(Label::Loop(to))]
+        } else if self.merge[to.index()] {
+            vec![Node::Br(Label::Merge(to))]
+        } else {
+            self.tree(to)
+        }
+    }
+}
+
+/// Removes the `Br(Merge(l))` that sit in tail position of block `l` and
+/// records in `breaks` whether any other remain.
+fn strip_tail_branches(nodes: &mut [Node]) {
+    for n in nodes.iter_mut() {
+        match n {
+            Node::Block {
+                label,
+                body,
+                breaks,
+                ..
+            } => {
+                strip_tail_branches(body);
+                let l = Label::Merge(*label);
+                strip_tail(body, l);
+                exits_to_breaks(body, l, None, true);
+                *breaks = mentions(body, l);
+            }
+            Node::Loop { body, .. } => strip_tail_branches(body),
+            Node::If {
+                then, otherwise, ..
+            } => {
+                strip_tail_branches(then);
+                strip_tail_branches(otherwise);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Removes `Br(l)` where falling off the end of `nodes` goes to the same
+/// place (ifs fall to their end, loops fall out).
+fn strip_tail(nodes: &mut Vec<Node>, l: Label) {
+    match nodes.last_mut() {
+        Some(Node::Br(x)) if *x == l => {
+            nodes.pop();
+        }
+        Some(Node::If {
+            then, otherwise, ..
+        }) => {
+            strip_tail(then, l);
+            strip_tail(otherwise, l);
+        }
+        Some(Node::Loop { body, .. }) => strip_tail(body, l),
+        Some(Node::Block { body, .. }) => strip_tail(body, l),
+        _ => {}
+    }
+}
+
+/// Turns `Br(l)` inside a loop whose end reaches `l`'s end directly (the
+/// loop is in tail position) into `Br(Exit(loop))`: a plain `break` instead
+/// of a jump through the enclosing block. `lp` is the innermost such loop.
+fn exits_to_breaks(nodes: &mut [Node], l: Label, lp: Option<BlockId>, tail: bool) {
+    let last = nodes.len().saturating_sub(1);
+    for (i, n) in nodes.iter_mut().enumerate() {
+        let t = tail && i == last;
+        match n {
+            Node::Br(x) if *x == l => {
+                if let Some(h) = lp {
+                    *x = Label::Exit(h);
+                }
+            }
+            Node::If {
+                then, otherwise, ..
+            } => {
+                exits_to_breaks(then, l, lp, t);
+                exits_to_breaks(otherwise, l, lp, t);
+            }
+            Node::Block { body, .. } => exits_to_breaks(body, l, lp, t),
+            Node::Loop { label, body } => {
+                let inner = if t { Some(*label) } else { lp };
+                exits_to_breaks(body, l, inner, t);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn mentions(nodes: &[Node], l: Label) -> bool {
+    nodes.iter().any(|n| match n {
+        Node::Br(x) => *x == l,
+        Node::Block { body, .. } | Node::Loop { body, .. } => mentions(body, l),
+        Node::If {
+            then, otherwise, ..
+        } => mentions(then, l) || mentions(otherwise, l),
+        _ => false,
+    })
+}
+
+/// The structured tree as text, for golden tests and `pisa ir --structured`.
+pub fn print(nodes: &[Node]) -> String {
+    let mut out = String::new();
+    print_nodes(&mut out, nodes, 0);
+    out
+}
+
+fn print_nodes(out: &mut String, nodes: &[Node], depth: usize) {
+    use std::fmt::Write;
+    let pad = "  ".repeat(depth);
+    for n in nodes {
+        match n {
+            Node::Code(b) => {
+                let _ = writeln!(out, "{pad}bb{}", b.0);
+            }
+            Node::Block {
+                label,
+                body,
+                breaks,
+            } => {
+                let kind = if *breaks { "block" } else { "seq" };
+                let _ = writeln!(out, "{pad}{kind} B{} {{", label.0);
+                print_nodes(out, body, depth + 1);
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Node::Loop { label, body } => {
+                let _ = writeln!(out, "{pad}loop L{} {{", label.0);
+                print_nodes(out, body, depth + 1);
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Node::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let not = if cond.negate { "!" } else { "" };
+                let _ = writeln!(out, "{pad}if {not}r{} {{", cond.pred.0);
+                print_nodes(out, then, depth + 1);
+                if !otherwise.is_empty() {
+                    let _ = writeln!(out, "{pad}}} else {{");
+                    print_nodes(out, otherwise, depth + 1);
+                }
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Node::Br(Label::Merge(b)) => {
+                let _ = writeln!(out, "{pad}break B{}", b.0);
+            }
+            Node::Br(Label::Loop(b)) => {
+                let _ = writeln!(out, "{pad}continue L{}", b.0);
+            }
+            Node::Br(Label::Exit(b)) => {
+                let _ = writeln!(out, "{pad}break L{}", b.0);
+            }
+            Node::Return { value, .. } => {
+                let v = if value.is_some() { " value" } else { "" };
+                let _ = writeln!(out, "{pad}return{v}");
+            }
+            Node::Unreachable => {
+                let _ = writeln!(out, "{pad}unreachable");
+            }
+        }
+    }
+}
+
+/// Blocks the tree contains (each reachable block exactly once).
+pub fn blocks(nodes: &[Node], out: &mut BTreeSet<BlockId>) {
+    for n in nodes {
+        match n {
+            Node::Code(b) => {
+                out.insert(*b);
+            }
+            Node::Block { body, .. } | Node::Loop { body, .. } => blocks(body, out),
+            Node::If {
+                then, otherwise, ..
+            } => {
+                blocks(then, out);
+                blocks(otherwise, out);
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,474 @@
+//! Structured control flow: the IR's structured tree
+//! ([`crate::ir::structurize`]) as SPIR-V selection and loop constructs
+//! (docs/control-flow.md).
+//!
+//! - `If` is a selection with its own merge block.
+//! - `Loop` is a loop construct: header (`OpLoopMerge`), body, a continue
+//!   block that branches back, and a merge block after the loop.
+//! - A `Block` whose exits all sit in tail position needs no construct; one
+//!   with other exits is a loop construct that runs once (its continue block
+//!   is unreachable), so an exit is a structured `break`.
+//! - A branch that must leave several constructs at once (SPIR-V only
+//!   breaks out of the innermost loop) stores its target in the function's
+//!   `pending` variable and breaks out; after each merge it passes, a test of
+//!   `pending` continues the jump.
+//!
+//! Loop caps. Mesa 22's llvmpipe ends all loops of an invocation after
+//! 65,535 iterations in total, silently (docs/abi.md). Each loop keeps a flag
+//! that every real exit sets; a work-item that reaches the loop's merge with
+//! the flag clear was cut short by the driver, and stores 1 to the launch's
+//! status word, which the runtime reports as an error.
+
+use super::entry::Push;
+use super::function::{variable, FunctionCx, Reg};
+use super::lower::{self, R};
+use super::types::Tx;
+use super::TranslateError;
+use crate::ir::structurize::{Label, Node};
+use crate::ir::{BlockId, Cond, Inst, Operand};
+use crate::syntax::ast::FuncKind;
+use rspirv::spirv::{self, LoopControl, SelectionControl, StorageClass, Word};
+use std::collections::HashMap;
+
+/// Function variables the control flow needs, declared in the entry block.
+pub struct ControlVars {
+    /// The target of a jump out of several constructs (0: none).
+    pending: Option<Word>,
+    /// Per loop: set when the loop is left by one of its own exits.
+    exited: HashMap<BlockId, Word>,
+}
+
+impl ControlVars {
+    pub fn declare(tx: &mut Tx, tree: &[Node]) -> R<ControlVars> {
+        let mut loops = Vec::new();
+        let mut constructs = false;
+        walk(tree, &mut |n| match n {
+            Node::Loop { label, .. } => {
+                loops.push(*label);
+                constructs = true;
+            }
+            Node::Block { breaks: true, .. } => constructs = true,
+            _ => {}
+        });
+        let bt = tx.bool_ty();
+        let u32t = tx.uint(32);
+        let pending = constructs.then(|| variable(tx, u32t, "pending"));
+        let mut exited = HashMap::new();
+        for l in loops {
+            exited.insert(l, variable(tx, bt, &format!("exited.L{}", l.0)));
+        }
+        Ok(ControlVars { pending, exited })
+    }
+
+    /// Initial values (after every variable of the entry block).
+    pub fn init(&self, tx: &mut Tx) -> R<()> {
+        if let Some(p) = self.pending {
+            let zero = tx.const_u32(0);
+            tx.b.store(p, zero, None, [])?;
+        }
+        Ok(())
+    }
+}
+
+fn walk(nodes: &[Node], f: &mut impl FnMut(&Node)) {
+    for n in nodes {
+        f(n);
+        match n {
+            Node::Block { body, .. } | Node::Loop { body, .. } => walk(body, f),
+            Node::If {
+                then, otherwise, ..
+            } => {
+                walk(then, f);
+                walk(otherwise, f);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// An enclosing construct that a `break` can leave.
+struct Frame {
+    label: Label,
+    merge: Word,
+    cont: Word,
+    /// The loop's `exited` flag (real loops only).
+    exited: Option<Word>,
+    /// Targets of jumps that leave this construct on their way further out.
+    crossing: Vec<Label>,
+    /// Some branch leaves the construct (its merge is reachable).
+    left: bool,
+    /// Some branch leaves it for the code right after it (not only jumps
+    /// passing through).
+    direct: bool,
+}
+
+struct Emitter {
+    vars: ControlVars,
+    frames: Vec<Frame>,
+    /// The current SPIR-V block is open (not yet terminated).
+    open: bool,
+}
+
+pub fn emit_body(fx: &mut FunctionCx, tree: &[Node], vars: ControlVars) -> R<()> {
+    let mut em = Emitter {
+        vars,
+        frames: Vec::new(),
+        open: true,
+    };
+    em.nodes(fx, tree)?;
+    if em.open {
+        return Err(TranslateError::Internal(
+            "structured code falls off the end of a function".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// A distinct nonzero number per label, for the `pending` variable.
+fn code(l: Label) -> u32 {
+    match l {
+        Label::Merge(b) => 3 * b.0 + 1,
+        Label::Loop(b) => 3 * b.0 + 2,
+        Label::Exit(b) => 3 * b.0 + 3,
+    }
+}
+
+impl Emitter {
+    fn nodes(&mut self, fx: &mut FunctionCx, nodes: &[Node]) -> R<()> {
+        for n in nodes {
+            if !self.open {
+                // code after a jump: a block nothing branches to
+                fx.tx.b.begin_block(None)?;
+                self.open = true;
+            }
+            match n {
+                Node::Code(b) => self.code(fx, *b)?,
+                Node::Block {
+                    body,
+                    breaks: false,
+                    ..
+                } => self.nodes(fx, body)?,
+                Node::Block { label, body, .. } => {
+                    self.construct(fx, Label::Merge(*label), body, None)?
+                }
+                Node::Loop { label, body } => {
+                    let flag = self.vars.exited.get(label).copied();
+                    self.construct(fx, Label::Loop(*label), body, flag)?
+                }
+                Node::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => self.selection(fx, *cond, then, otherwise)?,
+                Node::Br(l) => self.branch(fx, *l)?,
+                Node::Return { value, .. } => self.ret(fx, value.as_ref())?,
+                Node::Unreachable => {
+                    fx.tx.b.unreachable()?;
+                    self.open = false;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn code(&mut self, fx: &mut FunctionCx, b: BlockId) -> R<()> {
+        for inst in &fx.func.block(b).insts {
+            match inst {
+                Inst::Pisa(i) => {
+                    fx.line(i.span);
+                    lower::lower(fx, i)?;
+                }
+                Inst::SetConst { dst, value } => {
+                    let Some(Reg::Val { ptr, .. }) = fx.reg(*dst) else {
+                        return Err(TranslateError::Internal("set: not a register".into()));
+                    };
+                    let v = fx.tx.const_u32(*value);
+                    fx.tx.b.store(ptr, v, None, [])?;
+                }
+                Inst::TestConst { dst, src, value } => {
+                    let (Some(Reg::Pred { ptr: p }), Some(Reg::Val { ptr: s, .. })) =
+                        (fx.reg(*dst), fx.reg(*src))
+                    else {
+                        return Err(TranslateError::Internal("test: bad registers".into()));
+                    };
+                    let u32t = fx.tx.uint(32);
+                    let bt = fx.tx.bool_ty();
+                    let x = fx.tx.b.load(u32t, None, s, None, [])?;
+                    let c = fx.tx.const_u32(*value);
+                    let eq = fx.tx.b.i_equal(bt, None, x, c)?;
+                    fx.tx.b.store(p, eq, None, [])?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A loop construct around `body` (a real loop, or a block that runs once).
+    fn construct(
+        &mut self,
+        fx: &mut FunctionCx,
+        label: Label,
+        body: &[Node],
+        exited: Option<Word>,
+    ) -> R<()> {
+        let b = &mut fx.tx.b;
+        let (header, start, cont, merge) = (b.id(), b.id(), b.id(), b.id());
+        if let Some(flag) = exited {
+            let f = fx.tx.const_bool(false);
+            fx.tx.b.store(flag, f, None, [])?;
+        }
+        fx.tx.b.branch(header)?;
+        fx.tx.b.begin_block(Some(header))?;
+        fx.tx.b.loop_merge(merge, cont, LoopControl::NONE, [])?;
+        fx.tx.b.branch(start)?;
+        fx.tx.b.begin_block(Some(start))?;
+        self.open = true;
+        self.frames.push(Frame {
+            label,
+            merge,
+            cont,
+            exited,
+            crossing: Vec::new(),
+            left: false,
+            direct: false,
+        });
+        self.nodes(fx, body)?;
+        if self.open {
+            // falling off the end leaves the construct
+            self.leave(fx, self.frames.len() - 1, true)?;
+        }
+        let frame = self
+            .frames
+            .pop()
+            .ok_or_else(|| TranslateError::Internal("construct stack".into()))?;
+        fx.tx.b.begin_block(Some(cont))?;
+        if frame.exited.is_some() {
+            // the back edge can also leave, on a condition the driver cannot
+            // fold, so a loop cut short by the driver is told apart from a
+            // real exit (the module docs)
+            let stop = never(fx)?;
+            fx.tx.b.branch_conditional(stop, merge, header, [])?;
+        } else {
+            fx.tx.b.branch(header)?;
+        }
+        fx.tx.b.begin_block(Some(merge))?;
+        self.open = true;
+        if let (Some(flag), true) = (frame.exited, frame.direct) {
+            self.check_exit(fx, flag)?;
+        }
+        for target in frame.crossing {
+            self.continue_jump(fx, target)?;
+        }
+        if !frame.direct {
+            if frame.exited.is_some() {
+                // only the never-taken exit (a loop cut short) gets here
+                self.set_status(fx)?;
+                self.return_undef(fx)?;
+            } else {
+                // every way out was a jump further out
+                fx.tx.b.unreachable()?;
+                self.open = false;
+            }
+        }
+        Ok(())
+    }
+
+    /// Branches to the merge of frame `i` (the innermost), marking the loop
+    /// as left by a real exit.
+    fn leave(&mut self, fx: &mut FunctionCx, i: usize, direct: bool) -> R<()> {
+        if let Some(flag) = self.frames[i].exited {
+            let t = fx.tx.const_bool(true);
+            fx.tx.b.store(flag, t, None, [])?;
+        }
+        fx.tx.b.branch(self.frames[i].merge)?;
+        self.frames[i].left = true;
+        self.frames[i].direct |= direct;
+        self.open = false;
+        Ok(())
+    }
+
+    fn branch(&mut self, fx: &mut FunctionCx, l: Label) -> R<()> {
+        let Some(inner) = self.frames.len().checked_sub(1) else {
+            return Err(TranslateError::Internal(format!(
+                "{l:?} outside its construct"
+            )));
+        };
+        let here = self.frames[inner].label;
+        match (here, l) {
+            (Label::Loop(h), Label::Loop(t)) if h == t => {
+                fx.tx.b.branch(self.frames[inner].cont)?;
+                self.open = false;
+                return Ok(());
+            }
+            (Label::Loop(h), Label::Exit(t)) if h == t => return self.leave(fx, inner, true),
+            (Label::Merge(h), Label::Merge(t)) if h == t => return self.leave(fx, inner, true),
+            _ => {}
+        }
+        let target_open = self.frames.iter().any(|f| match (f.label, l) {
+            (Label::Loop(h), Label::Loop(t) | Label::Exit(t)) => h == t,
+            (Label::Merge(h), Label::Merge(t)) => h == t,
+            _ => false,
+        });
+        let pending = match (target_open, self.vars.pending) {
+            (true, Some(p)) => p,
+            _ => {
+                return Err(TranslateError::Internal(format!(
+                    "{l:?} outside its construct"
+                )))
+            }
+        };
+        // leave the innermost construct; its merge continues the jump
+        let c = fx.tx.const_u32(code(l));
+        fx.tx.b.store(pending, c, None, [])?;
+        if !self.frames[inner].crossing.contains(&l) {
+            self.frames[inner].crossing.push(l);
+        }
+        self.leave(fx, inner, false)
+    }
+
+    /// At a merge: `if (pending == target) { pending = 0; jump on }`.
+    fn continue_jump(&mut self, fx: &mut FunctionCx, l: Label) -> R<()> {
+        let Some(pending) = self.vars.pending else {
+            return Err(TranslateError::Internal("no pending variable".into()));
+        };
+        let u32t = fx.tx.uint(32);
+        let bt = fx.tx.bool_ty();
+        let p = fx.tx.b.load(u32t, None, pending, None, [])?;
+        let c = fx.tx.const_u32(code(l));
+        let hit = fx.tx.b.i_equal(bt, None, p, c)?;
+        let (arm, next) = (fx.tx.b.id(), fx.tx.b.id());
+        fx.tx.b.selection_merge(next, SelectionControl::NONE)?;
+        fx.tx.b.branch_conditional(hit, arm, next, [])?;
+        fx.tx.b.begin_block(Some(arm))?;
+        let zero = fx.tx.const_u32(0);
+        fx.tx.b.store(pending, zero, None, [])?;
+        self.open = true;
+        self.branch(fx, l)?;
+        fx.tx.b.begin_block(Some(next))?;
+        self.open = true;
+        Ok(())
+    }
+
+    /// A work-item at a loop's merge without its exit flag was cut short by
+    /// the driver: report it in the status word.
+    fn check_exit(&mut self, fx: &mut FunctionCx, flag: Word) -> R<()> {
+        let bt = fx.tx.bool_ty();
+        let ok = fx.tx.b.load(bt, None, flag, None, [])?;
+        let (cut, next) = (fx.tx.b.id(), fx.tx.b.id());
+        fx.tx.b.selection_merge(next, SelectionControl::NONE)?;
+        fx.tx.b.branch_conditional(ok, next, cut, [])?;
+        fx.tx.b.begin_block(Some(cut))?;
+        self.set_status(fx)?;
+        fx.tx.b.branch(next)?;
+        fx.tx.b.begin_block(Some(next))?;
+        Ok(())
+    }
+
+    /// Stores 1 to the launch's status word.
+    fn set_status(&mut self, fx: &mut FunctionCx) -> R<()> {
+        let u32t = fx.tx.uint(32);
+        let addr = fx.tx.push_addr(Push::Status)?;
+        let pt = fx.tx.ptr(StorageClass::PhysicalStorageBuffer, u32t);
+        let ptr = fx.tx.b.convert_u_to_ptr(pt, None, addr)?;
+        let one = fx.tx.const_u32(1);
+        fx.tx.b.store(
+            ptr,
+            one,
+            Some(spirv::MemoryAccess::ALIGNED),
+            [rspirv::dr::Operand::LiteralBit32(4)],
+        )?;
+        fx.tx.uses_status = true;
+        Ok(())
+    }
+
+    fn selection(
+        &mut self,
+        fx: &mut FunctionCx,
+        cond: Cond,
+        then: &[Node],
+        otherwise: &[Node],
+    ) -> R<()> {
+        let c = read_cond(fx, cond)?;
+        let merge = fx.tx.b.id();
+        let arm = |fx: &mut FunctionCx, nodes: &[Node]| {
+            if nodes.is_empty() {
+                merge
+            } else {
+                fx.tx.b.id()
+            }
+        };
+        let (t, f) = (arm(fx, then), arm(fx, otherwise));
+        fx.tx.b.selection_merge(merge, SelectionControl::NONE)?;
+        fx.tx.b.branch_conditional(c, t, f, [])?;
+        let mut reached = then.is_empty() || otherwise.is_empty();
+        for (l, nodes) in [(t, then), (f, otherwise)] {
+            if nodes.is_empty() {
+                continue;
+            }
+            fx.tx.b.begin_block(Some(l))?;
+            self.open = true;
+            self.nodes(fx, nodes)?;
+            if self.open {
+                fx.tx.b.branch(merge)?;
+                reached = true;
+            }
+        }
+        fx.tx.b.begin_block(Some(merge))?;
+        self.open = true;
+        if !reached {
+            fx.tx.b.unreachable()?;
+            self.open = false;
+        }
+        Ok(())
+    }
+
+    /// Returns from a function whose result does not matter any more.
+    fn return_undef(&mut self, fx: &mut FunctionCx) -> R<()> {
+        match fx.func.ret {
+            Some(t) if fx.func.kind == FuncKind::Function => {
+                let t = fx.tx.reg_ty(t);
+                let u = fx.tx.b.undef(t, None);
+                fx.tx.b.ret_value(u)?;
+            }
+            _ => fx.tx.b.ret()?,
+        }
+        self.open = false;
+        Ok(())
+    }
+
+    fn ret(&mut self, fx: &mut FunctionCx, value: Option<&Operand>) -> R<()> {
+        match (value, fx.func.ret) {
+            (Some(v), Some(ty)) if fx.func.kind == FuncKind::Function => {
+                let v = lower::read_value(fx, v, ty)?;
+                fx.tx.b.ret_value(v)?;
+            }
+            _ => fx.tx.b.ret()?,
+        }
+        self.open = false;
+        Ok(())
+    }
+}
+
+/// `work_dim == 0xFFFFFFFF`: always false (work_dim is 1..3), but not to the
+/// compiler.
+fn never(fx: &mut FunctionCx) -> R<Word> {
+    let dims = fx.tx.push_load(Push::WorkDim as u32)?;
+    let all = fx.tx.const_u32(u32::MAX);
+    let bt = fx.tx.bool_ty();
+    Ok(fx.tx.b.i_equal(bt, None, dims, all)?)
+}
+
+fn read_cond(fx: &mut FunctionCx, c: Cond) -> R<Word> {
+    let Some(Reg::Pred { ptr }) = fx.reg(c.pred) else {
+        return Err(TranslateError::Internal(
+            "condition is not a predicate".into(),
+        ));
+    };
+    let bt = fx.tx.bool_ty();
+    let v = fx.tx.b.load(bt, None, ptr, None, [])?;
+    Ok(if c.negate {
+        fx.tx.b.logical_not(bt, None, v)?
+    } else {
+        v
+    })
+}
