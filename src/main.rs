@@ -123,7 +123,8 @@ fn ir(path: &Path, structured: bool) -> Result<ExitCode> {
     print!("{}", pisa_translator::ir::print::print(&program, &module));
     if structured {
         for f in program.functions.iter().filter(|f| !f.is_declaration()) {
-            let tree = pisa_translator::ir::structurize::structurize(f)?;
+            let mut tree = pisa_translator::ir::structurize::structurize(f)?;
+            pisa_translator::ir::unroll::unroll_loops(f, &mut tree);
             println!("\nstructured @{}:", module.name(f.name));
             print!("{}", pisa_translator::ir::structurize::print(&tree));
         }

@@ -23,6 +23,7 @@ pub mod build;
 pub mod print;
 pub mod reducible;
 pub mod structurize;
+pub mod unroll;
 pub mod verify;
 
 use crate::catalog::{catalog, Form};

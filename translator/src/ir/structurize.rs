@@ -203,7 +203,7 @@ impl Structurizer<'_> {
 
 /// Removes the `Br(Merge(l))` that sit in tail position of block `l` and
 /// records in `breaks` whether any other remain.
-fn strip_tail_branches(nodes: &mut [Node]) {
+pub fn strip_tail_branches(nodes: &mut [Node]) {
     for n in nodes.iter_mut() {
         match n {
             Node::Block {

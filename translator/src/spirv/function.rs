@@ -120,8 +120,9 @@ pub fn fn_type(tx: &mut Tx, f: &ir::Function) -> (Word, Word, Vec<Word>) {
 }
 
 fn emit_function<'m>(tx: &mut Tx<'m>, f: &'m ir::Function) -> Result<(), TranslateError> {
-    let tree =
+    let mut tree =
         ir::structurize::structurize(f).map_err(|e| TranslateError::Internal(e.to_string()))?;
+    ir::unroll::unroll_loops(f, &mut tree);
     let (ret, fty, param_tys) = fn_type(tx, f);
     let id = tx.func_ids[&f.name];
     tx.b.begin_function(ret, Some(id), spirv::FunctionControl::NONE, fty)?;
