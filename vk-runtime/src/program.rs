@@ -224,7 +224,11 @@ impl Runtime {
         }
         let name = std::ffi::CString::new(p.kernels[kernel].name.clone())
             .map_err(|_| RuntimeError::BadSpirv("entry point name with a NUL byte".into()))?;
-        let entries: Vec<vk::SpecializationMapEntry> = (0..3)
+        // constants 0..2: the work-group size; 3: the entry points' global-size
+        // check, off because every dispatched work-item is in range (launch.rs
+        // dispatches a partial last work-group on its own). IDs a module does
+        // not declare (a hand-written GLSL kernel) are ignored by Vulkan.
+        let entries: Vec<vk::SpecializationMapEntry> = (0..4)
             .map(|i| {
                 vk::SpecializationMapEntry::default()
                     .constant_id(i)
@@ -232,7 +236,13 @@ impl Runtime {
                     .size(4)
             })
             .collect();
-        let data: Vec<u8> = local.iter().flat_map(|v| v.to_le_bytes()).collect();
+        debug_assert_eq!(pisa_translator::spirv::RANGE_CHECK_SPEC_ID, 3);
+        let check_global_size = vk::FALSE;
+        let data: Vec<u8> = local
+            .iter()
+            .chain([&check_global_size])
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
         let spec = vk::SpecializationInfo::default()
             .map_entries(&entries)
             .data(&data);

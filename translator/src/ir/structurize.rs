@@ -18,7 +18,6 @@
 
 use super::analysis::{Cfg, Dominators, Loops};
 use super::*;
-use std::collections::BTreeSet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Label {
@@ -353,13 +352,11 @@ fn print_nodes(out: &mut String, nodes: &[Node], depth: usize) {
     }
 }
 
-/// Blocks the tree contains (each reachable block exactly once).
-pub fn blocks(nodes: &[Node], out: &mut BTreeSet<BlockId>) {
+/// Blocks the tree contains.
+pub fn blocks(nodes: &[Node], out: &mut Vec<BlockId>) {
     for n in nodes {
         match n {
-            Node::Code(b) => {
-                out.insert(*b);
-            }
+            Node::Code(b) => out.push(*b),
             Node::Block { body, .. } | Node::Loop { body, .. } => blocks(body, out),
             Node::If {
                 then, otherwise, ..

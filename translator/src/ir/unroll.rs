@@ -6,7 +6,8 @@
 //! repeated [`FACTOR`] times a loop of a million iterations stays under that
 //! cap; loops longer than the cap × the factor are still detected and
 //! reported by the back end, never cut short silently. Drivers of real GPUs
-//! unroll by themselves, and a bounded copy costs them little.
+//! unroll by themselves, and a bounded copy costs them little. Loops with
+//! barriers or calls are left alone (see [`calls_or_barriers`]).
 //!
 //! How: `loop h { B }` becomes `loop h { block c1 { B₁ }  …  block cₖ₋₁ { Bₖ₋₁ }  B }`
 //! where in each copy `Bᵢ` a `continue h` is a jump to the end of its block
@@ -31,7 +32,7 @@ fn unroll_in(f: &Function, nodes: &mut [Node], next_label: &mut u32) {
             Node::Loop { label, body } => {
                 if contains_loop(body) {
                     unroll_in(f, body, next_label);
-                } else if size(f, body) <= MAX_BODY {
+                } else if size(f, body) <= MAX_BODY && !calls_or_barriers(f, body) {
                     *body = unrolled(*label, body, next_label);
                 }
             }
@@ -99,6 +100,21 @@ fn append_at_fall_off(nodes: &mut Vec<Node>, br: Node) {
         }
         _ => nodes.push(br),
     }
+}
+
+/// Loops with a barrier (or a call, which may reach one) usually run a
+/// few times (a tree reduction's steps), and on llvmpipe every barrier
+/// site is a coroutine suspension point: copying them costs more than the
+/// back edges it saves.
+fn calls_or_barriers(f: &Function, nodes: &[Node]) -> bool {
+    let mut code = Vec::new();
+    super::structurize::blocks(nodes, &mut code);
+    code.iter().any(|&b| {
+        f.block(b).insts.iter().any(|i| match i {
+            Inst::Pisa(p) => matches!(p.opcode(), "barrier" | "call"),
+            _ => false,
+        })
+    })
 }
 
 fn contains_loop(nodes: &[Node]) -> bool {

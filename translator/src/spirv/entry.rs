@@ -95,6 +95,24 @@ impl Tx<'_> {
 
     /// The work-group size: specialization constants 0, 1, 2 (default 1)
     /// decorated `WorkgroupSize`, so the runtime picks it per launch.
+    /// Specialization constant 3 (`bool`, default true): whether kernel
+    /// entry points skip work-items outside the global size (docs/abi.md).
+    pub fn range_check_constant(&mut self) -> Word {
+        if let Some(c) = self.range_check {
+            return c;
+        }
+        let bt = self.bool_ty();
+        let c = self.b.spec_constant_true(bt);
+        self.b.decorate(
+            c,
+            Decoration::SpecId,
+            [SOp::LiteralBit32(RANGE_CHECK_SPEC_ID)],
+        );
+        self.b.name(c, "pisa_check_global_size");
+        self.range_check = Some(c);
+        c
+    }
+
     pub fn wg_size(&mut self) -> Word {
         if let Some(w) = self.wg_size {
             return w;
@@ -209,6 +227,10 @@ impl FunctionCx<'_, '_> {
     }
 }
 
+/// The specialization constant that turns the entry points' global-size
+/// check on (the default) or off.
+pub const RANGE_CHECK_SPEC_ID: u32 = 3;
+
 /// One GLCompute entry point per kernel: a wrapper that skips work-items
 /// outside the global size and calls the kernel body.
 pub fn emit_entry_points(tx: &mut Tx) -> Result<(), TranslateError> {
@@ -242,6 +264,11 @@ pub fn emit_entry_points(tx: &mut Tx) -> Result<(), TranslateError> {
             let ok = tx.b.u_less_than(bt, None, id, size)?;
             inside = tx.b.logical_and(bt, None, inside, ok)?;
         }
+        // the runtime turns the check off (it never dispatches a work-item
+        // outside the global size), so the driver folds it away
+        let check = tx.range_check_constant();
+        let skip_check = tx.b.logical_not(bt, None, check)?;
+        let inside = tx.b.logical_or(bt, None, skip_check, inside)?;
         let run = tx.b.id();
         let end = tx.b.id();
         tx.b.selection_merge(end, spirv::SelectionControl::NONE)?;

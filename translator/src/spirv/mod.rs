@@ -22,7 +22,7 @@ mod types;
 use crate::Module;
 use rspirv::binary::{Assemble, Disassemble};
 
-pub use entry::{PUSH_BYTES, PUSH_MEMBERS};
+pub use entry::{PUSH_BYTES, PUSH_MEMBERS, RANGE_CHECK_SPEC_ID};
 pub use layout::Layout;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

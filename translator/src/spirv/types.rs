@@ -25,6 +25,7 @@ pub struct Tx<'m> {
     pub builtins: HashMap<u32, Word>,
     pub push: Option<Word>,
     pub wg_size: Option<Word>,
+    pub range_check: Option<Word>,
     pub private_arena: Option<Word>,
     pub shared_arena: Option<Word>,
     /// SPIR-V function id of each PISA function, by name.
@@ -61,6 +62,7 @@ impl<'m> Tx<'m> {
             builtins: HashMap::new(),
             push: None,
             wg_size: None,
+            range_check: None,
             private_arena: None,
             shared_arena: None,
             func_ids: HashMap::new(),

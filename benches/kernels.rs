@@ -1,0 +1,1010 @@
+//! Kernel benchmark: PISA kernels against the same kernels written in GLSL,
+//! both launched by the same runtime on the default device.
+//!
+//! For each kernel, the `.pisa` file is assembled and translated by this
+//! project, and its GLSL twin (`benches/kernels/NAME.comp`, written against
+//! docs/abi.md) is compiled by `glslangValidator`. Both run on identical
+//! inputs, interleaved (PISA, GLSL, GLSL, PISA, ...) after a warm-up round
+//! that keeps pipeline creation and the driver's compile out of the numbers;
+//! times are GPU timestamps. After every round the outputs of the two sides
+//! must be byte-identical, and after the warm-up they must also equal a CPU
+//! reference. The table gives the median of the per-round ratios PISA/GLSL.
+//!
+//! ```text
+//! cargo bench --bench kernels                     # full sizes, 7 rounds
+//! cargo bench --bench kernels -- --quick          # small sizes, 3 rounds
+//! cargo bench --bench kernels -- mandel matmul    # only kernels whose name contains a word
+//! cargo bench --bench kernels -- --rounds 9
+//! ```
+//! The same through the environment: `PISA_BENCH_QUICK=1`,
+//! `PISA_BENCH_FILTER=mandel,matmul`, `PISA_BENCH_ROUNDS=9`.
+//!
+//! Writes `target/kernel-bench/results.json` and `target/kernel-bench/ratios.png`.
+//! See benches/kernels/README.md.
+
+use anyhow::{anyhow, bail, Context, Result};
+use pisa_vk_runtime::{BufferId, Launch, NdRange, ProgramId, Runtime, RuntimeOptions};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+// ---------------------------------------------------------------- options
+
+struct Opts {
+    quick: bool,
+    rounds: usize,
+    filter: Vec<String>,
+}
+
+fn env_flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+fn parse_opts() -> Result<Opts> {
+    let mut quick = env_flag("PISA_BENCH_QUICK");
+    let mut rounds = match std::env::var("PISA_BENCH_ROUNDS") {
+        Ok(v) => Some(v.parse().context("PISA_BENCH_ROUNDS must be a number")?),
+        Err(_) => None,
+    };
+    let mut filter: Vec<String> = std::env::var("PISA_BENCH_FILTER")
+        .unwrap_or_default()
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            // cargo bench passes --bench to harness = false targets
+            "--bench" => {}
+            "--quick" => quick = true,
+            "--rounds" => {
+                let v = args
+                    .next()
+                    .ok_or_else(|| anyhow!("--rounds needs a number"))?;
+                rounds = Some(v.parse().context("--rounds needs a number")?);
+            }
+            "-h" | "--help" => {
+                println!(
+                    "cargo bench --bench kernels [-- [--quick] [--rounds N] [NAME...]]\n\
+                     NAME: run only kernels whose name contains it. Environment: \
+                     PISA_BENCH_QUICK=1, PISA_BENCH_ROUNDS=N, PISA_BENCH_FILTER=a,b"
+                );
+                std::process::exit(0);
+            }
+            s if s.starts_with('-') => bail!("unknown option `{s}` (try --help)"),
+            s => filter.push(s.to_string()),
+        }
+    }
+    let rounds = rounds.unwrap_or(if quick { 3 } else { 7 });
+    if rounds == 0 {
+        bail!("at least one round is needed");
+    }
+    Ok(Opts {
+        quick,
+        rounds,
+        filter,
+    })
+}
+
+// ---------------------------------------------------------------- cases
+
+/// A buffer both sides get a copy of.
+struct BufSpec {
+    /// Initial contents, uploaded again before every launch (so a kernel
+    /// that updates in place, like saxpy, always sees the same input, and an
+    /// output that a kernel leaves partly unwritten starts from zeros).
+    init: Vec<u8>,
+    /// Compared between the two sides (and against `expected`).
+    output: bool,
+}
+
+enum Arg {
+    /// The device address of buffer i.
+    Buf(usize),
+    Bytes(Vec<u8>),
+}
+
+struct Case {
+    name: &'static str,
+    /// The PISA source, relative to the repository root.
+    pisa: &'static str,
+    /// Human-readable problem size for the table.
+    size: String,
+    range: NdRange,
+    bufs: Vec<BufSpec>,
+    args: Vec<Arg>,
+    /// CPU reference of each output buffer: (buffer index, the acceptable
+    /// contents, each with a label: more than one where the device may
+    /// legitimately choose, see `mandelbrot`).
+    expected: Vec<(usize, Alternatives)>,
+}
+
+/// Acceptable contents of a buffer, each with a label (empty: the only one).
+type Alternatives = Vec<(&'static str, Vec<u8>)>;
+
+/// The one acceptable content of an output buffer.
+fn exactly(buf: usize, bytes: Vec<u8>) -> (usize, Alternatives) {
+    (buf, vec![("", bytes)])
+}
+
+fn u32a(v: u32) -> Arg {
+    Arg::Bytes(v.to_le_bytes().to_vec())
+}
+fn f32a(v: f32) -> Arg {
+    Arg::Bytes(v.to_le_bytes().to_vec())
+}
+fn bytes<T: le::Pod>(v: &[T]) -> Vec<u8> {
+    le::bytes(v)
+}
+fn input<T: le::Pod>(v: &[T]) -> BufSpec {
+    BufSpec {
+        init: bytes(v),
+        output: false,
+    }
+}
+fn output(len_bytes: usize) -> BufSpec {
+    BufSpec {
+        init: vec![0; len_bytes],
+        output: true,
+    }
+}
+
+/// Little-endian byte views of plain numbers, without a dependency.
+mod le {
+    pub trait Pod: Copy {
+        fn le(self, out: &mut Vec<u8>);
+    }
+    macro_rules! pod {
+        ($($t:ty),*) => {$(impl Pod for $t {
+            fn le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        })*};
+    }
+    pod!(u32, i32, f32);
+    pub fn bytes<T: Pod>(v: &[T]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(v.len() * 4);
+        for &x in v {
+            x.le(&mut out);
+        }
+        out
+    }
+}
+
+/// SplitMix64: deterministic inputs.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) as u32
+    }
+    /// An integer in lo..=hi.
+    fn int(&mut self, lo: i32, hi: i32) -> i32 {
+        lo + (self.next() % (hi - lo + 1) as u32) as i32
+    }
+}
+
+fn d2(x: u32, y: u32, local: [u32; 3]) -> NdRange {
+    NdRange {
+        global: [x, y, 1],
+        local: Some(local),
+        offset: [0; 3],
+        dims: 2,
+    }
+}
+
+fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+const NAMES: [&str; 8] = [
+    "saxpy",
+    "reduce",
+    "prefix_sum",
+    "mandelbrot",
+    "tree_reduce",
+    "branchy",
+    "matmul",
+    "matmul_tiled",
+];
+
+fn make_case(name: &str, quick: bool) -> Case {
+    let mut rng = Rng(0x5EED ^ name.len() as u64);
+    match name {
+        "saxpy" => {
+            let n: usize = if quick { 1 << 18 } else { 1 << 22 };
+            let a = 2.0f32;
+            let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
+            let y: Vec<f32> = (0..n).map(|i| (i % 7) as f32 - 3.0).collect();
+            let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| a.mul_add(*x, *y)).collect();
+            Case {
+                name: "saxpy",
+                pisa: "shaders/saxpy.pisa",
+                size: format!("n = {} f32", thousands(n)),
+                range: NdRange::d1(n as u32).local([256, 1, 1]),
+                bufs: vec![
+                    input(&x),
+                    // y is updated in place: an output, re-uploaded before each launch
+                    BufSpec {
+                        init: bytes(&y),
+                        output: true,
+                    },
+                ],
+                args: vec![f32a(a), Arg::Buf(0), Arg::Buf(1), u32a(n as u32)],
+                expected: vec![exactly(1, bytes(&want))],
+            }
+        }
+        "reduce" => {
+            let n: usize = if quick { 1 << 18 } else { 1 << 21 };
+            let v: Vec<u32> = (0..n).map(|_| rng.next()).collect();
+            let want: Vec<u32> = v
+                .chunks(256)
+                .map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x)))
+                .collect();
+            Case {
+                name: "reduce",
+                pisa: "shaders/reduce.pisa",
+                size: format!("n = {} u32, groups of 256", thousands(n)),
+                range: NdRange::d1(n as u32).local([256, 1, 1]),
+                bufs: vec![input(&v), output(4 * want.len())],
+                args: vec![Arg::Buf(0), Arg::Buf(1), u32a(n as u32)],
+                expected: vec![exactly(1, bytes(&want))],
+            }
+        }
+        "prefix_sum" => {
+            let n: usize = if quick { 1 << 18 } else { 1 << 21 };
+            let v: Vec<i32> = (0..n).map(|_| rng.int(-1000, 1000)).collect();
+            let mut want = Vec::with_capacity(n);
+            for c in v.chunks(256) {
+                let mut s = 0i32;
+                for x in c {
+                    s = s.wrapping_add(*x);
+                    want.push(s);
+                }
+            }
+            Case {
+                name: "prefix_sum",
+                pisa: "shaders/prefix_sum.pisa",
+                size: format!("n = {} i32, groups of 256", thousands(n)),
+                range: NdRange::d1(n as u32).local([256, 1, 1]),
+                bufs: vec![input(&v), output(4 * n)],
+                args: vec![Arg::Buf(0), Arg::Buf(1), u32a(n as u32)],
+                expected: vec![exactly(1, bytes(&want))],
+            }
+        }
+        "mandelbrot" => {
+            let side: u32 = if quick { 256 } else { 1024 };
+            let max_iter = 512u32;
+            // the view [-2, 0.5] x [-1.25, 1.25]: dx = 2.5 / side is exact
+            let (x0, y0) = (-2.0f32, -1.25f32);
+            let d = 2.5f32 / side as f32;
+            // Vulkan lets a driver compute fma() (GLSL.std.450 Fma, which
+            // both sides use) as a multiply and an add, each rounded: Mesa's
+            // llvmpipe does. Both are accepted; the two sides must agree.
+            let reference = |fused: bool| {
+                let mut want = Vec::with_capacity((side * side) as usize);
+                for py in 0..side {
+                    for px in 0..side {
+                        want.push(mandel_ref(px, py, max_iter, [x0, y0, d, d], fused));
+                    }
+                }
+                want
+            };
+            let (fused, unfused) = (reference(true), reference(false));
+            Case {
+                name: "mandelbrot",
+                pisa: "benches/kernels/mandelbrot.pisa",
+                size: format!("{side}x{side} px, <= {max_iter} iterations"),
+                range: d2(side, side, [16, 16, 1]),
+                bufs: vec![output(4 * fused.len())],
+                args: vec![
+                    Arg::Buf(0),
+                    u32a(side),
+                    u32a(side),
+                    u32a(max_iter),
+                    f32a(x0),
+                    f32a(y0),
+                    f32a(d),
+                    f32a(d),
+                ],
+                expected: vec![(
+                    0,
+                    vec![
+                        ("fma() fused", bytes(&fused)),
+                        ("fma() as a multiply and an add", bytes(&unfused)),
+                    ],
+                )],
+            }
+        }
+        "tree_reduce" => {
+            let n: usize = if quick { 1 << 18 } else { 1 << 20 };
+            let groups = 64usize;
+            let stride = 256 * groups;
+            let v: Vec<u32> = (0..n).map(|_| rng.next()).collect();
+            let mut want = vec![0u32; groups];
+            for (i, x) in v.iter().enumerate() {
+                let g = (i % stride) / 256;
+                want[g] = want[g].wrapping_add(*x);
+            }
+            Case {
+                name: "tree_reduce",
+                pisa: "benches/kernels/tree_reduce.pisa",
+                size: format!(
+                    "n = {} u32, {groups} groups of 256 ({} each)",
+                    thousands(n),
+                    n / stride
+                ),
+                range: NdRange::d1(stride as u32).local([256, 1, 1]),
+                bufs: vec![input(&v), output(4 * groups)],
+                args: vec![Arg::Buf(0), Arg::Buf(1), u32a(n as u32)],
+                expected: vec![exactly(1, bytes(&want))],
+            }
+        }
+        "branchy" => {
+            let n: usize = if quick { 1 << 20 } else { 1 << 24 };
+            // one in 8 is 0; the rest spread over the four other paths
+            let v: Vec<u32> = (0..n)
+                .map(|_| {
+                    let r = rng.next();
+                    if r.is_multiple_of(8) {
+                        0
+                    } else {
+                        rng.next()
+                    }
+                })
+                .collect();
+            let want: Vec<u32> = v.iter().map(|&v| branchy_ref(v)).collect();
+            Case {
+                name: "branchy",
+                pisa: "benches/kernels/branchy.pisa",
+                size: format!("n = {} u32", thousands(n)),
+                range: NdRange::d1(n as u32).local([256, 1, 1]),
+                bufs: vec![input(&v), output(4 * n)],
+                args: vec![Arg::Buf(0), Arg::Buf(1), u32a(n as u32)],
+                expected: vec![exactly(1, bytes(&want))],
+            }
+        }
+        "matmul" | "matmul_tiled" => {
+            let tiled = name == "matmul_tiled";
+            let n: usize = match (quick, tiled) {
+                (true, _) => 128,
+                (false, false) => 512,
+                (false, true) => 256,
+            };
+            // small integers: every product and partial sum is exact, and
+            // both kernels sum in the same order with fma anyway
+            let a: Vec<f32> = (0..n * n).map(|_| rng.int(-8, 8) as f32).collect();
+            let b: Vec<f32> = (0..n * n).map(|_| rng.int(-8, 8) as f32).collect();
+            let mut want = vec![0f32; n * n];
+            for r in 0..n {
+                for c in 0..n {
+                    let mut acc = 0f32;
+                    for k in 0..n {
+                        acc = a[r * n + k].mul_add(b[k * n + c], acc);
+                    }
+                    want[r * n + c] = acc;
+                }
+            }
+            Case {
+                name: if tiled { "matmul_tiled" } else { "matmul" },
+                pisa: if tiled {
+                    "benches/kernels/matmul_tiled.pisa"
+                } else {
+                    "benches/kernels/matmul.pisa"
+                },
+                size: format!("{n}x{n} f32{}", if tiled { ", 16x16 tiles" } else { "" }),
+                range: d2(n as u32, n as u32, [16, 16, 1]),
+                bufs: vec![input(&a), input(&b), output(4 * n * n)],
+                args: vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2), u32a(n as u32)],
+                expected: vec![exactly(2, bytes(&want))],
+            }
+        }
+        _ => unreachable!("unknown kernel {name}"),
+    }
+}
+
+/// The escape-time loop of mandelbrot.pisa, rounding step for rounding step;
+/// `fused`: fmad rounds once, else twice (a multiply, then an add).
+fn mandel_ref(px: u32, py: u32, max_iter: u32, view: [f32; 4], fused: bool) -> u32 {
+    let [x0, y0, dx, dy] = view;
+    let fma = |a: f32, b: f32, c: f32| if fused { a.mul_add(b, c) } else { a * b + c };
+    let cx = fma(px as f32, dx, x0);
+    let cy = fma(py as f32, dy, y0);
+    let (mut zx, mut zy) = (0f32, 0f32);
+    let mut i = 0;
+    while i < max_iter {
+        let mag = fma(zx, zx, zy * zy);
+        if mag > 4.0 {
+            break;
+        }
+        let t = fma(-zy, zy, fma(zx, zx, cx));
+        zy = fma(zx + zx, zy, cy);
+        zx = t;
+        i += 1;
+    }
+    i
+}
+
+fn branchy_ref(v: u32) -> u32 {
+    if v == 0 {
+        0
+    } else if v & 3 == 0 {
+        v >> 2
+    } else if v & 3 == 1 {
+        v.wrapping_mul(3).wrapping_add(1)
+    } else if v >> 16 < 0x4000 {
+        v ^ 0xA5A5_A5A5
+    } else {
+        v.wrapping_add(v >> 16)
+    }
+}
+
+// ---------------------------------------------------------------- running
+
+/// One side of a comparison: a loaded program, its own buffers, its launch.
+struct Side {
+    program: ProgramId,
+    bufs: Vec<BufferId>,
+    launch: Launch,
+}
+
+impl Side {
+    fn new(rt: &mut Runtime, program: ProgramId, case: &Case) -> Result<Side> {
+        let mut bufs = Vec::new();
+        for b in &case.bufs {
+            bufs.push(rt.buffer_from(&b.init)?);
+        }
+        let mut args = Vec::new();
+        for a in &case.args {
+            args.push(match a {
+                Arg::Buf(i) => rt.buffer_address(bufs[*i])?.to_le_bytes().to_vec(),
+                Arg::Bytes(b) => b.clone(),
+            });
+        }
+        Ok(Side {
+            program,
+            bufs,
+            launch: Launch {
+                program,
+                kernel: case.name.to_string(),
+                range: case.range,
+                args,
+            },
+        })
+    }
+
+    /// Resets the buffers, launches, and returns the kernel's time in ns.
+    fn run(&self, rt: &mut Runtime, case: &Case, what: &str) -> Result<u64> {
+        for (b, spec) in self.bufs.iter().zip(&case.bufs) {
+            rt.upload(*b, 0, &spec.init)?;
+        }
+        let t = Instant::now();
+        let timing = rt.launch(&self.launch).map_err(|e| {
+            anyhow!(
+                "{}: the {what} kernel failed: {e}{}",
+                case.name,
+                if matches!(e, pisa_vk_runtime::RuntimeError::LoopLimit) {
+                    " (lavapipe caps all loops of an invocation at 65,535 iterations: \
+                     use a smaller size for this kernel)"
+                } else {
+                    ""
+                }
+            )
+        })?;
+        let wall = t.elapsed();
+        Ok(timing.kernel_ns.unwrap_or(wall.as_nanos() as u64))
+    }
+
+    fn outputs(&self, rt: &Runtime, case: &Case) -> Result<Vec<(usize, Vec<u8>)>> {
+        let mut out = Vec::new();
+        for (i, spec) in case.bufs.iter().enumerate() {
+            if spec.output {
+                let mut bytes = rt.download(self.bufs[i])?;
+                bytes.truncate(spec.init.len());
+                out.push((i, bytes));
+            }
+        }
+        Ok(out)
+    }
+
+    fn free(self, rt: &mut Runtime) {
+        for b in self.bufs {
+            rt.free_buffer(b);
+        }
+        rt.unload(self.program);
+    }
+}
+
+/// Fails loudly, naming the first differing 32-bit word, unless `a == b`.
+fn same(case: &str, buf: usize, what: (&str, &str), a: &[u8], b: &[u8]) -> Result<()> {
+    if a == b {
+        return Ok(());
+    }
+    if a.len() != b.len() {
+        bail!(
+            "{case}: output buffer {buf} has {} bytes from {} but {} from {}",
+            a.len(),
+            what.0,
+            b.len(),
+            what.1
+        );
+    }
+    let words = |s: &[u8]| -> Vec<u32> {
+        s.chunks(4)
+            .map(|c| {
+                let mut w = [0u8; 4];
+                w[..c.len()].copy_from_slice(c);
+                u32::from_le_bytes(w)
+            })
+            .collect()
+    };
+    let (wa, wb) = (words(a), words(b));
+    let diff: Vec<usize> = (0..wa.len()).filter(|&i| wa[i] != wb[i]).collect();
+    let i = diff[0];
+    bail!(
+        "{case}: OUTPUTS DIFFER in buffer {buf}: {} of {} words; first at word {i}: \
+         {} 0x{:08x} ({}), {} 0x{:08x} ({}) (as u32 / f32)",
+        diff.len(),
+        wa.len(),
+        what.0,
+        wa[i],
+        f32::from_bits(wa[i]),
+        what.1,
+        wb[i],
+        f32::from_bits(wb[i]),
+    )
+}
+
+struct Measured {
+    name: &'static str,
+    size: String,
+    pisa_ns: Vec<u64>,
+    glsl_ns: Vec<u64>,
+    /// Which CPU reference matched, where there are several.
+    notes: Vec<String>,
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+impl Measured {
+    fn ratios(&self) -> Vec<f64> {
+        self.pisa_ns
+            .iter()
+            .zip(&self.glsl_ns)
+            .map(|(p, g)| *p as f64 / (*g).max(1) as f64)
+            .collect()
+    }
+    fn ratio(&self) -> f64 {
+        median(&self.ratios())
+    }
+    fn ms(v: &[u64]) -> f64 {
+        median(&v.iter().map(|&n| n as f64 / 1e6).collect::<Vec<_>>())
+    }
+}
+
+fn bench_case(
+    rt: &mut Runtime,
+    case: &Case,
+    spv: &[u32],
+    rounds: usize,
+) -> Result<(Measured, Duration)> {
+    let t0 = Instant::now();
+    let path = Path::new(ROOT).join(case.pisa);
+    let src =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let module = pisa_translator::assemble(case.pisa, &src)
+        .map_err(|d| anyhow!("{} is not valid PISA:\n{}", case.pisa, d.render()))?;
+    let pp = rt
+        .load(&module)
+        .map_err(|e| anyhow!("loading {}: {e}", case.pisa))?;
+    let gp = rt
+        .load_spirv(spv)
+        .map_err(|e| anyhow!("loading the GLSL twin of {}: {e}", case.name))?;
+    let pisa = Side::new(rt, pp, case)?;
+    let glsl = Side::new(rt, gp, case)?;
+
+    // warm-up: pipelines are created and JIT-compiled at the first launch
+    pisa.run(rt, case, "PISA")?;
+    glsl.run(rt, case, "GLSL")?;
+    let po = pisa.outputs(rt, case)?;
+    let go = glsl.outputs(rt, case)?;
+    for ((i, p), (_, g)) in po.iter().zip(&go) {
+        same(case.name, *i, ("PISA", "GLSL"), p, g)?;
+    }
+    let mut notes = Vec::new();
+    for (i, wants) in &case.expected {
+        let (_, p) = po
+            .iter()
+            .find(|(j, _)| j == i)
+            .ok_or_else(|| anyhow!("buffer {i} is no output"))?;
+        match wants.iter().find(|(_, w)| w == p) {
+            Some((label, _)) if !label.is_empty() => notes.push(label.to_string()),
+            Some(_) => {}
+            // report the difference from the first alternative
+            None => same(case.name, *i, ("PISA", "the CPU reference"), p, &wants[0].1)?,
+        }
+    }
+
+    let mut m = Measured {
+        name: case.name,
+        size: case.size.clone(),
+        pisa_ns: Vec::new(),
+        glsl_ns: Vec::new(),
+        notes,
+    };
+    for r in 0..rounds {
+        // alternate which side goes first, so neither always runs on a
+        // cache the other warmed (or a CPU the other heated)
+        if r % 2 == 0 {
+            m.pisa_ns.push(pisa.run(rt, case, "PISA")?);
+            m.glsl_ns.push(glsl.run(rt, case, "GLSL")?);
+        } else {
+            m.glsl_ns.push(glsl.run(rt, case, "GLSL")?);
+            m.pisa_ns.push(pisa.run(rt, case, "PISA")?);
+        }
+        let po = pisa.outputs(rt, case)?;
+        let go = glsl.outputs(rt, case)?;
+        for ((i, p), (_, g)) in po.iter().zip(&go) {
+            same(case.name, *i, ("PISA", "GLSL"), p, g)?;
+        }
+    }
+    pisa.free(rt);
+    glsl.free(rt);
+    Ok((m, t0.elapsed()))
+}
+
+// ---------------------------------------------------------------- GLSL
+
+/// Compiles benches/kernels/NAME.comp with glslangValidator (entry point
+/// named like the kernel) and returns the SPIR-V words.
+fn compile_glsl(name: &str, out_dir: &Path) -> Result<Vec<u32>> {
+    let src = Path::new(ROOT).join(format!("benches/kernels/{name}.comp"));
+    let spv = out_dir.join(format!("{name}.spv"));
+    let out = Command::new("glslangValidator")
+        .args(["--target-env", "vulkan1.2", "-S", "comp", "-e", name])
+        .args(["--source-entrypoint", "main", "-o"])
+        .arg(&spv)
+        .arg(&src)
+        .output();
+    let out = match out {
+        Ok(o) => o,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+            "glslangValidator was not found on PATH: it compiles the GLSL twins of the \
+             kernels. Install it (Debian: `apt-get install glslang-tools`, or \
+             `PISA_SETUP_TESTS=1 ci/setup`)"
+        ),
+        Err(e) => bail!("running glslangValidator: {e}"),
+    };
+    if !out.status.success() {
+        bail!(
+            "glslangValidator failed on {}:\n{}{}",
+            src.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let bytes = std::fs::read(&spv).with_context(|| format!("reading {}", spv.display()))?;
+    if bytes.len() % 4 != 0 {
+        bail!("{} is not SPIR-V", spv.display());
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+// ---------------------------------------------------------------- output
+
+/// `target/kernel-bench`: next to the bench executable's `target/<profile>/deps`
+/// (so CARGO_TARGET_DIR is honoured), else under the repository.
+fn out_dir() -> PathBuf {
+    let from_exe = std::env::current_exe().ok().and_then(|p| {
+        let deps = p.parent()?;
+        let profile = deps.parent()?;
+        (deps.file_name()? == "deps").then(|| profile.parent().map(Path::to_path_buf))?
+    });
+    from_exe
+        .unwrap_or_else(|| Path::new(ROOT).join("target"))
+        .join("kernel-bench")
+}
+
+fn table(results: &[Measured]) -> String {
+    let mut s = String::from(
+        "| kernel | size | PISA/GLSL (median ratio) | PISA ms | GLSL ms |\n\
+         |---|---|---:|---:|---:|\n",
+    );
+    for m in results {
+        s.push_str(&format!(
+            "| {} | {} | {:.2} | {:.2} | {:.2} |\n",
+            m.name,
+            m.size,
+            m.ratio(),
+            Measured::ms(&m.pisa_ns),
+            Measured::ms(&m.glsl_ns)
+        ));
+    }
+    s
+}
+
+fn git_commit() -> Option<String> {
+    let out = Command::new("git")
+        .args(["-C", ROOT, "rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()?;
+    let hash = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    if !out.status.success() || hash.is_empty() {
+        return None;
+    }
+    let dirty = Command::new("git")
+        .args([
+            "-C",
+            ROOT,
+            "status",
+            "--porcelain",
+            "--",
+            "translator",
+            "vk-runtime",
+        ])
+        .output()
+        .ok()
+        .is_some_and(|o| !o.stdout.is_empty());
+    Some(if dirty {
+        format!("{hash} (translator/ or vk-runtime/ modified)")
+    } else {
+        hash
+    })
+}
+
+fn write_json(path: &Path, header: &serde_json::Value, results: &[Measured]) -> Result<()> {
+    let kernels: Vec<serde_json::Value> = results
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "kernel": m.name,
+                "size": m.size,
+                "ratio_median": m.ratio(),
+                "pisa_ms_median": Measured::ms(&m.pisa_ns),
+                "glsl_ms_median": Measured::ms(&m.glsl_ns),
+                "ratios": m.ratios(),
+                "cpu_reference": m.notes,
+                "pisa_ms": m.pisa_ns.iter().map(|&n| n as f64 / 1e6).collect::<Vec<_>>(),
+                "glsl_ms": m.glsl_ns.iter().map(|&n| n as f64 / 1e6).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let mut doc = header.clone();
+    doc["kernels"] = serde_json::Value::Array(kernels);
+    std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Registers a TrueType font for plotters' `ab_glyph` text (see Cargo.toml):
+/// `PISA_BENCH_FONT`, else DejaVu Sans or Liberation Sans where Debian (and
+/// other distributions) put them. `None`: no font, the chart has no text.
+fn register_font() -> Option<PathBuf> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(p) = std::env::var_os("PISA_BENCH_FONT") {
+        // only this one (a path that does not exist: a chart without text)
+        candidates.push(p.into());
+    } else {
+        for p in [
+            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/TTF/DejaVuSans.ttf",
+            "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf",
+            "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+        ] {
+            candidates.push(p.into());
+        }
+    }
+    for path in candidates {
+        let Ok(data) = std::fs::read(&path) else {
+            continue;
+        };
+        // plotters keeps fonts for the life of the program
+        let data: &'static [u8] = Box::leak(data.into_boxed_slice());
+        if plotters::style::register_font("sans-serif", plotters::style::FontStyle::Normal, data)
+            .is_ok()
+        {
+            return Some(path);
+        }
+    }
+    None
+}
+
+/// A bar per kernel: its median PISA/GLSL ratio, with a line at 1.0 (parity).
+fn draw_chart(path: &Path, results: &[Measured], title: &str, text: bool) -> Result<()> {
+    use plotters::prelude::*;
+    let n = results.len();
+    let ratios: Vec<f64> = results.iter().map(Measured::ratio).collect();
+    let top = ratios.iter().copied().fold(1.0, f64::max) * 1.15;
+    let root = BitMapBackend::new(path, (1100, 600)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut builder = ChartBuilder::on(&root);
+    builder.margin(20);
+    if text {
+        builder
+            .caption(title, ("sans-serif", 24))
+            .x_label_area_size(60)
+            .y_label_area_size(70);
+    }
+    // plotters' integer ranges are inclusive: 0..n-1 makes n segments
+    let mut chart = builder.build_cartesian_2d((0..n - 1).into_segmented(), 0f64..top)?;
+    let names: Vec<&str> = results.iter().map(|m| m.name).collect();
+    let label = |v: &SegmentValue<usize>| match v {
+        SegmentValue::CenterOf(i) => names.get(*i).copied().unwrap_or("").to_string(),
+        _ => String::new(),
+    };
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_x_mesh().light_line_style(WHITE.mix(0.0));
+    if text {
+        mesh.x_labels(n)
+            .x_label_formatter(&label)
+            .label_style(("sans-serif", 16))
+            .y_desc("PISA time / GLSL time (median)")
+            .x_desc("black line: 1.0, PISA as fast as GLSL. Green: <= 1.25, orange: <= 3, red: > 3")
+            .axis_desc_style(("sans-serif", 18));
+    }
+    mesh.draw()?;
+    chart.draw_series(ratios.iter().enumerate().map(|(i, &r)| {
+        let color = if r <= 1.25 {
+            RGBColor(60, 150, 80)
+        } else if r <= 3.0 {
+            RGBColor(230, 160, 40)
+        } else {
+            RGBColor(200, 60, 50)
+        };
+        let mut bar = Rectangle::new(
+            [
+                (SegmentValue::Exact(i), 0.0),
+                (SegmentValue::Exact(i + 1), r),
+            ],
+            color.filled(),
+        );
+        bar.set_margin(0, 0, 12, 12);
+        bar
+    }))?;
+    chart.draw_series(LineSeries::new(
+        [(SegmentValue::Exact(0), 1.0), (SegmentValue::Last, 1.0)],
+        BLACK.stroke_width(2),
+    ))?;
+    if text {
+        chart.draw_series(ratios.iter().enumerate().map(|(i, &r)| {
+            EmptyElement::at((SegmentValue::CenterOf(i), r))
+                + Text::new(format!("{r:.2}x"), (-18, -22), ("sans-serif", 17))
+        }))?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------- main
+
+fn main() -> Result<()> {
+    let start = Instant::now();
+    let opts = parse_opts()?;
+    let names: Vec<&str> = NAMES
+        .iter()
+        .copied()
+        .filter(|n| opts.filter.is_empty() || opts.filter.iter().any(|f| n.contains(f.as_str())))
+        .collect();
+    if names.is_empty() {
+        bail!(
+            "no kernel matches {:?}; the kernels are: {}",
+            opts.filter,
+            NAMES.join(", ")
+        );
+    }
+    let dir = out_dir();
+    let spv_dir = dir.join("spv");
+    std::fs::create_dir_all(&spv_dir).with_context(|| format!("creating {}", spv_dir.display()))?;
+    let mut spvs = Vec::new();
+    for n in &names {
+        spvs.push(compile_glsl(n, &spv_dir)?);
+    }
+
+    let mut rt = Runtime::new(RuntimeOptions {
+        timestamps: true,
+        timeout: Duration::from_secs(300),
+        ..Default::default()
+    })
+    .map_err(|e| anyhow!("no Vulkan device: {e}"))?;
+    let info = rt.device_info().clone();
+    let mode = if opts.quick { "quick" } else { "full" };
+    println!(
+        "kernel benchmark ({mode}: {} round{} after a warm-up, PISA and GLSL interleaved) on {} ({})",
+        opts.rounds,
+        if opts.rounds == 1 { "" } else { "s" },
+        info.name,
+        info.driver
+    );
+    let commit = git_commit();
+    let mut results = Vec::new();
+    for (name, spv) in names.iter().zip(&spvs) {
+        let t = Instant::now();
+        let case = make_case(name, opts.quick);
+        let setup = t.elapsed();
+        let (m, took) = bench_case(&mut rt, &case, spv, opts.rounds)?;
+        println!(
+            "  {:<13} {:<45} ratio {:>6.2}  (PISA {:.2} ms, GLSL {:.2} ms; inputs + CPU reference {:.1} s, runs {:.1} s)",
+            m.name,
+            m.size,
+            m.ratio(),
+            Measured::ms(&m.pisa_ns),
+            Measured::ms(&m.glsl_ns),
+            setup.as_secs_f64(),
+            took.as_secs_f64()
+        );
+        for n in &m.notes {
+            println!("  {:<13} the outputs equal the CPU reference with {n}", "");
+        }
+        results.push(m);
+    }
+    let timing = "GPU timestamps";
+    println!();
+    println!(
+        "device: {} ({}); {mode} mode, {} rounds; times: {timing}, median per kernel{}",
+        info.name,
+        info.driver,
+        opts.rounds,
+        commit
+            .as_deref()
+            .map(|c| format!("; commit {c}"))
+            .unwrap_or_default()
+    );
+    println!("outputs: PISA and GLSL byte-identical in every round, and equal to a CPU reference");
+    println!();
+    print!("{}", table(&results));
+    println!();
+
+    let header = serde_json::json!({
+        "device": info.name,
+        "driver": info.driver,
+        "mode": mode,
+        "rounds": opts.rounds,
+        "timing": timing,
+        "commit": commit,
+    });
+    let json = dir.join("results.json");
+    write_json(&json, &header, &results)?;
+    let png = dir.join("ratios.png");
+    let font = register_font();
+    let title = format!(
+        "PISA vs GLSL, same kernels and runtime: time ratio ({}, {mode})",
+        info.name
+    );
+    draw_chart(&png, &results, &title, font.is_some())
+        .map_err(|e| anyhow!("drawing {}: {e}", png.display()))?;
+    println!("wrote {} and {}", json.display(), png.display());
+    if font.is_none() {
+        println!(
+            "(no TrueType font found, so the chart has no text: set PISA_BENCH_FONT to a .ttf file, \
+             or install fonts-dejavu-core)"
+        );
+    }
+    println!("total {:.1} s", start.elapsed().as_secs_f64());
+    Ok(())
+}
