@@ -42,6 +42,10 @@ enum Command {
         /// Print readable disassembly to stdout.
         #[arg(long)]
         dis: bool,
+        /// Unroll small innermost loops, for drivers that cap loop
+        /// iterations (Mesa's llvmpipe; `pisa run` does this by itself).
+        #[arg(long)]
+        unroll_loops: bool,
     },
     /// Print the intermediate representation of a PISA file: its functions
     /// as basic blocks, and with --structured the structured control flow
@@ -73,7 +77,12 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Check { files, json, quiet } => check(&files, json, quiet),
-        Command::Spirv { file, output, dis } => spirv(&file, output.as_deref(), dis),
+        Command::Spirv {
+            file,
+            output,
+            dis,
+            unroll_loops,
+        } => spirv(&file, output.as_deref(), dis, unroll_loops),
         Command::Ir { file, structured } => ir(&file, structured),
         Command::Run(a) => run::run(*a),
         Command::Devices => run::devices(),
@@ -96,11 +105,12 @@ fn assemble_file(path: &Path) -> Result<Option<pisa_translator::Module>> {
     }
 }
 
-fn spirv(path: &Path, output: Option<&Path>, dis: bool) -> Result<ExitCode> {
+fn spirv(path: &Path, output: Option<&Path>, dis: bool, unroll_loops: bool) -> Result<ExitCode> {
     let Some(module) = assemble_file(path)? else {
         return Ok(ExitCode::from(1));
     };
-    let spv = pisa_translator::spirv::translate(&module)
+    let options = pisa_translator::spirv::Options { unroll_loops };
+    let spv = pisa_translator::spirv::translate_with(&module, &options)
         .with_context(|| format!("cannot translate {}", path.display()))?;
     if let Some(out) = output {
         std::fs::write(out, spv.bytes())

@@ -172,7 +172,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     };
 
     // translate first: the device then enables only what the module needs
-    let (words, layout) = match (module, words) {
+    let (words, layout) = match (&module, words) {
         (Some(m), _) => {
             let spv = pisa_translator::spirv::translate(&m)
                 .with_context(|| format!("cannot translate {}", path.display()))?;
@@ -190,6 +190,16 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         ..Default::default()
     })
     .context("cannot start the Vulkan runtime")?;
+    // a driver that caps loops gets small loops unrolled (the same features)
+    let (words, layout) = match (&module, rt.device_info().caps_loops) {
+        (Some(m), true) => {
+            let options = pisa_translator::spirv::Options::for_loop_cap(true);
+            let spv = pisa_translator::spirv::translate_with(m, &options)
+                .with_context(|| format!("cannot translate {}", path.display()))?;
+            (spv.words, Some(spv.layout))
+        }
+        _ => (words, layout),
+    };
     let prog = match layout {
         Some(l) => rt.load_translated(&words, l),
         None => rt.load_spirv(&words),

@@ -138,12 +138,16 @@ fn random_goto_graphs_translate_to_valid_spirv() {
         let src = random_program(seed);
         let m = pisa_translator::assemble("cfg.pisa", &src)
             .unwrap_or_else(|d| panic!("seed {seed} does not assemble:\n{d}\n{src}"));
-        let spv = pisa_translator::spirv::translate(&m)
-            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
-        if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
-            validated += 1;
-            if let Err(e) = r {
-                panic!("seed {seed}: spirv-val:\n{e}\n{src}");
+        // as translated for every driver, and with loops unrolled (llvmpipe)
+        for unroll_loops in [false, true] {
+            let options = pisa_translator::spirv::Options { unroll_loops };
+            let spv = pisa_translator::spirv::translate_with(&m, &options)
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
+            if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
+                validated += 1;
+                if let Err(e) = r {
+                    panic!("seed {seed} (unroll {unroll_loops}): spirv-val:\n{e}\n{src}");
+                }
             }
         }
     }
@@ -168,20 +172,25 @@ fn random_goto_graphs_compute_what_they_say() {
         let Some(want) = want else { continue };
         let src = random_program(seed);
         let m = pisa_translator::assemble("cfg.pisa", &src).unwrap();
-        let prog = rt.load(&m).unwrap();
-        let out = rt.alloc_buffer(32).unwrap();
-        let args = vec![rt.buffer_address(out).unwrap().to_le_bytes().to_vec()];
-        rt.launch(&Launch {
-            program: prog,
-            kernel: "k".into(),
-            range: NdRange::d1(8).local([8, 1, 1]),
-            args,
-        })
-        .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
-        let got: Vec<u32> = rt.read(out).unwrap();
-        assert_eq!(got, want, "seed {seed}\n{src}");
-        rt.free_buffer(out);
-        rt.unload(prog);
+        // with and without loops unrolled, whatever the device
+        for unroll_loops in [false, true] {
+            let options = pisa_translator::spirv::Options { unroll_loops };
+            let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
+            let prog = rt.load_translated(&spv.words, spv.layout).unwrap();
+            let out = rt.alloc_buffer(32).unwrap();
+            let args = vec![rt.buffer_address(out).unwrap().to_le_bytes().to_vec()];
+            rt.launch(&Launch {
+                program: prog,
+                kernel: "k".into(),
+                range: NdRange::d1(8).local([8, 1, 1]),
+                args,
+            })
+            .unwrap_or_else(|e| panic!("seed {seed} (unroll {unroll_loops}): {e}\n{src}"));
+            let got: Vec<u32> = rt.read(out).unwrap();
+            assert_eq!(got, want, "seed {seed} (unroll {unroll_loops})\n{src}");
+            rt.free_buffer(out);
+            rt.unload(prog);
+        }
         ran += 1;
         if ran == 120 {
             break;

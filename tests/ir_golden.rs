@@ -29,15 +29,18 @@ fn golden(name: &str) -> String {
             ));
         }
     }
-    let spv = pisa_translator::spirv::translate(&m).unwrap();
     // modules without kernels are libraries (Linkage): SPIR-V 1.5 rules
     let kernels = program
         .functions
         .iter()
         .any(|f| f.kind == pisa_translator::syntax::ast::FuncKind::Kernel);
     let env = if kernels { "vulkan1.2" } else { "spv1.5" };
-    if let Some(r) = common::spirv_val(&spv.words, env) {
-        r.unwrap_or_else(|e| panic!("{name}: spirv-val: {e}"));
+    for unroll_loops in [false, true] {
+        let options = pisa_translator::spirv::Options { unroll_loops };
+        let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
+        if let Some(r) = common::spirv_val(&spv.words, env) {
+            r.unwrap_or_else(|e| panic!("{name} (unroll {unroll_loops}): spirv-val: {e}"));
+        }
     }
     out
 }

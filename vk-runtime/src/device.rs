@@ -33,6 +33,10 @@ pub struct DeviceInfo {
     pub max_shared_bytes: u32,
     pub buffer_device_address: bool,
     pub features: Features,
+    /// The driver ends long-running loops by itself (Mesa's llvmpipe: after
+    /// 65,535 iterations per invocation in all); modules for it are
+    /// translated with small loops unrolled (docs/control-flow.md).
+    pub caps_loops: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -229,6 +233,7 @@ fn describe(instance: &ash::Instance, p: vk::PhysicalDevice, index: usize) -> De
         max_shared_bytes: props.limits.max_compute_shared_memory_size,
         buffer_device_address: bda,
         features,
+        caps_loops: driver.driver_id == vk::DriverId::MESA_LLVMPIPE,
     }
 }
 

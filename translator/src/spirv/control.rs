@@ -36,6 +36,10 @@ pub struct ControlVars {
     pending: Option<Word>,
     /// Per loop: set when the loop is left by one of its own exits.
     exited: HashMap<BlockId, Word>,
+    /// Loaded once in the entry block when the function has loops: the
+    /// never-true condition and the pointer to the launch's status word.
+    never: Option<Word>,
+    status: Option<Word>,
 }
 
 impl ControlVars {
@@ -57,14 +61,31 @@ impl ControlVars {
         for l in loops {
             exited.insert(l, variable(tx, bt, &format!("exited.L{}", l.0)));
         }
-        Ok(ControlVars { pending, exited })
+        Ok(ControlVars {
+            pending,
+            exited,
+            never: None,
+            status: None,
+        })
     }
 
     /// Initial values (after every variable of the entry block).
-    pub fn init(&self, tx: &mut Tx) -> R<()> {
+    pub fn init(&mut self, tx: &mut Tx) -> R<()> {
         if let Some(p) = self.pending {
             let zero = tx.const_u32(0);
             tx.b.store(p, zero, None, [])?;
+        }
+        if !self.exited.is_empty() {
+            // `work_dim == 0xFFFFFFFF`: always false (work_dim is 1..3), but
+            // not to the compiler
+            let dims = tx.push_load(Push::WorkDim as u32)?;
+            let all = tx.const_u32(u32::MAX);
+            let bt = tx.bool_ty();
+            self.never = Some(tx.b.i_equal(bt, None, dims, all)?);
+            let u32t = tx.uint(32);
+            let addr = tx.push_addr(Push::Status)?;
+            let pt = tx.ptr(StorageClass::PhysicalStorageBuffer, u32t);
+            self.status = Some(tx.b.convert_u_to_ptr(pt, None, addr)?);
         }
         Ok(())
     }
@@ -246,7 +267,10 @@ impl Emitter {
             // the back edge can also leave, on a condition the driver cannot
             // fold, so a loop cut short by the driver is told apart from a
             // real exit (the module docs)
-            let stop = never(fx)?;
+            let stop = self
+                .vars
+                .never
+                .ok_or_else(|| TranslateError::Internal("a loop without its cap check".into()))?;
             fx.tx.b.branch_conditional(stop, merge, header, [])?;
         } else {
             fx.tx.b.branch(header)?;
@@ -366,10 +390,10 @@ impl Emitter {
 
     /// Stores 1 to the launch's status word.
     fn set_status(&mut self, fx: &mut FunctionCx) -> R<()> {
-        let u32t = fx.tx.uint(32);
-        let addr = fx.tx.push_addr(Push::Status)?;
-        let pt = fx.tx.ptr(StorageClass::PhysicalStorageBuffer, u32t);
-        let ptr = fx.tx.b.convert_u_to_ptr(pt, None, addr)?;
+        let ptr = self
+            .vars
+            .status
+            .ok_or_else(|| TranslateError::Internal("no status pointer".into()))?;
         let one = fx.tx.const_u32(1);
         fx.tx.b.store(
             ptr,
@@ -447,15 +471,6 @@ impl Emitter {
         self.open = false;
         Ok(())
     }
-}
-
-/// `work_dim == 0xFFFFFFFF`: always false (work_dim is 1..3), but not to the
-/// compiler.
-fn never(fx: &mut FunctionCx) -> R<Word> {
-    let dims = fx.tx.push_load(Push::WorkDim as u32)?;
-    let all = fx.tx.const_u32(u32::MAX);
-    let bt = fx.tx.bool_ty();
-    Ok(fx.tx.b.i_equal(bt, None, dims, all)?)
 }
 
 fn read_cond(fx: &mut FunctionCx, c: Cond) -> R<Word> {

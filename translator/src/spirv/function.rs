@@ -122,7 +122,9 @@ pub fn fn_type(tx: &mut Tx, f: &ir::Function) -> (Word, Word, Vec<Word>) {
 fn emit_function<'m>(tx: &mut Tx<'m>, f: &'m ir::Function) -> Result<(), TranslateError> {
     let mut tree =
         ir::structurize::structurize(f).map_err(|e| TranslateError::Internal(e.to_string()))?;
-    ir::unroll::unroll_loops(f, &mut tree);
+    if tx.options.unroll_loops {
+        ir::unroll::unroll_loops(f, &mut tree);
+    }
     let (ret, fty, param_tys) = fn_type(tx, f);
     let id = tx.func_ids[&f.name];
     tx.b.begin_function(ret, Some(id), spirv::FunctionControl::NONE, fty)?;
@@ -161,7 +163,7 @@ fn emit_function<'m>(tx: &mut Tx<'m>, f: &'m ir::Function) -> Result<(), Transla
             },
         });
     }
-    let control_vars = control::ControlVars::declare(tx, &tree)?;
+    let mut control_vars = control::ControlVars::declare(tx, &tree)?;
     control_vars.init(tx)?;
     let mut values = param_ids.into_iter();
     for &p in &f.params {

@@ -68,12 +68,34 @@ impl Spirv {
     }
 }
 
-/// Translates a validated module. The output is deterministic: the same input
-/// gives byte-identical SPIR-V.
+/// How to translate.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Unroll small innermost loops (`ir::unroll`), for drivers that end
+    /// loops after a fixed number of iterations (Mesa's llvmpipe).
+    pub unroll_loops: bool,
+}
+
+impl Options {
+    /// The options for a device that does (`true`) or does not cap loops.
+    pub fn for_loop_cap(caps_loops: bool) -> Options {
+        Options {
+            unroll_loops: caps_loops,
+        }
+    }
+}
+
+/// Translates a validated module with the default [`Options`]. The output is
+/// deterministic: the same input gives byte-identical SPIR-V.
 pub fn translate(m: &Module) -> Result<Spirv, TranslateError> {
+    translate_with(m, &Options::default())
+}
+
+pub fn translate_with(m: &Module, options: &Options) -> Result<Spirv, TranslateError> {
     let program = crate::ir::build(m);
     let layout = layout::layout(m);
     let mut tx = types::Tx::new(m, &program, layout);
+    tx.options = options.clone();
     function::check_recursion(&tx)?;
     function::emit_all(&mut tx)?;
     entry::emit_entry_points(&mut tx)?;

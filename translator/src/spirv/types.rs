@@ -26,6 +26,7 @@ pub struct Tx<'m> {
     pub push: Option<Word>,
     pub wg_size: Option<Word>,
     pub range_check: Option<Word>,
+    pub options: super::Options,
     pub private_arena: Option<Word>,
     pub shared_arena: Option<Word>,
     /// SPIR-V function id of each PISA function, by name.
@@ -63,6 +64,7 @@ impl<'m> Tx<'m> {
             push: None,
             wg_size: None,
             range_check: None,
+            options: super::Options::default(),
             private_arena: None,
             shared_arena: None,
             func_ids: HashMap::new(),
