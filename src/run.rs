@@ -174,7 +174,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     // translate first: the device then enables only what the module needs
     let (words, layout) = match (&module, words) {
         (Some(m), _) => {
-            let spv = pisa_translator::spirv::translate(&m)
+            let spv = pisa_translator::spirv::translate(m)
                 .with_context(|| format!("cannot translate {}", path.display()))?;
             (spv.words, Some(spv.layout))
         }

@@ -211,19 +211,20 @@ impl<'m> FunctionBuilder<'m> {
             let b = self.new_block(None);
             self.switch_to(b);
         }
+        let form = &crate::catalog::catalog().forms[i.form.form as usize];
         let inst = PisaInst {
+            opcode: Opcode::ALL[form.instruction],
             form: i.form,
             operands: i.operands.iter().map(|o| self.operand(o)).collect(),
             mnemonic: i.mnemonic,
             span: i.span,
         };
-        let form = inst.catalog_form();
         let cond = form
             .quals
             .first()
             .is_some_and(|q| q.literal && q.name == "cond");
-        match form.opcode.as_str() {
-            "goto" => {
+        match inst.opcode {
+            Opcode::Goto => {
                 // `goto` always names a label (the validator checks it)
                 let target = match form.operand("label").and_then(|k| i.operands.get(k)) {
                     Some(ast::Operand::Label(n, _)) => self.label_block(*n),
@@ -245,7 +246,7 @@ impl<'m> FunctionBuilder<'m> {
                     self.end(Terminator::Goto(target), i.span);
                 }
             }
-            "return" => {
+            Opcode::Return => {
                 let value = form
                     .operand("retval")
                     .and_then(|k| inst.operands.get(k).cloned())

@@ -20,6 +20,8 @@
 
 pub mod analysis;
 pub mod build;
+mod opcode;
+pub mod opcode_gen;
 pub mod print;
 pub mod reducible;
 pub mod structurize;
@@ -32,6 +34,7 @@ use crate::syntax::ast;
 pub use crate::syntax::ast::{FormRef, FuncKind, IntLit, Linkage, Name, Space, Swizzle, Ty};
 
 pub use build::build;
+pub use opcode::{Group, Opcode};
 
 /// A register of one function (parameters included).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -145,6 +148,8 @@ impl Operand {
 /// validator chose, with its operands in the form's order.
 #[derive(Debug, Clone)]
 pub struct PisaInst {
+    /// The instruction (one of the catalog's, as a generated enum).
+    pub opcode: Opcode,
     pub form: FormRef,
     pub operands: Vec<Operand>,
     /// The whole mnemonic (for messages).
@@ -155,10 +160,6 @@ pub struct PisaInst {
 impl PisaInst {
     pub fn catalog_form(&self) -> &'static Form {
         &catalog().forms[self.form.form as usize]
-    }
-    /// The opcode as the catalog spells it (`iadd`, `barrier`, ...).
-    pub fn opcode(&self) -> &'static str {
-        self.catalog_form().opcode.as_str()
     }
 }
 

@@ -122,45 +122,61 @@ pub fn structurize(f: &Function) -> Result<Vec<Node>, Irreducible> {
         merge,
         placed,
     };
-    let mut nodes = s.tree(BlockId::ENTRY);
+    let mut nodes = Vec::new();
+    s.tree(BlockId::ENTRY, &mut nodes);
     strip_tail_branches(&mut nodes);
     Ok(nodes)
 }
 
 impl Structurizer<'_> {
-    /// The code of `x` and of everything it dominates.
-    fn tree(&self, x: BlockId) -> Vec<Node> {
-        let ys = &self.placed[x.index()];
-        match self.loops.body(x) {
-            Some(body) => {
-                let (inside, outside): (Vec<BlockId>, Vec<BlockId>) =
-                    ys.iter().partition(|y| body.contains(y));
-                let lp = Node::Loop {
-                    label: x,
-                    body: self.wrap(self.code(x), &inside),
-                };
-                self.wrap(vec![lp], &outside)
+    /// Appends the code of `x` and of everything it dominates to `out`.
+    /// (Sequences are built by appending: the rest of a function after a
+    /// merge block is as long as the function, and must not be copied once
+    /// per merge block.)
+    fn tree(&self, x: BlockId, out: &mut Vec<Node>) {
+        // deep dominator trees (long chains of merges) must not overflow the
+        // stack; grow it instead
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, || {
+            let ys = &self.placed[x.index()];
+            match self.loops.body(x) {
+                Some(body) => {
+                    let (inside, outside): (Vec<BlockId>, Vec<BlockId>) =
+                        ys.iter().partition(|y| body.contains(y));
+                    let mut lp = Vec::new();
+                    self.wrap(self.code(x), &inside, &mut lp);
+                    let lp = Node::Loop { label: x, body: lp };
+                    self.wrap(vec![lp], &outside, out)
+                }
+                None => self.wrap(self.code(x), ys, out),
             }
-            None => self.wrap(self.code(x), ys),
-        }
+        })
     }
 
-    /// `inner`, then each merge block of `ys` (earliest innermost) after a
-    /// block around what comes before it.
-    fn wrap(&self, inner: Vec<Node>, ys: &[BlockId]) -> Vec<Node> {
+    /// Appends `inner`, then each merge block of `ys` (earliest innermost)
+    /// after a block around what comes before it.
+    fn wrap(&self, inner: Vec<Node>, ys: &[BlockId], out: &mut Vec<Node>) {
         let mut ys: Vec<BlockId> = ys.to_vec();
         ys.sort_by_key(|&y| self.cfg.rank(y));
+        let Some((&last, rest)) = ys.split_last() else {
+            out.extend(inner);
+            return;
+        };
         let mut nodes = inner;
-        for y in ys {
+        for &y in rest {
             let mut outer = vec![Node::Block {
                 label: y,
                 body: nodes,
                 breaks: true,
             }];
-            outer.extend(self.tree(y));
+            self.tree(y, &mut outer);
             nodes = outer;
         }
-        nodes
+        out.push(Node::Block {
+            label: last,
+            body: nodes,
+            breaks: true,
+        });
+        self.tree(last, out);
     }
 
     fn code(&self, x: BlockId) -> Vec<Node> {
@@ -170,16 +186,21 @@ impl Structurizer<'_> {
             nodes.push(Node::Code(x));
         }
         match &b.term {
-            Terminator::Goto(t) => nodes.extend(self.branch(x, *t)),
+            Terminator::Goto(t) => self.branch(x, *t, &mut nodes),
             Terminator::Branch {
                 cond,
                 then,
                 otherwise,
-            } => nodes.push(Node::If {
-                cond: *cond,
-                then: self.branch(x, *then),
-                otherwise: self.branch(x, *otherwise),
-            }),
+            } => {
+                let (mut t, mut e) = (Vec::new(), Vec::new());
+                self.branch(x, *then, &mut t);
+                self.branch(x, *otherwise, &mut e);
+                nodes.push(Node::If {
+                    cond: *cond,
+                    then: t,
+                    otherwise: e,
+                })
+            }
             Terminator::Return { value, span } => nodes.push(Node::Return {
                 value: value.clone(),
                 span: *span,
@@ -189,16 +210,22 @@ impl Structurizer<'_> {
         nodes
     }
 
-    fn branch(&self, from: BlockId, to: BlockId) -> Vec<Node> {
+    fn branch(&self, from: BlockId, to: BlockId, out: &mut Vec<Node>) {
         if self.cfg.is_retreating(from, to) {
-            vec![Node::Br(Label::Loop(to))]
+            out.push(Node::Br(Label::Loop(to)))
         } else if self.merge[to.index()] {
-            vec![Node::Br(Label::Merge(to))]
+            out.push(Node::Br(Label::Merge(to)))
         } else {
-            self.tree(to)
+            self.tree(to, out)
         }
     }
 }
+
+/// Recursion over the tree grows the stack by this much when less than the
+/// red zone is left (`stacker`), so no input nests deeply enough to
+/// overflow it.
+pub const STACK_RED_ZONE: usize = 128 * 1024;
+pub const STACK_GROWTH: usize = 4 * 1024 * 1024;
 
 /// Removes the `Br(Merge(l))` that sit in tail position of block `l` and
 /// records in `breaks` whether any other remain.

@@ -14,7 +14,7 @@
 //! (the next copy) and falling off the end leaves the loop, as it did.
 
 use super::structurize::{strip_tail_branches, Label, Node};
-use super::{BlockId, Function, Inst};
+use super::{BlockId, Function, Inst, Opcode};
 
 /// Copies of a loop body per back edge.
 pub const FACTOR: u32 = 16;
@@ -111,7 +111,7 @@ fn calls_or_barriers(f: &Function, nodes: &[Node]) -> bool {
     super::structurize::blocks(nodes, &mut code);
     code.iter().any(|&b| {
         f.block(b).insts.iter().any(|i| match i {
-            Inst::Pisa(p) => matches!(p.opcode(), "barrier" | "call"),
+            Inst::Pisa(p) => matches!(p.opcode, Opcode::BarrierWorkgroup | Opcode::Call),
             _ => false,
         })
     })

@@ -59,7 +59,8 @@ impl ControlVars {
         let pending = constructs.then(|| variable(tx, u32t, "pending"));
         let mut exited = HashMap::new();
         for l in loops {
-            exited.insert(l, variable(tx, bt, &format!("exited.L{}", l.0)));
+            let p = tx.ptr(StorageClass::Function, bt);
+            exited.insert(l, tx.b.variable(p, None, StorageClass::Function, None));
         }
         Ok(ControlVars {
             pending,

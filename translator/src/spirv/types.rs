@@ -9,7 +9,19 @@ use crate::syntax::ast::{Name, Ty};
 use crate::Module;
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{self, Capability, StorageClass, Word};
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, HashMap};
+
+/// What a cached type is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum TypeKey {
+    Int(u16),
+    Float(u16),
+    Bool,
+    Void,
+    Pointer(u32, Word),
+    Vector(Word, u32),
+}
 
 pub struct Tx<'m> {
     pub m: &'m Module,
@@ -18,7 +30,9 @@ pub struct Tx<'m> {
     pub b: Builder,
     pub layout: Layout,
     caps: BTreeSet<u32>,
-    consts: HashMap<(Word, u64), Word>,
+    consts: FxHashMap<(Word, u64), Word>,
+    /// rspirv de-duplicates types by a linear scan: cache them by key.
+    types: FxHashMap<TypeKey, Word>,
     glsl: Option<Word>,
     /// Module-scope variables listed in every entry point's interface.
     pub interface: Vec<Word>,
@@ -57,7 +71,8 @@ impl<'m> Tx<'m> {
             b,
             layout,
             caps: BTreeSet::new(),
-            consts: HashMap::new(),
+            consts: FxHashMap::default(),
+            types: FxHashMap::default(),
             glsl: None,
             interface: Vec::new(),
             builtins: HashMap::new(),
@@ -118,7 +133,16 @@ impl<'m> Tx<'m> {
             }
             _ => {}
         }
-        self.b.type_int(bits as u32, 0)
+        self.cached(TypeKey::Int(bits), |b| b.type_int(bits as u32, 0))
+    }
+
+    fn cached(&mut self, key: TypeKey, make: impl FnOnce(&mut Builder) -> Word) -> Word {
+        if let Some(&t) = self.types.get(&key) {
+            return t;
+        }
+        let t = make(&mut self.b);
+        self.types.insert(key, t);
+        t
     }
 
     pub fn float(&mut self, bits: u16) -> Word {
@@ -127,19 +151,19 @@ impl<'m> Tx<'m> {
             64 => self.cap(Capability::Float64),
             _ => {}
         }
-        self.b.type_float(bits as u32, None)
+        self.cached(TypeKey::Float(bits), |b| b.type_float(bits as u32, None))
     }
 
     pub fn bool_ty(&mut self) -> Word {
-        self.b.type_bool()
+        self.cached(TypeKey::Bool, |b| b.type_bool())
     }
 
     pub fn void(&mut self) -> Word {
-        self.b.type_void()
+        self.cached(TypeKey::Void, |b| b.type_void())
     }
 
     pub fn vec(&mut self, elem: Word, n: u32) -> Word {
-        self.b.type_vector(elem, n)
+        self.cached(TypeKey::Vector(elem, n), |b| b.type_vector(elem, n))
     }
 
     /// A register's storage type: an integer of its width, or an array of them.
@@ -170,7 +194,9 @@ impl<'m> Tx<'m> {
     }
 
     pub fn ptr(&mut self, sc: StorageClass, pointee: Word) -> Word {
-        self.b.type_pointer(None, sc, pointee)
+        self.cached(TypeKey::Pointer(sc as u32, pointee), |b| {
+            b.type_pointer(None, sc, pointee)
+        })
     }
 
     // --------------------------------------------------------- constants

@@ -3,7 +3,7 @@
 //! Vulkan cannot run) and the convergent functions (those that reach a
 //! work-group barrier, directly or through calls).
 
-use crate::ir::{Function, Operand, Program};
+use crate::ir::{Function, Opcode, Operand, Program};
 use crate::syntax::ast::Name;
 use std::collections::HashSet;
 
@@ -35,7 +35,7 @@ impl CallGraph {
                 }
             }
             callees.push(out);
-            convergent.push(f.pisa_insts().any(|i| i.opcode() == "barrier"));
+            convergent.push(f.pisa_insts().any(|i| i.opcode == Opcode::BarrierWorkgroup));
         }
         // a caller of a convergent function is convergent
         let mut changed = true;
@@ -122,7 +122,7 @@ pub fn address_taken(m: &crate::Module, functions: &[Function]) -> Vec<Name> {
         }
     }
     for f in functions {
-        for i in f.pisa_insts().filter(|i| i.opcode() == "addrof") {
+        for i in f.pisa_insts().filter(|i| i.opcode == Opcode::Addrof) {
             for op in &i.operands {
                 if let Operand::Symbol(n, _) = op {
                     add(*n);
