@@ -203,3 +203,66 @@ fn random_goto_graphs_compute_what_they_say() {
         rt.validation_messages()
     );
 }
+
+/// `n` early exits in a row (`goto.cond %p, END`), as a compiler prints a
+/// chain of checks that share one exit: out[0] = the count when it left.
+fn exit_chain(n: usize, leave_at: u32) -> String {
+    let mut s = String::from(
+        ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %o)\n{\n\t.reg .32b %x;\n\t.reg .64b %a;\n\t.pred %p;\n\tld.param.64b %a, [%o];\n\tmov.32b %x, 0;\n",
+    );
+    for _ in 0..n {
+        s.push_str(&format!(
+            "\tiadd.32b %x, %x, 1;\n\tucmp.gt.32b %p, %x, {leave_at};\n\tgoto.cond %p, END;\n"
+        ));
+    }
+    s.push_str("END:\n\tst.global.32b [%a], %x;\n\treturn;\n}\n");
+    s
+}
+
+/// A chain of exits must not nest one selection per exit: SPIR-V allows
+/// 1,023 levels, drivers recurse over them (lavapipe crashed on 50,000), and
+/// so did the translator. Found while rewriting the back end; the chain is
+/// flattened past a fixed depth.
+#[test]
+fn long_chains_of_early_exits_stay_flat() {
+    let src = exit_chain(50_000, 1_000_000);
+    let m = pisa_translator::assemble("chain.pisa", &src).unwrap();
+    let program = pisa_translator::ir::build(&m);
+    let tree = pisa_translator::ir::structurize::structurize(&program.functions[0]).unwrap();
+    let depth = pisa_translator::ir::structurize::nesting_depth(&tree);
+    assert!(depth <= 40, "nested {depth} deep");
+    pisa_translator::spirv::translate(&m).unwrap();
+}
+
+#[test]
+fn a_chain_of_early_exits_runs() {
+    use pisa_vk_runtime::{Launch, NdRange, Runtime, RuntimeOptions};
+    let src = exit_chain(1000, 700);
+    let m = pisa_translator::assemble("chain.pisa", &src).unwrap();
+    let spv = pisa_translator::spirv::translate(&m).unwrap();
+    if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
+        r.unwrap();
+    }
+    let mut rt = Runtime::new(RuntimeOptions {
+        validation: true,
+        pipeline_cache: false,
+        ..Default::default()
+    })
+    .expect("a Vulkan device (CI installs lavapipe)");
+    let prog = rt.load(&m).unwrap();
+    let out = rt.alloc_buffer(4).unwrap();
+    let args = vec![rt.buffer_address(out).unwrap().to_le_bytes().to_vec()];
+    rt.launch(&Launch {
+        program: prog,
+        kernel: "k".into(),
+        range: NdRange::d1(1),
+        args,
+    })
+    .unwrap();
+    assert_eq!(rt.read::<u32>(out).unwrap(), vec![701]);
+    assert!(
+        rt.validation_messages().is_empty(),
+        "{:?}",
+        rt.validation_messages()
+    );
+}

@@ -34,6 +34,13 @@ use crate::syntax::ast;
 pub use crate::syntax::ast::{FormRef, FuncKind, IntLit, Linkage, Name, Space, Swizzle, Ty};
 
 pub use build::build;
+
+/// Runs `f` with enough stack: passes over the structured tree recurse as
+/// deep as the program nests (a chain of 100,000 early exits nests 100,000
+/// selections), so they grow the stack on demand instead of overflowing it.
+pub fn stack_safe<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, f)
+}
 pub use opcode::{Group, Opcode};
 
 /// A register of one function (parameters included).

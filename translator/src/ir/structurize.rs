@@ -123,7 +123,7 @@ pub fn structurize(f: &Function) -> Result<Vec<Node>, Irreducible> {
         placed,
     };
     let mut nodes = Vec::new();
-    s.tree(BlockId::ENTRY, &mut nodes);
+    s.tree(BlockId::ENTRY, &mut nodes, 0);
     strip_tail_branches(&mut nodes);
     Ok(nodes)
 }
@@ -133,28 +133,36 @@ impl Structurizer<'_> {
     /// (Sequences are built by appending: the rest of a function after a
     /// merge block is as long as the function, and must not be copied once
     /// per merge block.)
-    fn tree(&self, x: BlockId, out: &mut Vec<Node>) {
+    fn tree(&self, x: BlockId, out: &mut Vec<Node>, depth: usize) {
         // deep dominator trees (long chains of merges) must not overflow the
         // stack; grow it instead
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, || {
+        super::stack_safe(|| {
             let ys = &self.placed[x.index()];
             match self.loops.body(x) {
                 Some(body) => {
                     let (inside, outside): (Vec<BlockId>, Vec<BlockId>) =
                         ys.iter().partition(|y| body.contains(y));
                     let mut lp = Vec::new();
-                    self.wrap(self.code(x), &inside, &mut lp);
+                    let mut inner = Vec::new();
+                    self.code(x, &mut inner, depth + 1);
+                    self.wrap(inner, &inside, &mut lp, depth + 1);
                     let lp = Node::Loop { label: x, body: lp };
-                    self.wrap(vec![lp], &outside, out)
+                    self.wrap(vec![lp], &outside, out, depth)
                 }
-                None => self.wrap(self.code(x), ys, out),
+                // nothing to wrap: straight into `out` (no copy of a long rest)
+                None if ys.is_empty() => self.code(x, out, depth),
+                None => {
+                    let mut inner = Vec::new();
+                    self.code(x, &mut inner, depth);
+                    self.wrap(inner, ys, out, depth)
+                }
             }
         })
     }
 
     /// Appends `inner`, then each merge block of `ys` (earliest innermost)
     /// after a block around what comes before it.
-    fn wrap(&self, inner: Vec<Node>, ys: &[BlockId], out: &mut Vec<Node>) {
+    fn wrap(&self, inner: Vec<Node>, ys: &[BlockId], out: &mut Vec<Node>, depth: usize) {
         let mut ys: Vec<BlockId> = ys.to_vec();
         ys.sort_by_key(|&y| self.cfg.rank(y));
         let Some((&last, rest)) = ys.split_last() else {
@@ -168,7 +176,7 @@ impl Structurizer<'_> {
                 body: nodes,
                 breaks: true,
             }];
-            self.tree(y, &mut outer);
+            self.tree(y, &mut outer, depth);
             nodes = outer;
         }
         out.push(Node::Block {
@@ -176,30 +184,23 @@ impl Structurizer<'_> {
             body: nodes,
             breaks: true,
         });
-        self.tree(last, out);
+        self.tree(last, out, depth);
     }
 
-    fn code(&self, x: BlockId) -> Vec<Node> {
+    /// Appends the code of block `x` and what its terminator leads to.
+    fn code(&self, x: BlockId, nodes: &mut Vec<Node>, depth: usize) {
         let b = self.f.block(x);
-        let mut nodes = Vec::new();
         if !b.insts.is_empty() {
             nodes.push(Node::Code(x));
         }
         match &b.term {
-            Terminator::Goto(t) => self.branch(x, *t, &mut nodes),
+            Terminator::Goto(t) => self.branch(x, *t, nodes, depth),
             Terminator::Branch {
                 cond,
                 then,
                 otherwise,
             } => {
-                let (mut t, mut e) = (Vec::new(), Vec::new());
-                self.branch(x, *then, &mut t);
-                self.branch(x, *otherwise, &mut e);
-                nodes.push(Node::If {
-                    cond: *cond,
-                    then: t,
-                    otherwise: e,
-                })
+                self.selection(x, *cond, (*then, *otherwise), nodes, depth);
             }
             Terminator::Return { value, span } => nodes.push(Node::Return {
                 value: value.clone(),
@@ -207,59 +208,142 @@ impl Structurizer<'_> {
             }),
             Terminator::Unreachable => nodes.push(Node::Unreachable),
         }
-        nodes
     }
 
-    fn branch(&self, from: BlockId, to: BlockId, out: &mut Vec<Node>) {
+    /// Appends `if cond { then } else { otherwise }` to `out`, flattened
+    /// where an arm always jumps away: `if cond { jump }` followed by the
+    /// other arm. A chain of early exits (`return.cond`, `goto.cond EXIT` in
+    /// a row) thus stays flat instead of nesting one selection per exit.
+    /// Arms that end in a `return` or `continue` are always flattened (they
+    /// need no construct); arms that end in a jump to a block's end only
+    /// past [`FLATTEN_DEPTH`], since that jump then needs the block to be a
+    /// construct. The arm that follows is built in place (a chain's rest is
+    /// as long as the chain: copying it per exit would be quadratic).
+    fn selection(
+        &self,
+        x: BlockId,
+        cond: Cond,
+        (then, otherwise): (BlockId, BlockId),
+        out: &mut Vec<Node>,
+        depth: usize,
+    ) {
+        let deep = depth >= FLATTEN_DEPTH;
+        let mut t = Vec::new();
+        self.branch(x, then, &mut t, depth + 1);
+        if ends_in_jump(&t, deep) {
+            out.push(Node::If {
+                cond,
+                then: t,
+                otherwise: Vec::new(),
+            });
+            return self.branch(x, otherwise, out, depth);
+        }
+        let mut e = Vec::new();
+        self.branch(x, otherwise, &mut e, depth + 1);
+        if ends_in_jump(&e, deep) {
+            out.push(Node::If {
+                cond: Cond {
+                    negate: !cond.negate,
+                    ..cond
+                },
+                then: e,
+                otherwise: Vec::new(),
+            });
+            out.extend(t);
+        } else {
+            out.push(Node::If {
+                cond,
+                then: t,
+                otherwise: e,
+            });
+        }
+    }
+
+    fn branch(&self, from: BlockId, to: BlockId, out: &mut Vec<Node>, depth: usize) {
         if self.cfg.is_retreating(from, to) {
             out.push(Node::Br(Label::Loop(to)))
         } else if self.merge[to.index()] {
             out.push(Node::Br(Label::Merge(to)))
         } else {
-            self.tree(to, out)
+            self.tree(to, out, depth)
         }
     }
 }
 
-/// Recursion over the tree grows the stack by this much when less than the
-/// red zone is left (`stacker`), so no input nests deeply enough to
-/// overflow it.
-pub const STACK_RED_ZONE: usize = 128 * 1024;
-pub const STACK_GROWTH: usize = 4 * 1024 * 1024;
+/// Selections nested deeper than this are flattened where an arm jumps
+/// away (SPIR-V allows 1,023 levels of nesting, and drivers recurse over it).
+pub const FLATTEN_DEPTH: usize = 32;
+
+/// Whether `nodes` always ends in a jump that leaves no construct behind
+/// (`return`, `unreachable`, `continue`) or, with `any_jump`, any jump.
+fn ends_in_jump(nodes: &[Node], any_jump: bool) -> bool {
+    match nodes.last() {
+        Some(Node::Return { .. } | Node::Unreachable | Node::Br(Label::Loop(_))) => true,
+        Some(Node::Br(_)) => any_jump,
+        Some(Node::If {
+            then, otherwise, ..
+        }) => ends_in_jump(then, any_jump) && ends_in_jump(otherwise, any_jump),
+        _ => false,
+    }
+}
+
+/// The deepest nesting of constructs in `nodes` (selections, loops, and
+/// blocks that need a construct).
+pub fn nesting_depth(nodes: &[Node]) -> usize {
+    super::stack_safe(|| {
+        nodes
+            .iter()
+            .map(|n| match n {
+                Node::If {
+                    then, otherwise, ..
+                } => 1 + nesting_depth(then).max(nesting_depth(otherwise)),
+                Node::Loop { body, .. }
+                | Node::Block {
+                    body, breaks: true, ..
+                } => 1 + nesting_depth(body),
+                Node::Block { body, .. } => nesting_depth(body),
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    })
+}
 
 /// Removes the `Br(Merge(l))` that sit in tail position of block `l` and
 /// records in `breaks` whether any other remain.
 pub fn strip_tail_branches(nodes: &mut [Node]) {
-    for n in nodes.iter_mut() {
-        match n {
-            Node::Block {
-                label,
-                body,
-                breaks,
-                ..
-            } => {
-                strip_tail_branches(body);
-                let l = Label::Merge(*label);
-                strip_tail(body, l);
-                exits_to_breaks(body, l, None, true);
-                *breaks = mentions(body, l);
+    super::stack_safe(|| {
+        for n in nodes.iter_mut() {
+            match n {
+                Node::Block {
+                    label,
+                    body,
+                    breaks,
+                    ..
+                } => {
+                    strip_tail_branches(body);
+                    let l = Label::Merge(*label);
+                    strip_tail(body, l);
+                    exits_to_breaks(body, l, None, true);
+                    *breaks = mentions(body, l);
+                }
+                Node::Loop { body, .. } => strip_tail_branches(body),
+                Node::If {
+                    then, otherwise, ..
+                } => {
+                    strip_tail_branches(then);
+                    strip_tail_branches(otherwise);
+                }
+                _ => {}
             }
-            Node::Loop { body, .. } => strip_tail_branches(body),
-            Node::If {
-                then, otherwise, ..
-            } => {
-                strip_tail_branches(then);
-                strip_tail_branches(otherwise);
-            }
-            _ => {}
         }
-    }
+    })
 }
 
 /// Removes `Br(l)` where falling off the end of `nodes` goes to the same
 /// place (ifs fall to their end, loops fall out).
 fn strip_tail(nodes: &mut Vec<Node>, l: Label) {
-    match nodes.last_mut() {
+    super::stack_safe(|| match nodes.last_mut() {
         Some(Node::Br(x)) if *x == l => {
             nodes.pop();
         }
@@ -272,46 +356,50 @@ fn strip_tail(nodes: &mut Vec<Node>, l: Label) {
         Some(Node::Loop { body, .. }) => strip_tail(body, l),
         Some(Node::Block { body, .. }) => strip_tail(body, l),
         _ => {}
-    }
+    })
 }
 
 /// Turns `Br(l)` inside a loop whose end reaches `l`'s end directly (the
 /// loop is in tail position) into `Br(Exit(loop))`: a plain `break` instead
 /// of a jump through the enclosing block. `lp` is the innermost such loop.
 fn exits_to_breaks(nodes: &mut [Node], l: Label, lp: Option<BlockId>, tail: bool) {
-    let last = nodes.len().saturating_sub(1);
-    for (i, n) in nodes.iter_mut().enumerate() {
-        let t = tail && i == last;
-        match n {
-            Node::Br(x) if *x == l => {
-                if let Some(h) = lp {
-                    *x = Label::Exit(h);
+    super::stack_safe(|| {
+        let last = nodes.len().saturating_sub(1);
+        for (i, n) in nodes.iter_mut().enumerate() {
+            let t = tail && i == last;
+            match n {
+                Node::Br(x) if *x == l => {
+                    if let Some(h) = lp {
+                        *x = Label::Exit(h);
+                    }
                 }
+                Node::If {
+                    then, otherwise, ..
+                } => {
+                    exits_to_breaks(then, l, lp, t);
+                    exits_to_breaks(otherwise, l, lp, t);
+                }
+                Node::Block { body, .. } => exits_to_breaks(body, l, lp, t),
+                Node::Loop { label, body } => {
+                    let inner = if t { Some(*label) } else { lp };
+                    exits_to_breaks(body, l, inner, t);
+                }
+                _ => {}
             }
-            Node::If {
-                then, otherwise, ..
-            } => {
-                exits_to_breaks(then, l, lp, t);
-                exits_to_breaks(otherwise, l, lp, t);
-            }
-            Node::Block { body, .. } => exits_to_breaks(body, l, lp, t),
-            Node::Loop { label, body } => {
-                let inner = if t { Some(*label) } else { lp };
-                exits_to_breaks(body, l, inner, t);
-            }
-            _ => {}
         }
-    }
+    })
 }
 
 fn mentions(nodes: &[Node], l: Label) -> bool {
-    nodes.iter().any(|n| match n {
-        Node::Br(x) => *x == l,
-        Node::Block { body, .. } | Node::Loop { body, .. } => mentions(body, l),
-        Node::If {
-            then, otherwise, ..
-        } => mentions(then, l) || mentions(otherwise, l),
-        _ => false,
+    super::stack_safe(|| {
+        nodes.iter().any(|n| match n {
+            Node::Br(x) => *x == l,
+            Node::Block { body, .. } | Node::Loop { body, .. } => mentions(body, l),
+            Node::If {
+                then, otherwise, ..
+            } => mentions(then, l) || mentions(otherwise, l),
+            _ => false,
+        })
     })
 }
 
@@ -323,75 +411,79 @@ pub fn print(nodes: &[Node]) -> String {
 }
 
 fn print_nodes(out: &mut String, nodes: &[Node], depth: usize) {
-    use std::fmt::Write;
-    let pad = "  ".repeat(depth);
-    for n in nodes {
-        match n {
-            Node::Code(b) => {
-                let _ = writeln!(out, "{pad}bb{}", b.0);
-            }
-            Node::Block {
-                label,
-                body,
-                breaks,
-            } => {
-                let kind = if *breaks { "block" } else { "seq" };
-                let _ = writeln!(out, "{pad}{kind} B{} {{", label.0);
-                print_nodes(out, body, depth + 1);
-                let _ = writeln!(out, "{pad}}}");
-            }
-            Node::Loop { label, body } => {
-                let _ = writeln!(out, "{pad}loop L{} {{", label.0);
-                print_nodes(out, body, depth + 1);
-                let _ = writeln!(out, "{pad}}}");
-            }
-            Node::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                let not = if cond.negate { "!" } else { "" };
-                let _ = writeln!(out, "{pad}if {not}r{} {{", cond.pred.0);
-                print_nodes(out, then, depth + 1);
-                if !otherwise.is_empty() {
-                    let _ = writeln!(out, "{pad}}} else {{");
-                    print_nodes(out, otherwise, depth + 1);
+    super::stack_safe(|| {
+        use std::fmt::Write;
+        let pad = "  ".repeat(depth);
+        for n in nodes {
+            match n {
+                Node::Code(b) => {
+                    let _ = writeln!(out, "{pad}bb{}", b.0);
                 }
-                let _ = writeln!(out, "{pad}}}");
-            }
-            Node::Br(Label::Merge(b)) => {
-                let _ = writeln!(out, "{pad}break B{}", b.0);
-            }
-            Node::Br(Label::Loop(b)) => {
-                let _ = writeln!(out, "{pad}continue L{}", b.0);
-            }
-            Node::Br(Label::Exit(b)) => {
-                let _ = writeln!(out, "{pad}break L{}", b.0);
-            }
-            Node::Return { value, .. } => {
-                let v = if value.is_some() { " value" } else { "" };
-                let _ = writeln!(out, "{pad}return{v}");
-            }
-            Node::Unreachable => {
-                let _ = writeln!(out, "{pad}unreachable");
+                Node::Block {
+                    label,
+                    body,
+                    breaks,
+                } => {
+                    let kind = if *breaks { "block" } else { "seq" };
+                    let _ = writeln!(out, "{pad}{kind} B{} {{", label.0);
+                    print_nodes(out, body, depth + 1);
+                    let _ = writeln!(out, "{pad}}}");
+                }
+                Node::Loop { label, body } => {
+                    let _ = writeln!(out, "{pad}loop L{} {{", label.0);
+                    print_nodes(out, body, depth + 1);
+                    let _ = writeln!(out, "{pad}}}");
+                }
+                Node::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
+                    let not = if cond.negate { "!" } else { "" };
+                    let _ = writeln!(out, "{pad}if {not}r{} {{", cond.pred.0);
+                    print_nodes(out, then, depth + 1);
+                    if !otherwise.is_empty() {
+                        let _ = writeln!(out, "{pad}}} else {{");
+                        print_nodes(out, otherwise, depth + 1);
+                    }
+                    let _ = writeln!(out, "{pad}}}");
+                }
+                Node::Br(Label::Merge(b)) => {
+                    let _ = writeln!(out, "{pad}break B{}", b.0);
+                }
+                Node::Br(Label::Loop(b)) => {
+                    let _ = writeln!(out, "{pad}continue L{}", b.0);
+                }
+                Node::Br(Label::Exit(b)) => {
+                    let _ = writeln!(out, "{pad}break L{}", b.0);
+                }
+                Node::Return { value, .. } => {
+                    let v = if value.is_some() { " value" } else { "" };
+                    let _ = writeln!(out, "{pad}return{v}");
+                }
+                Node::Unreachable => {
+                    let _ = writeln!(out, "{pad}unreachable");
+                }
             }
         }
-    }
+    })
 }
 
 /// Blocks the tree contains.
 pub fn blocks(nodes: &[Node], out: &mut Vec<BlockId>) {
-    for n in nodes {
-        match n {
-            Node::Code(b) => out.push(*b),
-            Node::Block { body, .. } | Node::Loop { body, .. } => blocks(body, out),
-            Node::If {
-                then, otherwise, ..
-            } => {
-                blocks(then, out);
-                blocks(otherwise, out);
+    super::stack_safe(|| {
+        for n in nodes {
+            match n {
+                Node::Code(b) => out.push(*b),
+                Node::Block { body, .. } | Node::Loop { body, .. } => blocks(body, out),
+                Node::If {
+                    then, otherwise, ..
+                } => {
+                    blocks(then, out);
+                    blocks(otherwise, out);
+                }
+                _ => {}
             }
-            _ => {}
         }
-    }
+    })
 }

@@ -27,25 +27,27 @@ pub fn unroll_loops(f: &Function, nodes: &mut [Node]) {
 }
 
 fn unroll_in(f: &Function, nodes: &mut [Node], next_label: &mut u32) {
-    for n in nodes.iter_mut() {
-        match n {
-            Node::Loop { label, body } => {
-                if contains_loop(body) {
-                    unroll_in(f, body, next_label);
-                } else if size(f, body) <= MAX_BODY && !calls_or_barriers(f, body) {
-                    *body = unrolled(*label, body, next_label);
+    super::stack_safe(|| {
+        for n in nodes.iter_mut() {
+            match n {
+                Node::Loop { label, body } => {
+                    if contains_loop(body) {
+                        unroll_in(f, body, next_label);
+                    } else if size(f, body) <= MAX_BODY && !calls_or_barriers(f, body) {
+                        *body = unrolled(*label, body, next_label);
+                    }
                 }
+                Node::Block { body, .. } => unroll_in(f, body, next_label),
+                Node::If {
+                    then, otherwise, ..
+                } => {
+                    unroll_in(f, then, next_label);
+                    unroll_in(f, otherwise, next_label);
+                }
+                _ => {}
             }
-            Node::Block { body, .. } => unroll_in(f, body, next_label),
-            Node::If {
-                then, otherwise, ..
-            } => {
-                unroll_in(f, then, next_label);
-                unroll_in(f, otherwise, next_label);
-            }
-            _ => {}
         }
-    }
+    })
 }
 
 fn unrolled(h: BlockId, body: &[Node], next_label: &mut u32) -> Vec<Node> {
@@ -71,26 +73,28 @@ fn unrolled(h: BlockId, body: &[Node], next_label: &mut u32) -> Vec<Node> {
 }
 
 fn retarget(nodes: &mut [Node], from: Label, to: Label) {
-    for n in nodes {
-        match n {
-            Node::Br(l) if *l == from => *l = to,
-            Node::Block { body, .. } | Node::Loop { body, .. } => retarget(body, from, to),
-            Node::If {
-                then, otherwise, ..
-            } => {
-                retarget(then, from, to);
-                retarget(otherwise, from, to);
+    super::stack_safe(|| {
+        for n in nodes {
+            match n {
+                Node::Br(l) if *l == from => *l = to,
+                Node::Block { body, .. } | Node::Loop { body, .. } => retarget(body, from, to),
+                Node::If {
+                    then, otherwise, ..
+                } => {
+                    retarget(then, from, to);
+                    retarget(otherwise, from, to);
+                }
+                _ => {}
             }
-            _ => {}
         }
-    }
+    })
 }
 
 /// Appends `br` where control reaches the end of `nodes`: into both arms of
 /// a final `if`, so that a copy whose arms are `continue`/`leave` needs no
 /// construct (a loop construct costs one tick of llvmpipe's loop cap).
 fn append_at_fall_off(nodes: &mut Vec<Node>, br: Node) {
-    match nodes.last_mut() {
+    super::stack_safe(|| match nodes.last_mut() {
         Some(Node::Br(_) | Node::Return { .. } | Node::Unreachable) => {}
         Some(Node::If {
             then, otherwise, ..
@@ -99,7 +103,7 @@ fn append_at_fall_off(nodes: &mut Vec<Node>, br: Node) {
             append_at_fall_off(otherwise, br);
         }
         _ => nodes.push(br),
-    }
+    })
 }
 
 /// Loops with a barrier (or a call, which may reach one) usually run a
@@ -118,32 +122,36 @@ fn calls_or_barriers(f: &Function, nodes: &[Node]) -> bool {
 }
 
 fn contains_loop(nodes: &[Node]) -> bool {
-    nodes.iter().any(|n| match n {
-        Node::Loop { .. } => true,
-        Node::Block { body, .. } => contains_loop(body),
-        Node::If {
-            then, otherwise, ..
-        } => contains_loop(then) || contains_loop(otherwise),
-        _ => false,
+    super::stack_safe(|| {
+        nodes.iter().any(|n| match n {
+            Node::Loop { .. } => true,
+            Node::Block { body, .. } => contains_loop(body),
+            Node::If {
+                then, otherwise, ..
+            } => contains_loop(then) || contains_loop(otherwise),
+            _ => false,
+        })
     })
 }
 
 /// Instructions in `nodes` (what copying them costs).
 fn size(f: &Function, nodes: &[Node]) -> usize {
-    nodes
-        .iter()
-        .map(|n| match n {
-            Node::Code(b) => f
-                .block(*b)
-                .insts
-                .iter()
-                .filter(|i| matches!(i, Inst::Pisa(_) | Inst::SetConst { .. }))
-                .count(),
-            Node::Block { body, .. } | Node::Loop { body, .. } => size(f, body),
-            Node::If {
-                then, otherwise, ..
-            } => 1 + size(f, then) + size(f, otherwise),
-            _ => 1,
-        })
-        .sum()
+    super::stack_safe(|| {
+        nodes
+            .iter()
+            .map(|n| match n {
+                Node::Code(b) => f
+                    .block(*b)
+                    .insts
+                    .iter()
+                    .filter(|i| matches!(i, Inst::Pisa(_) | Inst::SetConst { .. }))
+                    .count(),
+                Node::Block { body, .. } | Node::Loop { body, .. } => size(f, body),
+                Node::If {
+                    then, otherwise, ..
+                } => 1 + size(f, then) + size(f, otherwise),
+                _ => 1,
+            })
+            .sum()
+    })
 }

@@ -93,6 +93,10 @@ impl ControlVars {
 }
 
 fn walk(nodes: &[Node], f: &mut impl FnMut(&Node)) {
+    crate::ir::stack_safe(|| walk_deep(nodes, f))
+}
+
+fn walk_deep(nodes: &[Node], f: &mut impl FnMut(&Node)) {
     for n in nodes {
         f(n);
         match n {
@@ -157,6 +161,10 @@ fn code(l: Label) -> u32 {
 
 impl Emitter {
     fn nodes(&mut self, fx: &mut FunctionCx, nodes: &[Node]) -> R<()> {
+        crate::ir::stack_safe(|| self.nodes_deep(fx, nodes))
+    }
+
+    fn nodes_deep(&mut self, fx: &mut FunctionCx, nodes: &[Node]) -> R<()> {
         for n in nodes {
             if !self.open {
                 // code after a jump: a block nothing branches to

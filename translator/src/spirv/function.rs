@@ -11,6 +11,10 @@ use crate::syntax::ast::{Linkage, Ty};
 use rspirv::dr::Operand as SOp;
 use rspirv::spirv::{self, StorageClass, Word};
 
+/// The deepest nesting of structured control flow SPIR-V allows (its
+/// universal limits; `spirv-val` checks it).
+const MAX_NESTING: usize = 1023;
+
 /// What a register denotes in the function being emitted.
 #[derive(Debug, Clone, Copy)]
 pub enum Reg {
@@ -124,6 +128,15 @@ fn emit_function<'m>(tx: &mut Tx<'m>, f: &'m ir::Function) -> Result<(), Transla
         ir::structurize::structurize(f).map_err(|e| TranslateError::Internal(e.to_string()))?;
     if tx.options.unroll_loops {
         ir::unroll::unroll_loops(f, &mut tree);
+    }
+    let depth = ir::structurize::nesting_depth(&tree);
+    if depth > MAX_NESTING {
+        return Err(tx.unsupported(
+            f.span,
+            format!(
+                "control flow nested {depth} deep (SPIR-V allows {MAX_NESTING} levels of selections and loops)"
+            ),
+        ));
     }
     let (ret, fty, param_tys) = fn_type(tx, f);
     let id = tx.func_ids[&f.name];

@@ -45,7 +45,9 @@ impl Cfg {
         let mut preds = vec![Vec::new(); n];
         for &b in &post {
             for s in f.successors(b) {
-                if !preds[s.index()].contains(&b) {
+                // a block's two successors may be one block: its entries
+                // are consecutive (a `contains` here would be quadratic)
+                if preds[s.index()].last() != Some(&b) {
                     preds[s.index()].push(b);
                 }
             }

@@ -22,7 +22,11 @@ impl Dominators {
             changed = false;
             for &b in cfg.rpo.iter().skip(1) {
                 let mut new: Option<BlockId> = None;
-                for &p in &cfg.preds[b.index()] {
+                // latest predecessors first: the running intersection then
+                // only moves up, so a block with many predecessors along one
+                // chain (every early exit of a function to one label) costs
+                // linear time, not quadratic
+                for &p in cfg.preds[b.index()].iter().rev() {
                     if idom[p.index()].is_none() {
                         continue;
                     }
