@@ -109,7 +109,10 @@ fn spirv(path: &Path, output: Option<&Path>, dis: bool, unroll_loops: bool) -> R
     let Some(module) = assemble_file(path)? else {
         return Ok(ExitCode::from(1));
     };
-    let options = pisa_translator::spirv::Options { unroll_loops };
+    let options = pisa_translator::spirv::Options {
+        unroll_loops,
+        ..Default::default()
+    };
     let spv = pisa_translator::spirv::translate_with(&module, &options)
         .with_context(|| format!("cannot translate {}", path.display()))?;
     if let Some(out) = output {

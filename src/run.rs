@@ -190,10 +190,11 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         ..Default::default()
     })
     .context("cannot start the Vulkan runtime")?;
-    // a driver that caps loops gets small loops unrolled (the same features)
+    // translated again for the device: a driver that caps loops gets small
+    // loops unrolled, others no loop-cap checks (the features are the same)
     let (words, layout) = match (&module, rt.device_info().caps_loops) {
-        (Some(m), true) => {
-            let options = pisa_translator::spirv::Options::for_loop_cap(true);
+        (Some(m), caps) => {
+            let options = pisa_translator::spirv::Options::for_loop_cap(caps);
             let spv = pisa_translator::spirv::translate_with(m, &options)
                 .with_context(|| format!("cannot translate {}", path.display()))?;
             (spv.words, Some(spv.layout))

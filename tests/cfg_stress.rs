@@ -140,7 +140,10 @@ fn random_goto_graphs_translate_to_valid_spirv() {
             .unwrap_or_else(|d| panic!("seed {seed} does not assemble:\n{d}\n{src}"));
         // as translated for every driver, and with loops unrolled (llvmpipe)
         for unroll_loops in [false, true] {
-            let options = pisa_translator::spirv::Options { unroll_loops };
+            let options = pisa_translator::spirv::Options {
+                unroll_loops,
+                ..Default::default()
+            };
             let spv = pisa_translator::spirv::translate_with(&m, &options)
                 .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
             if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
@@ -174,7 +177,10 @@ fn random_goto_graphs_compute_what_they_say() {
         let m = pisa_translator::assemble("cfg.pisa", &src).unwrap();
         // with and without loops unrolled, whatever the device
         for unroll_loops in [false, true] {
-            let options = pisa_translator::spirv::Options { unroll_loops };
+            let options = pisa_translator::spirv::Options {
+                unroll_loops,
+                ..Default::default()
+            };
             let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
             let prog = rt.load_translated(&spv.words, spv.layout).unwrap();
             let out = rt.alloc_buffer(32).unwrap();

@@ -36,7 +36,10 @@ fn golden(name: &str) -> String {
         .any(|f| f.kind == pisa_translator::syntax::ast::FuncKind::Kernel);
     let env = if kernels { "vulkan1.2" } else { "spv1.5" };
     for unroll_loops in [false, true] {
-        let options = pisa_translator::spirv::Options { unroll_loops };
+        let options = pisa_translator::spirv::Options {
+            unroll_loops,
+            ..Default::default()
+        };
         let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
         if let Some(r) = common::spirv_val(&spv.words, env) {
             r.unwrap_or_else(|e| panic!("{name} (unroll {unroll_loops}): spirv-val: {e}"));

@@ -44,11 +44,14 @@ pub struct ControlVars {
 
 impl ControlVars {
     pub fn declare(tx: &mut Tx, tree: &[Node]) -> R<ControlVars> {
+        let detect = tx.options.detect_loop_cap;
         let mut loops = Vec::new();
         let mut constructs = false;
         walk(tree, &mut |n| match n {
             Node::Loop { label, .. } => {
-                loops.push(*label);
+                if detect {
+                    loops.push(*label);
+                }
                 constructs = true;
             }
             Node::Block { breaks: true, .. } => constructs = true,

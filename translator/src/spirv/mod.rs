@@ -68,12 +68,27 @@ impl Spirv {
     }
 }
 
-/// How to translate.
-#[derive(Debug, Clone, Default)]
+/// How to translate. The default suits any driver: loops report a driver's
+/// loop cap (docs/abi.md) but are not unrolled.
+#[derive(Debug, Clone)]
 pub struct Options {
     /// Unroll small innermost loops (`ir::unroll`), for drivers that end
     /// loops after a fixed number of iterations (Mesa's llvmpipe).
     pub unroll_loops: bool,
+    /// Give every loop the never-taken exit and the exit flag that tell a
+    /// loop cut short by the driver from a finished one (`spirv::control`).
+    /// Costs about 10% in loops with barriers on llvmpipe; not needed on
+    /// drivers known not to cap loops.
+    pub detect_loop_cap: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            unroll_loops: false,
+            detect_loop_cap: true,
+        }
+    }
 }
 
 impl Options {
@@ -81,6 +96,7 @@ impl Options {
     pub fn for_loop_cap(caps_loops: bool) -> Options {
         Options {
             unroll_loops: caps_loops,
+            detect_loop_cap: caps_loops,
         }
     }
 }
