@@ -21,10 +21,17 @@ pub fn build(m: &Module) -> Program {
         .enumerate()
         .map(|(i, f)| FunctionBuilder::new(m, f, i as u32).finish(f))
         .collect();
-    let address_taken = analysis::calls::address_taken(m, &functions);
+    let variables = variables(m);
+    let address_taken = analysis::calls::address_taken(&variables, &functions);
     let mut p = Program {
         functions,
+        variables,
         address_taken,
+        symbols: m.ast.interner.clone(),
+        source: SourceMap {
+            file: m.file.clone(),
+            line_starts: m.line_starts.clone(),
+        },
     };
     verify::debug_verify(&p, "build");
     for f in &mut p.functions {
@@ -63,6 +70,15 @@ impl<'m> FunctionBuilder<'m> {
                 regs: Vec::new(),
                 blocks: Vec::new(),
                 span: d.span,
+                param_align: d
+                    .params
+                    .iter()
+                    .filter(|p| matches!(p.kind, ParamKind::Param(_)))
+                    .map(|p| int_attr(&p.attrs, "align").map_or(8, |v| v[0]))
+                    .collect(),
+                reqd_work_group_size: int_attr(&d.attrs, "reqd_work_group_size")
+                    .filter(|v| v.len() == 3)
+                    .map(|v| [v[0], v[1], v[2]]),
             },
             scopes: vec![Vec::new()],
             names: HashMap::new(),
@@ -351,4 +367,61 @@ impl<'m> FunctionBuilder<'m> {
             })),
         }
     }
+}
+
+/// The integer arguments of attribute `name` (`.align(16)`,
+/// `.reqd_work_group_size(8, 8, 1)`), if present.
+fn int_attr(attrs: &[ast::Attr], name: &str) -> Option<Vec<u32>> {
+    let a = attrs.iter().find(|a| a.name == name)?;
+    Some(
+        a.args
+            .iter()
+            .filter_map(|x| match x {
+                ast::AttrArg::Int(n, _) => Some(*n as u32),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// Every memory variable: module scope first, then each function's (in
+/// declaration order, nested `{ }` blocks included).
+fn variables(m: &Module) -> Vec<Variable> {
+    let var = |v: &ast::VarDecl, function: Option<u32>| Variable {
+        name: v.name,
+        function,
+        space: v.space,
+        linkage: v.linkage,
+        size: crate::validate::var_size(v).unwrap_or(0),
+        align: v.align.map_or(1, |a| a.0).max(1),
+        host_name: v
+            .attrs
+            .iter()
+            .find(|a| a.name == "host_access")
+            .and_then(|a| match a.args.first() {
+                Some(ast::AttrArg::Str(s, _)) => Some(s.clone()),
+                _ => None,
+            })
+            .or_else(|| (v.linkage == Linkage::Export).then(|| m.name(v.name).to_string())),
+        init: v.init.clone(),
+        span: v.span,
+    };
+    let mut out: Vec<Variable> = m.globals().map(|v| var(v, None)).collect();
+    fn collect<'a>(b: &'a ast::Block, out: &mut Vec<&'a ast::VarDecl>) {
+        for s in &b.stmts {
+            match s {
+                Stmt::Var(v) => out.push(v),
+                Stmt::Block(inner) => collect(inner, out),
+                _ => {}
+            }
+        }
+    }
+    for (i, f) in m.functions().enumerate() {
+        let mut vars = Vec::new();
+        if let Some(b) = &f.body {
+            collect(b, &mut vars);
+        }
+        out.extend(vars.into_iter().map(|v| var(v, Some(i as u32))));
+    }
+    out
 }

@@ -31,7 +31,9 @@ pub mod verify;
 use crate::catalog::{catalog, Form};
 use crate::diag::Span;
 use crate::syntax::ast;
-pub use crate::syntax::ast::{FormRef, FuncKind, IntLit, Linkage, Name, Space, Swizzle, Ty};
+pub use crate::syntax::ast::{
+    FormRef, FuncKind, InitElem, IntLit, Interner, Linkage, Name, Space, Swizzle, Ty,
+};
 
 pub use build::build;
 
@@ -81,6 +83,9 @@ pub struct RegInfo {
     pub kind: RegKind,
 }
 
+/// A special register as written (`%localid.x`, spec 04), by name.
+pub type SpecialRef = ast::RegRef;
+
 /// A register operand: the register and an optional swizzle.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RegRef {
@@ -95,14 +100,14 @@ pub enum AddrBase {
     Var(Name, Span),
     Imm(IntLit, Span),
     /// A special register as an address (spec 04).
-    Special(ast::RegRef),
+    Special(SpecialRef),
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum AddrOffset {
     Reg(RegRef),
     Imm(i64, Span),
-    Special(ast::RegRef),
+    Special(SpecialRef),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -126,7 +131,7 @@ pub enum Operand {
     /// `!%p`
     NotPred(RegRef),
     /// A special register (`%localid.x`, spec 04), by name.
-    Special(ast::RegRef),
+    Special(SpecialRef),
     Int(IntLit, Span),
     Float(f64, Span),
     Addr(Box<AddrOperand>),
@@ -255,6 +260,11 @@ pub struct Function {
     /// Empty for an imported function (a declaration).
     pub blocks: Vec<Block>,
     pub span: Span,
+    /// Kernels: the alignment of each `.param` (`.align(N)`, default 8), in
+    /// parameter order.
+    pub param_align: Vec<u32>,
+    /// Kernels: `.reqd_work_group_size(x, y, z)`.
+    pub reqd_work_group_size: Option<[u32; 3]>,
 }
 
 impl Function {
@@ -285,18 +295,64 @@ impl Function {
     }
 }
 
-/// The whole module in IR form. Function `i` is the module's `i`-th function
-/// in declaration order.
+/// A memory variable (`.global`, `.const`, `.shared`, `.private`) at module
+/// scope or in a function.
+#[derive(Debug, Clone)]
+pub struct Variable {
+    pub name: Name,
+    /// `None`: module scope; else the index of the function that declares it.
+    pub function: Option<u32>,
+    pub space: Space,
+    pub linkage: Linkage,
+    pub size: u64,
+    pub align: u64,
+    /// `.host_access("NAME")`, or the variable's own name when exported.
+    pub host_name: Option<String>,
+    pub init: Option<Vec<InitElem>>,
+    pub span: Span,
+}
+
+/// Where source positions point: the file name and where each line starts.
+#[derive(Debug, Clone, Default)]
+pub struct SourceMap {
+    pub file: String,
+    pub line_starts: Vec<u32>,
+}
+
+impl SourceMap {
+    /// 1-based line and byte column of a source offset.
+    pub fn line_col(&self, span: Span) -> (u32, u32) {
+        let line = self
+            .line_starts
+            .partition_point(|&s| s <= span.start)
+            .max(1);
+        let start = self.line_starts.get(line - 1).copied().unwrap_or(0);
+        (line as u32, span.start.saturating_sub(start) + 1)
+    }
+}
+
+/// The whole module in IR form: what every back end reads. Function `i` is
+/// the module's `i`-th function in declaration order.
 #[derive(Debug)]
 pub struct Program {
     pub functions: Vec<Function>,
+    /// Module-scope variables in declaration order, then each function's.
+    pub variables: Vec<Variable>,
     /// Functions whose address the module takes: the possible targets of
     /// calls through registers.
     pub address_taken: Vec<Name>,
+    /// The symbol table: every [`Name`] the program mentions, by its text
+    /// (the key two modules will be merged by).
+    pub symbols: Interner,
+    pub source: SourceMap,
 }
 
 impl Program {
     pub fn function(&self, name: Name) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)
+    }
+    /// The text of a symbol, register or label name.
+    pub fn name(&self, n: Name) -> &str {
+        self.symbols.resolve(n)
     }
 }

@@ -156,7 +156,7 @@ fn reg_text(r: &RegRef, names: &[String]) -> String {
     s
 }
 
-fn special_text(r: &ast::RegRef, m: &Module) -> String {
+fn special_text(r: &SpecialRef, m: &Module) -> String {
     let mut s = format!("%{}", m.name(r.name));
     if let Some(sw) = r.swizzle {
         s.push('.');

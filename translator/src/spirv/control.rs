@@ -25,8 +25,8 @@ use super::lower::{self, R};
 use super::types::Tx;
 use super::TranslateError;
 use crate::ir::structurize::{Label, Node};
+use crate::ir::FuncKind;
 use crate::ir::{BlockId, Cond, Inst, Operand};
-use crate::syntax::ast::FuncKind;
 use rspirv::spirv::{self, LoopControl, SelectionControl, StorageClass, Word};
 use std::collections::HashMap;
 

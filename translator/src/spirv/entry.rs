@@ -6,7 +6,7 @@ use super::function::{fn_type, FunctionCx};
 use super::lower::R;
 use super::types::Tx;
 use super::TranslateError;
-use crate::syntax::ast::*;
+use crate::ir::{FuncKind, SpecialRef};
 use rspirv::dr::Operand as SOp;
 use rspirv::spirv::{self, BuiltIn, Decoration, StorageClass, Word};
 
@@ -186,8 +186,8 @@ impl Tx<'_> {
 
 impl FunctionCx<'_, '_> {
     /// Reads a special register (spec 04): (value, bits).
-    pub fn special(&mut self, r: &RegRef) -> R<(Word, u16)> {
-        let name = self.tx.m.name(r.name).to_string();
+    pub fn special(&mut self, r: &SpecialRef) -> R<(Word, u16)> {
+        let name = self.tx.program.name(r.name).to_string();
         let d = r.swizzle.map_or(0, |s| s.first as u32);
         let tx = &mut *self.tx;
         let u32t = tx.uint(32);
@@ -248,7 +248,7 @@ pub fn emit_entry_points(tx: &mut Tx) -> Result<(), TranslateError> {
         let fty = tx.b.type_function(void, []);
         let f =
             tx.b.begin_function(void, None, spirv::FunctionControl::NONE, fty)?;
-        let kname = tx.m.name(k.name).to_string();
+        let kname = tx.program.name(k.name).to_string();
         tx.b.name(f, format!("{kname}.entry"));
         tx.b.begin_block(None)?;
         let bt = tx.bool_ty();

@@ -7,7 +7,7 @@ use super::types::Tx;
 use super::TranslateError;
 use crate::diag::Span;
 use crate::ir::{self, FuncKind, RegId, RegKind};
-use crate::syntax::ast::{Linkage, Ty};
+use crate::ir::{Linkage, Ty};
 use rspirv::dr::Operand as SOp;
 use rspirv::spirv::{self, StorageClass, Word};
 
@@ -48,7 +48,7 @@ pub fn check_recursion(tx: &Tx) -> Result<(), TranslateError> {
         Some(cycle) => Err(TranslateError::Recursion {
             cycle: cycle
                 .iter()
-                .map(|&i| format!("@{}", tx.m.name(tx.program.functions[i].name)))
+                .map(|&i| format!("@{}", tx.program.name(tx.program.functions[i].name)))
                 .collect::<Vec<_>>()
                 .join(" -> "),
         }),
@@ -73,7 +73,7 @@ pub fn emit_all(tx: &mut Tx<'_>) -> Result<(), TranslateError> {
         }
         let id = tx.b.id();
         tx.func_ids.insert(f.name, id);
-        let name = tx.m.name(f.name).to_string();
+        let name = tx.program.name(f.name).to_string();
         tx.b.name(id, name.clone());
         let kind = match f.linkage {
             Linkage::Export if library => Some(spirv::LinkageType::Export),
@@ -152,7 +152,7 @@ fn emit_function<'m>(tx: &mut Tx<'m>, f: &'m ir::Function) -> Result<(), Transla
         .layout
         .kernels
         .iter()
-        .find(|k| k.name == tx.m.name(f.name))
+        .find(|k| k.name == tx.program.name(f.name))
         .map(|k| k.params.clone())
         .unwrap_or_default();
     let mut regs = Vec::with_capacity(f.regs.len());
@@ -218,7 +218,7 @@ impl FunctionCx<'_, '_> {
 
     /// Debug line information for an instruction at `span`.
     pub fn line(&mut self, span: Span) {
-        let (line, col) = self.tx.m.line_col(span);
+        let (line, col) = self.tx.program.source.line_col(span);
         let file = self.tx.file_id;
         self.tx.b.line(file, line, col);
     }

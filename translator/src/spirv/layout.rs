@@ -3,8 +3,7 @@
 //! per-invocation `.private` and per-work-group `.shared` arenas, and each
 //! kernel's argument block. The runtime uses the same layout.
 
-use crate::syntax::ast::*;
-use crate::Module;
+use crate::ir::{FuncKind, InitElem, Linkage, Name, Program, RegKind, Space};
 use std::collections::HashMap;
 
 /// A variable in the data block (device memory reached by 64-bit addresses).
@@ -86,130 +85,67 @@ fn align_up(x: u64, a: u64) -> u64 {
 
 pub const MODULE_SCOPE: u32 = u32::MAX;
 
-pub fn layout(m: &Module) -> Layout {
+pub fn layout(p: &Program) -> Layout {
     let mut l = Layout::default();
-    let mut func_index: HashMap<Name, usize> = HashMap::new();
-    let mut fi = 0;
-    for item in &m.ast.items {
-        if let Item::Func(f) = item {
-            func_index.insert(f.name, fi);
-            fi += 1;
-        }
-    }
     let mut pending: Vec<(u64, &[InitElem])> = Vec::new();
-    let place = |l: &mut Layout, scope: u32, v: &VarDecl| {
-        let size = crate::validate::var_size(v).unwrap_or(0);
-        let align = v.align.map_or(1, |a| a.0).max(1);
-        let offset = align_up(l.data_bytes, align);
-        l.data_bytes = offset + size;
-        let host_name = v
-            .attrs
-            .iter()
-            .find(|a| a.name == "host_access")
-            .and_then(|a| match a.args.first() {
-                Some(AttrArg::Str(s, _)) => Some(s.clone()),
-                _ => None,
-            })
-            .or_else(|| (v.linkage == Linkage::Export).then(|| m.name(v.name).to_string()));
-        l.data.push(DataVar {
-            name: m.name(v.name).to_string(),
-            space: v.space,
-            offset,
-            size,
-            align,
-            host_name,
-            linkage: v.linkage,
-        });
-        l.data_offsets.insert((scope, v.name), offset);
-        offset
-    };
-    for item in &m.ast.items {
-        if let Item::Var(v) = item {
-            let off = place(&mut l, MODULE_SCOPE, v);
-            if let Some(init) = &v.init {
-                pending.push((off, init));
+    // the data block: module-scope .global/.const, then function-scope .const
+    // (Program::variables is in that order); .private and .shared get arena
+    // offsets per function
+    for v in &p.variables {
+        let scope = v.function.unwrap_or(MODULE_SCOPE);
+        match v.space {
+            Space::Global | Space::Const => {
+                let offset = align_up(l.data_bytes, v.align);
+                l.data_bytes = offset + v.size;
+                l.data.push(DataVar {
+                    name: p.name(v.name).to_string(),
+                    space: v.space,
+                    offset,
+                    size: v.size,
+                    align: v.align,
+                    host_name: v.host_name.clone(),
+                    linkage: v.linkage,
+                });
+                l.data_offsets.insert((scope, v.name), offset);
+                if let Some(init) = &v.init {
+                    pending.push((offset, init));
+                }
+            }
+            Space::Private | Space::Shared => {
+                let (map, total) = if v.space == Space::Private {
+                    (&mut l.private, &mut l.private_bytes)
+                } else {
+                    (&mut l.shared, &mut l.shared_bytes)
+                };
+                let off = align_up(*total as u64, v.align) as u32;
+                *total = off + v.size as u32;
+                map.insert((scope, v.name), off);
             }
         }
     }
-    // function-scope variables: .const joins the data block; .private and
-    // .shared get arena offsets
-    fi = 0;
-    for item in &m.ast.items {
-        let Item::Func(f) = item else { continue };
-        let idx = fi as u32;
-        fi += 1;
-        if let Some(body) = &f.body {
-            let mut vars = Vec::new();
-            collect_vars(body, &mut vars);
-            for v in vars {
-                match v.space {
-                    Space::Const | Space::Global => {
-                        let off = place(&mut l, idx, v);
-                        if let Some(init) = &v.init {
-                            pending.push((off, init));
-                        }
-                    }
-                    Space::Private | Space::Shared => {
-                        let size = crate::validate::var_size(v).unwrap_or(0) as u32;
-                        let align = (v.align.map_or(1, |a| a.0) as u32).max(1);
-                        let (map, total) = if v.space == Space::Private {
-                            (&mut l.private, &mut l.private_bytes)
-                        } else {
-                            (&mut l.shared, &mut l.shared_bytes)
-                        };
-                        let off = align_up(*total as u64, align as u64) as u32;
-                        *total = off + size;
-                        map.insert((idx, v.name), off);
-                    }
-                }
-            }
-        }
-        if f.kind == FuncKind::Kernel {
-            let mut params = Vec::new();
-            let mut off = 0u32;
-            for p in &f.params {
-                if let ParamKind::Param(size) = p.kind {
-                    let align = p
-                        .attrs
-                        .iter()
-                        .find(|a| a.name == "align")
-                        .and_then(|a| match a.args.first() {
-                            Some(AttrArg::Int(n, _)) => Some(*n as u32),
-                            _ => None,
-                        })
-                        .unwrap_or(8);
-                    off = align_up(off as u64, align as u64) as u32;
-                    params.push(ParamSlot {
-                        name: p.name.map_or(String::new(), |(n, _)| m.name(n).to_string()),
-                        offset: off,
-                        size: size as u32,
-                        align,
-                    });
-                    off += size as u32;
-                }
-            }
-            let reqd = f
-                .attrs
-                .iter()
-                .find(|a| a.name == "reqd_work_group_size")
-                .and_then(|a| {
-                    let v: Vec<u32> = a
-                        .args
-                        .iter()
-                        .filter_map(|x| match x {
-                            AttrArg::Int(n, _) => Some(*n as u32),
-                            _ => None,
-                        })
-                        .collect();
-                    (v.len() == 3).then(|| [v[0], v[1], v[2]])
-                });
-            l.kernels.push(KernelLayout {
-                name: m.name(f.name).to_string(),
-                params,
-                param_bytes: off,
-                reqd_work_group_size: reqd,
+    for f in p.functions.iter().filter(|f| f.kind == FuncKind::Kernel) {
+        let mut params = Vec::new();
+        let mut off = 0u32;
+        let slots = f.params.iter().filter_map(|&r| match f.reg(r).kind {
+            RegKind::Param { size, .. } => Some((r, size)),
+            _ => None,
+        });
+        for ((r, size), &align) in slots.zip(&f.param_align) {
+            off = align_up(off as u64, align as u64) as u32;
+            params.push(ParamSlot {
+                name: f.reg(r).name.clone(),
+                offset: off,
+                size: size as u32,
+                align,
             });
+            off += size as u32;
         }
+        l.kernels.push(KernelLayout {
+            name: p.name(f.name).to_string(),
+            params,
+            param_bytes: off,
+            reqd_work_group_size: f.reqd_work_group_size,
+        });
     }
     l.data_init = vec![0; l.data_bytes as usize];
     for (base, init) in pending {
@@ -229,7 +165,10 @@ pub fn layout(m: &Module) -> Layout {
                     let target = match l.data_offsets.get(&(MODULE_SCOPE, *name)) {
                         Some(off) => RelocTarget::Data(*off),
                         None => RelocTarget::Function(function_address(
-                            func_index.get(name).copied().unwrap_or(0),
+                            p.functions
+                                .iter()
+                                .position(|f| f.name == *name)
+                                .unwrap_or(0),
                         )),
                     };
                     l.relocations.push(Relocation {
@@ -243,14 +182,4 @@ pub fn layout(m: &Module) -> Layout {
         }
     }
     l
-}
-
-fn collect_vars<'a>(b: &'a Block, out: &mut Vec<&'a VarDecl>) {
-    for s in &b.stmts {
-        match s {
-            Stmt::Var(v) => out.push(v),
-            Stmt::Block(inner) => collect_vars(inner, out),
-            _ => {}
-        }
-    }
 }

@@ -86,7 +86,10 @@ impl FunctionCx<'_, '_> {
                 let c = self.tx.const_uint(64, off);
                 Ok((self.tx.b.i_add(u64t, None, base, c)?, Mem::Device))
             }
-            None => Err(self.unsupported(span, format!("address of `@{}`", self.tx.m.name(name)))),
+            None => Err(self.unsupported(
+                span,
+                format!("address of `@{}`", self.tx.program.name(name)),
+            )),
         }
     }
 

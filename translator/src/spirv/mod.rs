@@ -19,6 +19,7 @@ mod lower;
 mod memory;
 mod types;
 
+use crate::ir::Program;
 use crate::Module;
 use rspirv::binary::{Assemble, Disassemble};
 
@@ -108,9 +109,13 @@ pub fn translate(m: &Module) -> Result<Spirv, TranslateError> {
 }
 
 pub fn translate_with(m: &Module, options: &Options) -> Result<Spirv, TranslateError> {
-    let program = crate::ir::build(m);
-    let layout = layout::layout(m);
-    let mut tx = types::Tx::new(m, &program, layout);
+    translate_program(&crate::ir::build(m), options)
+}
+
+/// Translates a program in IR form: the back end reads nothing else.
+pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, TranslateError> {
+    let layout = layout::layout(program);
+    let mut tx = types::Tx::new(program, layout);
     tx.options = options.clone();
     function::check_recursion(&tx)?;
     function::emit_all(&mut tx)?;

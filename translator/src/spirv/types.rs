@@ -5,8 +5,7 @@ use super::layout::Layout;
 use super::TranslateError;
 use crate::diag::Span;
 use crate::ir::{Function, Program};
-use crate::syntax::ast::{Name, Ty};
-use crate::Module;
+use crate::ir::{Name, Ty};
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{self, Capability, StorageClass, Word};
 use rustc_hash::FxHashMap;
@@ -24,8 +23,7 @@ enum TypeKey {
 }
 
 pub struct Tx<'m> {
-    pub m: &'m Module,
-    /// The module in IR form: what the back end translates.
+    /// The module in IR form: all the back end reads.
     pub program: &'m Program,
     pub b: Builder,
     pub layout: Layout,
@@ -51,14 +49,14 @@ pub struct Tx<'m> {
 }
 
 impl<'m> Tx<'m> {
-    pub fn new(m: &'m Module, program: &'m Program, layout: Layout) -> Self {
+    pub fn new(program: &'m Program, layout: Layout) -> Self {
         let mut b = Builder::new();
         b.set_version(1, 5);
         b.memory_model(
             spirv::AddressingModel::PhysicalStorageBuffer64,
             spirv::MemoryModel::GLSL450,
         );
-        let file_id = b.string(m.file.clone());
+        let file_id = b.string(program.source.file.clone());
         b.source(
             spirv::SourceLanguage::Unknown,
             0,
@@ -66,7 +64,6 @@ impl<'m> Tx<'m> {
             None::<String>,
         );
         let mut tx = Tx {
-            m,
             program,
             b,
             layout,
@@ -111,10 +108,10 @@ impl<'m> Tx<'m> {
     }
 
     pub fn unsupported(&self, span: Span, what: impl Into<String>) -> TranslateError {
-        let (line, col) = self.m.line_col(span);
+        let (line, col) = self.program.source.line_col(span);
         TranslateError::Unsupported {
             what: what.into(),
-            file: self.m.file.clone(),
+            file: self.program.source.file.clone(),
             line,
             col,
         }

@@ -3,7 +3,7 @@
 //! Vulkan cannot run) and the convergent functions (those that reach a
 //! work-group barrier, directly or through calls).
 
-use crate::ir::{Function, Opcode, Operand, Program};
+use crate::ir::{Function, InitElem, Opcode, Operand, Program, Variable};
 use crate::syntax::ast::Name;
 use std::collections::HashSet;
 
@@ -105,8 +105,7 @@ pub fn call_targets(f: &Function) -> impl Iterator<Item = Option<Name>> + '_ {
 /// Functions whose address the module takes (`addrof`, symbol
 /// initializers of variables): the possible targets of calls through
 /// registers, in first-seen order.
-pub fn address_taken(m: &crate::Module, functions: &[Function]) -> Vec<Name> {
-    use crate::syntax::ast::InitElem;
+pub fn address_taken(variables: &[Variable], functions: &[Function]) -> Vec<Name> {
     let funcs: HashSet<Name> = functions.iter().map(|f| f.name).collect();
     let mut out = Vec::new();
     let mut add = |n: Name| {
@@ -114,7 +113,7 @@ pub fn address_taken(m: &crate::Module, functions: &[Function]) -> Vec<Name> {
             out.push(n);
         }
     };
-    for v in m.globals() {
+    for v in variables {
         for e in v.init.iter().flatten() {
             if let InitElem::Symbol { name, .. } = e {
                 add(*name);

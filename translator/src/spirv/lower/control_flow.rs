@@ -46,7 +46,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         Operand::Symbol(callee, span) => {
             let f = callee_decl(fx, *callee)?;
             if f.is_declaration() {
-                let name = fx.tx.m.name(*callee).to_string();
+                let name = fx.tx.program.name(*callee).to_string();
                 return Err(fx.unsupported(
                     *span,
                     format!("call to imported function @{name} (link its module first)"),
