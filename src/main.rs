@@ -95,7 +95,7 @@ fn assemble_file(path: &Path) -> Result<Option<pisa_translator::Module>> {
     let text = String::from_utf8_lossy(&bytes);
     match pisa_translator::assemble(&path.display().to_string(), &text) {
         Ok(m) => {
-            eprint!("{}", m.warnings.render());
+            eprint!("{}", m.warnings().render());
             Ok(Some(m))
         }
         Err(d) => {
@@ -154,7 +154,7 @@ fn check(files: &[PathBuf], json: bool, quiet: bool) -> Result<ExitCode> {
         let text = String::from_utf8_lossy(&bytes);
         let name = path.display().to_string();
         let diags = match pisa_translator::assemble(&name, &text) {
-            Ok(m) => m.warnings,
+            Ok(m) => m.warnings().clone(),
             Err(d) => {
                 failed = true;
                 d

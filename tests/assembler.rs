@@ -112,7 +112,7 @@ fn reject_files_report_exactly_their_annotations() {
         );
         cases += expected.len();
         let diags = match assemble(&f.display().to_string(), &text) {
-            Ok(m) => m.warnings.0,
+            Ok(m) => m.warnings().0.clone(),
             Err(d) => d.0,
         };
         for (line, code, msg) in &expected {

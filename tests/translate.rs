@@ -4,8 +4,8 @@
 //! wrapped in generated kernels for the Vulkan check). Constructs not lowered
 //! yet must fail with "not yet supported", never with another error.
 
+use pisa_translator::ir::{FuncKind, Linkage, RegKind};
 use pisa_translator::spirv::{translate, TranslateError};
-use pisa_translator::syntax::ast::{FuncKind, Linkage, ParamKind};
 mod common;
 
 use common::spirv_val;
@@ -32,16 +32,17 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 /// validated as a Vulkan module.
 fn wrap_library(src: &str) -> Option<String> {
     let m = pisa_translator::assemble("lib.pisa", src).ok()?;
+    let program = pisa_translator::ir::build(&m);
     let mut out = src.to_string();
     let mut n = 0;
-    for f in m.functions() {
-        if f.kind == FuncKind::Kernel || f.body.is_none() || f.linkage == Linkage::Import {
+    for f in &program.functions {
+        if f.kind == FuncKind::Kernel || f.is_declaration() || f.linkage == Linkage::Import {
             return None;
         }
         let mut decls = String::new();
         let mut args = Vec::new();
-        for (i, p) in f.params.iter().enumerate() {
-            if let ParamKind::Reg(ty) = p.kind {
+        for (i, &p) in f.params.iter().enumerate() {
+            if let RegKind::Value(ty) = f.reg(p).kind {
                 decls.push_str(&format!("\t.reg {ty} %a{i};\n"));
                 args.push(format!("%a{i}"));
             }
@@ -93,7 +94,10 @@ fn check_file(path: &Path, t: &mut Tally) {
                 t.failures
                     .push(format!("{name}: translation is not deterministic"));
             }
-            let library = !m.functions().any(|f| f.kind == FuncKind::Kernel);
+            let library = !pisa_translator::ir::build(&m)
+                .functions
+                .iter()
+                .any(|f| f.kind == FuncKind::Kernel);
             let env = if library { "spv1.5" } else { "vulkan1.2" };
             if let Some(r) = spirv_val(&spv.words, env) {
                 t.validated += 1;

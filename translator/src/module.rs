@@ -1,30 +1,48 @@
 //! The validated module: the syntax tree after every rule of the spec has been
-//! checked, with each instruction bound to its catalog form. Later stages rely
-//! on these guarantees and do not re-check them.
+//! checked, with each instruction bound to its catalog form. Only
+//! [`crate::assemble`] makes one, so holding a `Module` means holding a valid
+//! program: its contents are private to this crate, and later stages read it
+//! through [`crate::ir::build`] (the IR) without re-checking anything.
 
 use crate::syntax::ast::{FuncDecl, Item, SourceAst, VarDecl};
 
 #[derive(Debug)]
 pub struct Module {
     /// The file name diagnostics and debug info use.
-    pub file: String,
-    pub version: String,
-    pub target: String,
-    pub ast: SourceAst,
+    pub(crate) file: String,
+    pub(crate) version: String,
+    pub(crate) target: String,
+    pub(crate) ast: SourceAst,
     /// Warnings found while validating (errors make `assemble` fail instead).
-    pub warnings: crate::Diagnostics,
+    pub(crate) warnings: crate::Diagnostics,
     /// Byte offset where each source line starts (for debug info and errors).
-    pub line_starts: Vec<u32>,
+    pub(crate) line_starts: Vec<u32>,
 }
 
 impl Module {
-    pub fn functions(&self) -> impl Iterator<Item = &FuncDecl> {
+    /// The file name diagnostics and debug info use.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+    /// `.version` as written.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+    /// `.target` as written.
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+    /// Warnings found while validating.
+    pub fn warnings(&self) -> &crate::Diagnostics {
+        &self.warnings
+    }
+    pub(crate) fn functions(&self) -> impl Iterator<Item = &FuncDecl> {
         self.ast.items.iter().filter_map(|i| match i {
             Item::Func(f) => Some(f),
             Item::Var(_) => None,
         })
     }
-    pub fn globals(&self) -> impl Iterator<Item = &VarDecl> {
+    pub(crate) fn globals(&self) -> impl Iterator<Item = &VarDecl> {
         self.ast.items.iter().filter_map(|i| match i {
             Item::Var(v) => Some(v),
             Item::Func(_) => None,
@@ -38,6 +56,7 @@ impl Module {
             .max(1);
         (line as u32, span.start - self.line_starts[line - 1] + 1)
     }
+    /// The text of an interned name.
     pub fn name(&self, n: crate::syntax::ast::Name) -> &str {
         self.ast.interner.resolve(n)
     }
