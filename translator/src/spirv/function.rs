@@ -37,6 +37,9 @@ pub struct FunctionCx<'t, 'm> {
     pub tx: &'t mut Tx<'m>,
     pub func: &'m ir::Function,
     regs: Vec<Reg>,
+    /// The line of the last instruction (instructions mostly come in source
+    /// order: the next one's line is found by a short forward scan).
+    line: usize,
 }
 
 /// Reports recursion (direct or mutual) with the cycle it forms: Vulkan
@@ -186,7 +189,12 @@ fn emit_function<'m>(tx: &mut Tx<'m>, f: &'m ir::Function) -> Result<(), Transla
             }
         }
     }
-    let mut fx = FunctionCx { tx, func: f, regs };
+    let mut fx = FunctionCx {
+        tx,
+        func: f,
+        regs,
+        line: 0,
+    };
     control::emit_body(&mut fx, &tree, control_vars)?;
     fx.tx.b.end_function()?;
     Ok(())
@@ -218,8 +226,23 @@ impl FunctionCx<'_, '_> {
 
     /// Debug line information for an instruction at `span`.
     pub fn line(&mut self, span: Span) {
-        let (line, col) = self.tx.program.source.line_col(span);
+        let starts = &self.tx.program.source.line_starts;
+        let ahead = |i: usize| starts.get(i + 1).is_some_and(|&s| s <= span.start);
+        let mut i = self.line;
+        if starts.get(i).is_some_and(|&s| s <= span.start) {
+            for _ in 0..8 {
+                if !ahead(i) {
+                    break;
+                }
+                i += 1;
+            }
+        }
+        if starts.get(i).is_none_or(|&s| s > span.start) || ahead(i) {
+            i = starts.partition_point(|&s| s <= span.start).max(1) - 1;
+        }
+        self.line = i;
+        let col = span.start - starts.get(i).copied().unwrap_or(0) + 1;
         let file = self.tx.file_id;
-        self.tx.b.line(file, line, col);
+        self.tx.b.line(file, i as u32 + 1, col);
     }
 }
