@@ -485,6 +485,26 @@ fn a_million_iteration_loop_runs() {
     assert_eq!(count_to(&mut rt, prog, 1_000_000).unwrap(), 1_000_000);
 }
 
+/// Translated with the default options (loop-cap checks, no unrolling), as
+/// `pisa spirv` writes a module for `pisa run --spirv`: on llvmpipe a loop
+/// past the cap is reported, never a wrong count. (A version of the checks
+/// that the driver's optimizer could see through returned 65,536 here.)
+#[test]
+fn default_translation_reports_the_loop_cap() {
+    let mut rt = runtime();
+    let src = std::fs::read_to_string(root("tests/run/count.pisa")).unwrap();
+    let m = pisa_translator::assemble("count.pisa", &src).unwrap();
+    let spv = pisa_translator::spirv::translate(&m).unwrap();
+    let prog = rt.load_translated(&spv.words, spv.layout).unwrap();
+    let n = 100_000;
+    let r = count_to(&mut rt, prog, n);
+    if rt.device_info().caps_loops {
+        assert!(matches!(r, Err(RuntimeError::LoopLimit)), "{r:?}");
+    } else {
+        assert_eq!(r.unwrap(), n);
+    }
+}
+
 /// Beyond the cap × the unroll factor, llvmpipe's cut is reported, never a
 /// wrong count.
 #[test]
