@@ -14,18 +14,26 @@ pub struct Cfg {
 
 impl Cfg {
     pub fn compute(f: &Function) -> Cfg {
-        let n = f.blocks.len();
+        Cfg::of_graph(f.blocks.len(), BlockId::ENTRY, |b| {
+            f.successors(b).collect()
+        })
+    }
+
+    /// The same for any graph of `n` nodes given by its successor lists
+    /// (post-dominators use the reversed CFG).
+    pub fn of_graph(n: usize, entry: BlockId, succ: impl Fn(BlockId) -> Vec<BlockId>) -> Cfg {
         let mut order = vec![None; n];
         let mut post = Vec::with_capacity(n);
+        let succs: Vec<Vec<BlockId>> = (0..n as u32).map(|b| succ(BlockId(b))).collect();
         if n > 0 {
             // iterative DFS: (block, next successor index)
             let mut seen = vec![false; n];
-            let mut stack: Vec<(BlockId, usize)> = vec![(BlockId::ENTRY, 0)];
-            seen[0] = true;
+            let mut stack: Vec<(BlockId, usize)> = vec![(entry, 0)];
+            seen[entry.index()] = true;
             while let Some(&mut (b, ref mut next)) = stack.last_mut() {
-                let succ = f.successors(b).nth(*next);
+                let s = succs[b.index()].get(*next).copied();
                 *next += 1;
-                match succ {
+                match s {
                     Some(s) if !seen[s.index()] => {
                         seen[s.index()] = true;
                         stack.push((s, 0));
@@ -44,7 +52,7 @@ impl Cfg {
         }
         let mut preds = vec![Vec::new(); n];
         for &b in &post {
-            for s in f.successors(b) {
+            for &s in &succs[b.index()] {
                 // a block's two successors may be one block: its entries
                 // are consecutive (a `contains` here would be quadratic)
                 if preds[s.index()].last() != Some(&b) {

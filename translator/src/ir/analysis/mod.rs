@@ -5,8 +5,10 @@ pub mod calls;
 pub mod cfg;
 pub mod dominators;
 pub mod loops;
+pub mod uniformity;
 
 pub use calls::CallGraph;
 pub use cfg::Cfg;
 pub use dominators::Dominators;
 pub use loops::Loops;
+pub use uniformity::Uniformity;
