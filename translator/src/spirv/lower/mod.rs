@@ -17,6 +17,7 @@ mod synchronization;
 use super::function::{FunctionCx, Reg};
 use super::TranslateError;
 use crate::catalog::{catalog, Form};
+use crate::ir::Opcode;
 use crate::ir::*;
 use rspirv::spirv::{StorageClass, Word};
 
@@ -59,20 +60,98 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         form,
         name: i.opcode.name(),
     };
-    // one arm per instruction group of the spec (generated `Group`): a new
-    // group does not compile until it is lowered or declared unsupported
-    let handled = match i.opcode.group() {
-        Group::Arithmetic => arithmetic::lower(fx, &ins)?,
-        Group::FloatingPoint => floating_point::lower(fx, &ins)?,
-        Group::Logical => logical::lower(fx, &ins)?,
-        Group::DataMovement => data_movement::lower(fx, &ins)?,
-        Group::Comparison => comparison::lower(fx, &ins)?,
-        Group::ControlFlow => control_flow::lower(fx, &ins)?,
-        Group::Memory => memory::lower(fx, &ins)?,
-        Group::Synchronization => synchronization::lower(fx, &ins)?,
-        Group::LlvmExtensions => true, // lifetime.start: no effect
-        // sub-group instructions need 32-wide sub-groups (not yet)
-        Group::CrossLane => false,
+    // every instruction of the catalog (the generated `Opcode`), without a
+    // wildcard: a new instruction does not compile until it is placed here
+    let handled = match i.opcode {
+        Opcode::Dp4a
+        | Opcode::Iabs
+        | Opcode::Iadd
+        | Opcode::Ineg
+        | Opcode::Isub
+        | Opcode::Sdiv
+        | Opcode::Smad
+        | Opcode::Smax
+        | Opcode::Smin
+        | Opcode::Smul
+        | Opcode::Uaddc
+        | Opcode::Udiv
+        | Opcode::Umad
+        | Opcode::Umax
+        | Opcode::Umin
+        | Opcode::Umul => arithmetic::lower(fx, &ins)?,
+        Opcode::Fabs
+        | Opcode::Fadd
+        | Opcode::Fdiv
+        | Opcode::Fmad
+        | Opcode::Fmax
+        | Opcode::Fmin
+        | Opcode::Fmul
+        | Opcode::Fneg
+        | Opcode::Frc
+        | Opcode::Frcp
+        | Opcode::Fsqrt
+        | Opcode::Fsub => floating_point::lower(fx, &ins)?,
+        Opcode::And
+        | Opcode::Asr
+        | Opcode::Bfi
+        | Opcode::Bfn
+        | Opcode::Bfrev
+        | Opcode::Cbit
+        | Opcode::Fbh
+        | Opcode::Fbl
+        | Opcode::Not
+        | Opcode::Or
+        | Opcode::Sbfe
+        | Opcode::Shr
+        | Opcode::Shl
+        | Opcode::Shf
+        | Opcode::Ubfe
+        | Opcode::Xor => logical::lower(fx, &ins)?,
+        Opcode::Addrcast
+        | Opcode::Addrof
+        | Opcode::ExtractDynamic
+        | Opcode::Extract
+        | Opcode::F2i
+        | Opcode::Fext
+        | Opcode::Frnd
+        | Opcode::Ftrunc
+        | Opcode::I2f
+        | Opcode::InsertDynamic
+        | Opcode::Insert
+        | Opcode::Isaddr
+        | Opcode::Mov
+        | Opcode::Sext
+        | Opcode::Trunc
+        | Opcode::Zext => data_movement::lower(fx, &ins)?,
+        Opcode::Scmp | Opcode::Ucmp | Opcode::Fcmp | Opcode::Sel => comparison::lower(fx, &ins)?,
+        Opcode::Call => control_flow::lower(fx, &ins)?,
+        // the IR's terminators, emitted with the control flow
+        Opcode::Goto | Opcode::Return => {
+            return Err(TranslateError::Internal(format!(
+                "`{}` as an instruction",
+                ins.name
+            )))
+        }
+        Opcode::Fatom | Opcode::Iatom | Opcode::Ld | Opcode::LdParam | Opcode::St => {
+            memory::lower(fx, &ins)?
+        }
+        Opcode::BarrierWorkgroup | Opcode::Fence => synchronization::lower(fx, &ins)?,
+        // lifetime.start: no effect
+        Opcode::LifetimeStart => true,
+        // not yet lowered: transcendentals (need a math library within the
+        // spec's ULP bounds), packed conversions, sub-group instructions
+        Opcode::Fcos
+        | Opcode::Fexp2
+        | Opcode::Flog2
+        | Opcode::Fred
+        | Opcode::Frsqrt
+        | Opcode::Fsin
+        | Opcode::Ftanh
+        | Opcode::Ftrunc2
+        | Opcode::Ired
+        | Opcode::Pf2i
+        | Opcode::Redfirstidx
+        | Opcode::Shfl => false,
     };
     if handled {
         Ok(())
