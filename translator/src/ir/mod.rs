@@ -23,6 +23,7 @@ pub mod build;
 mod opcode;
 pub mod opcode_gen;
 pub mod print;
+pub mod qualifier;
 pub mod reducible;
 pub mod structurize;
 pub mod unroll;
@@ -44,6 +45,15 @@ pub fn stack_safe<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, f)
 }
 pub use opcode::{Group, Opcode};
+
+/// A qualifier group with symbolic values (generated in [`qualifier`]).
+pub trait Qualifier: Sized + Copy {
+    /// The group's name in the catalog (`rndmode`, `memorder`, ...).
+    const SLOT: &'static str;
+    fn from_text(s: &str) -> Option<Self>;
+    /// The value as written, without the dot.
+    fn text(self) -> &'static str;
+}
 
 /// A register of one function (parameters included).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -9,6 +9,7 @@ use super::function::{FunctionCx, Reg};
 use super::layout::MODULE_SCOPE;
 use super::lower::R;
 use super::TranslateError;
+use crate::ir::qualifier::Addrspace;
 use crate::ir::*;
 use rspirv::dr::Operand as SOp;
 use rspirv::spirv::{self, MemoryAccess, StorageClass, Word};
@@ -95,11 +96,11 @@ impl FunctionCx<'_, '_> {
 
     /// Computes an address operand. `space` is the instruction's address
     /// space qualifier (`None` for generic).
-    pub fn address(&mut self, a: &AddrOperand, space: Option<&str>) -> R<(Word, Mem)> {
+    pub fn address(&mut self, a: &AddrOperand, space: Option<Addrspace>) -> R<(Word, Mem)> {
         let mem = match space {
-            Some("private") => Mem::Private,
-            Some("shared") => Mem::Shared,
-            Some("global") | Some("const") => Mem::Device,
+            Some(Addrspace::Private) => Mem::Private,
+            Some(Addrspace::Shared) => Mem::Shared,
+            Some(Addrspace::Global | Addrspace::Const) => Mem::Device,
             _ => Mem::Generic,
         };
         let bits = if matches!(mem, Mem::Device | Mem::Generic) {

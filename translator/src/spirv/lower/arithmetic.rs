@@ -2,6 +2,7 @@
 //! element by element) and saturating (`.dsat`) forms.
 
 use super::{bits_of, Ins, R};
+use crate::ir::qualifier::{Output, Precision, Signedness};
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::Word;
 
@@ -35,7 +36,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             };
             fx.write(ins.opr("dst")?, v, bits)?;
         }
-        "smul" | "umul" | "smad" | "umad" if ins.q("precision") == Some("full") => {
+        "smul" | "umul" | "smad" | "umad" if ins.qual() == Some(Precision::Full) => {
             // src0 and src1 extended to twice the width; src2 and dst are
             // already that wide
             let signed = ins.name.starts_with('s');
@@ -132,7 +133,7 @@ fn elementwise(
                 None => p,
             }
         }
-        "udiv" if ins.q("output") == Some("rem") => fx.tx.b.u_mod(t, None, a, b)?,
+        "udiv" if ins.qual() == Some(Output::Rem) => fx.tx.b.u_mod(t, None, a, b)?,
         "udiv" => fx.tx.b.u_div(t, None, a, b)?,
         "sdiv" => {
             // SPIR-V leaves MIN / -1 undefined: divide by 1 instead and
@@ -141,7 +142,7 @@ fn elementwise(
             let one = fx.tx.const_uint(bits, 1);
             let is_m1 = fx.tx.b.i_equal(bt, None, b, m1)?;
             let d = fx.tx.b.select(t, None, is_m1, one, b)?;
-            if ins.q("output") == Some("rem") {
+            if ins.qual() == Some(Output::Rem) {
                 fx.tx.b.s_rem(t, None, a, d)?
             } else {
                 let q = fx.tx.b.s_div(t, None, a, d)?;
@@ -186,9 +187,12 @@ fn packed(fx: &mut FunctionCx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
 /// sum always fits in 32 bits; only adding src0 can overflow, which `.dsat`
 /// clamps to the signed 32-bit range.
 fn dp4a(fx: &mut FunctionCx, ins: &Ins) -> R<()> {
-    let sg = ins.q("signedness").unwrap_or("uu");
-    let s1 = sg.starts_with('s');
-    let s2 = sg.ends_with('s');
+    let (s1, s2) = match ins.qual().unwrap_or(Signedness::Uu) {
+        Signedness::Ss => (true, true),
+        Signedness::Su => (true, false),
+        Signedness::Us => (false, true),
+        Signedness::Uu => (false, false),
+    };
     let t = fx.tx.uint(32);
     let acc = fx.read(ins.opr("src0")?, 32)?;
     let x = fx.read(ins.opr("src1")?, 32)?;

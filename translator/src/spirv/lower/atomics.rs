@@ -9,10 +9,13 @@
 
 use super::float16::{f32_to_half, half_to_f32};
 use super::{bits_of, Ins, R};
+use crate::ir::qualifier::{Addrspace, Memorder, Memscope, Op};
+use crate::ir::Qualifier;
 use crate::ir::*;
 use crate::spirv::function::FunctionCx;
 use crate::spirv::memory::Mem;
 use crate::spirv::TranslateError;
+use rspirv::dr::Builder;
 use rspirv::spirv::{Capability, GlslStd450Op as G, LoopControl, MemorySemantics, Scope, Word};
 
 /// Scope and semantics of an atomic access.
@@ -31,11 +34,11 @@ fn order(fx: &mut FunctionCx, ins: &Ins, mem: Mem, load: bool, store: bool) -> O
         MemorySemantics::UNIFORM_MEMORY
     };
     // Vulkan treats sequential consistency as acquire/release
-    let mut o = match ins.q("memorder") {
-        Some("acquire") => MemorySemantics::ACQUIRE,
-        Some("release") => MemorySemantics::RELEASE,
-        Some("acq_rel") | Some("seq_cst") => MemorySemantics::ACQUIRE_RELEASE,
-        _ => MemorySemantics::empty(),
+    let mut o = match ins.qual() {
+        Some(Memorder::Acquire) => MemorySemantics::ACQUIRE,
+        Some(Memorder::Release) => MemorySemantics::RELEASE,
+        Some(Memorder::AcqRel | Memorder::SeqCst) => MemorySemantics::ACQUIRE_RELEASE,
+        Some(Memorder::Relaxed | Memorder::Weak) | None => MemorySemantics::empty(),
     };
     if load && o.contains(MemorySemantics::ACQUIRE_RELEASE) {
         o = MemorySemantics::ACQUIRE;
@@ -49,8 +52,8 @@ fn order(fx: &mut FunctionCx, ins: &Ins, mem: Mem, load: bool, store: bool) -> O
     } else {
         MemorySemantics::empty()
     };
-    let scope = match (ins.q("memscope"), mem) {
-        (Some("workgroup"), _) | (None, Mem::Shared) => Scope::Workgroup,
+    let scope = match (ins.qual(), mem) {
+        (Some(Memscope::Workgroup), _) | (None, Mem::Shared) => Scope::Workgroup,
         _ => Scope::Device,
     };
     Order {
@@ -146,9 +149,9 @@ fn addr_of<'a>(ins: &'a Ins) -> R<&'a AddrOperand> {
     }
 }
 
-fn space_of(ins: &Ins) -> Option<&'static str> {
-    match ins.q("addrspace") {
-        Some(s @ ("global" | "shared")) => Some(s),
+fn space_of(ins: &Ins) -> Option<Addrspace> {
+    match ins.qual() {
+        Some(s @ (Addrspace::Global | Addrspace::Shared)) => Some(s),
         _ => None, // generic addressing is not lowered yet
     }
 }
@@ -212,7 +215,9 @@ pub fn iatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let Some((addr, mem, o)) = rmw_target(fx, ins, bits)? else {
         return Ok(false);
     };
-    let op = ins.q("op").unwrap_or("add");
+    let Some(op) = ins.qual::<Op>() else {
+        return Ok(false);
+    };
     let src0 = match ins.op("src0") {
         Some(s) => Some(fx.read(s, bits)?),
         None => None,
@@ -228,32 +233,42 @@ pub fn iatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     };
     let old = match (w.2, op) {
         // whole words: SPIR-V's own atomics
-        (None, "cas") => {
+        (None, Op::Cas) => {
             let (cmp, val) = (need(src0)?, need(src1)?);
             fx.tx
                 .b
                 .atomic_compare_exchange(t, None, w.0, o.scope, o.sem, o.fail, val, cmp)?
         }
-        (None, "inc") => fx.tx.b.atomic_i_increment(t, None, w.0, o.scope, o.sem)?,
-        (None, "dec") => fx.tx.b.atomic_i_decrement(t, None, w.0, o.scope, o.sem)?,
+        (None, Op::Inc) => fx.tx.b.atomic_i_increment(t, None, w.0, o.scope, o.sem)?,
+        (None, Op::Dec) => fx.tx.b.atomic_i_decrement(t, None, w.0, o.scope, o.sem)?,
         (
             None,
-            "add" | "sub" | "smin" | "smax" | "umin" | "umax" | "and" | "or" | "xor" | "xchg",
+            op @ (Op::Add
+            | Op::Sub
+            | Op::Smin
+            | Op::Smax
+            | Op::Umin
+            | Op::Umax
+            | Op::And
+            | Op::Or
+            | Op::Xor
+            | Op::Xchg),
         ) => {
             let v = need(src0)?;
             let b = &mut fx.tx.b;
-            match op {
-                "add" => b.atomic_i_add(t, None, w.0, o.scope, o.sem, v)?,
-                "sub" => b.atomic_i_sub(t, None, w.0, o.scope, o.sem, v)?,
-                "smin" => b.atomic_s_min(t, None, w.0, o.scope, o.sem, v)?,
-                "smax" => b.atomic_s_max(t, None, w.0, o.scope, o.sem, v)?,
-                "umin" => b.atomic_u_min(t, None, w.0, o.scope, o.sem, v)?,
-                "umax" => b.atomic_u_max(t, None, w.0, o.scope, o.sem, v)?,
-                "and" => b.atomic_and(t, None, w.0, o.scope, o.sem, v)?,
-                "or" => b.atomic_or(t, None, w.0, o.scope, o.sem, v)?,
-                "xor" => b.atomic_xor(t, None, w.0, o.scope, o.sem, v)?,
-                _ => b.atomic_exchange(t, None, w.0, o.scope, o.sem, v)?,
-            }
+            let atomic = match op {
+                Op::Add => Builder::atomic_i_add,
+                Op::Sub => Builder::atomic_i_sub,
+                Op::Smin => Builder::atomic_s_min,
+                Op::Smax => Builder::atomic_s_max,
+                Op::Umin => Builder::atomic_u_min,
+                Op::Umax => Builder::atomic_u_max,
+                Op::And => Builder::atomic_and,
+                Op::Or => Builder::atomic_or,
+                Op::Xor => Builder::atomic_xor,
+                _ => Builder::atomic_exchange,
+            };
+            atomic(b, t, None, w.0, o.scope, o.sem, v)?
         }
         // the rest: a compare-and-swap loop computing the spec's `new`
         _ => {
@@ -270,7 +285,7 @@ pub fn iatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
 /// The spec's `new` value of an integer atomic (the `iatom` semantics).
 fn int_new(
     fx: &mut FunctionCx,
-    op: &str,
+    op: Op,
     bits: u16,
     old: Word,
     src0: Option<Word>,
@@ -283,40 +298,47 @@ fn int_new(
     let s = src0.unwrap_or(zero);
     let b = &mut fx.tx.b;
     Ok(match op {
-        "add" => b.i_add(t, None, old, s)?,
-        "sub" => b.i_sub(t, None, old, s)?,
-        "inc" => b.i_add(t, None, old, one)?,
-        "dec" => b.i_sub(t, None, old, one)?,
-        "and" => b.bitwise_and(t, None, old, s)?,
-        "or" => b.bitwise_or(t, None, old, s)?,
-        "xor" => b.bitwise_xor(t, None, old, s)?,
-        "xchg" => s,
-        "smin" | "smax" | "umin" | "umax" => {
+        Op::Add => b.i_add(t, None, old, s)?,
+        Op::Sub => b.i_sub(t, None, old, s)?,
+        Op::Inc => b.i_add(t, None, old, one)?,
+        Op::Dec => b.i_sub(t, None, old, one)?,
+        Op::And => b.bitwise_and(t, None, old, s)?,
+        Op::Or => b.bitwise_or(t, None, old, s)?,
+        Op::Xor => b.bitwise_xor(t, None, old, s)?,
+        Op::Xchg => s,
+        Op::Smin | Op::Smax | Op::Umin | Op::Umax => {
             let c = match op {
-                "smin" => b.s_less_than(bt, None, old, s)?,
-                "smax" => b.s_greater_than(bt, None, old, s)?,
-                "umin" => b.u_less_than(bt, None, old, s)?,
+                Op::Smin => b.s_less_than(bt, None, old, s)?,
+                Op::Smax => b.s_greater_than(bt, None, old, s)?,
+                Op::Umin => b.u_less_than(bt, None, old, s)?,
                 _ => b.u_greater_than(bt, None, old, s)?,
             };
             b.select(t, None, c, old, s)?
         }
-        "cas" => {
+        Op::Cas => {
             let eq = b.i_equal(bt, None, old, s)?;
             b.select(t, None, eq, src1.unwrap_or(old), old)?
         }
         // new = (old >= src0) ? 0 : old + 1
-        "incwrap" => {
+        Op::Incwrap => {
             let wrap = b.u_greater_than_equal(bt, None, old, s)?;
             let inc = b.i_add(t, None, old, one)?;
             b.select(t, None, wrap, zero, inc)?
         }
         // new = (old == 0 || old > src0) ? src0 : old - 1
-        _ => {
+        Op::Decwrap => {
             let z = b.i_equal(bt, None, old, zero)?;
             let gt = b.u_greater_than(bt, None, old, s)?;
             let reset = b.logical_or(bt, None, z, gt)?;
             let dec = b.i_sub(t, None, old, one)?;
             b.select(t, None, reset, s, dec)?
+        }
+        // values of `.op` that belong to other instructions (`ired`, `shfl`)
+        Op::Absmax | Op::Dn | Op::Idx | Op::Max | Op::Min | Op::Sum | Op::Up => {
+            return Err(TranslateError::Internal(format!(
+                "`.{}` in an integer atomic",
+                op.text()
+            )))
         }
     })
 }
@@ -327,7 +349,9 @@ pub fn fatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let Some((addr, mem, o)) = rmw_target(fx, ins, bits)? else {
         return Ok(false);
     };
-    let op = ins.q("op").unwrap_or("add");
+    let Some(op) = ins.qual::<Op>() else {
+        return Ok(false);
+    };
     let src0 = fx.read(ins.opr("src0")?, bits)?;
     let src1 = match ins.op("src1") {
         Some(s) => Some(fx.read(s, bits)?),
@@ -335,7 +359,7 @@ pub fn fatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     };
     let w = word(fx, addr, mem, bits)?;
     let mut f = |fx: &mut FunctionCx, old: Word| -> R<Word> {
-        if op == "cas" {
+        if op == Op::Cas {
             // compares bit patterns
             let t = fx.tx.uint(bits);
             let bt = fx.tx.bool_ty();
@@ -354,9 +378,9 @@ pub fn fatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             )
         };
         let r = match op {
-            "add" => fx.tx.b.f_add(ft, None, a, b)?,
-            "sub" => fx.tx.b.f_sub(ft, None, a, b)?,
-            "min" => fx.tx.glsl_op(ft, G::NMin, &[a, b])?,
+            Op::Add => fx.tx.b.f_add(ft, None, a, b)?,
+            Op::Sub => fx.tx.b.f_sub(ft, None, a, b)?,
+            Op::Min => fx.tx.glsl_op(ft, G::NMin, &[a, b])?,
             _ => fx.tx.glsl_op(ft, G::NMax, &[a, b])?,
         };
         if bits == 16 {

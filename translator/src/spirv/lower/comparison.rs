@@ -3,36 +3,37 @@
 use super::float16::half_to_f32;
 use super::floating_point::flush;
 use super::{bits_of, Ins, R};
+use crate::ir::qualifier::Cop;
 use crate::spirv::function::FunctionCx;
 use rspirv::dr::Builder;
 use rspirv::spirv::Word;
 
 type Cmp = fn(&mut Builder, Word, Option<Word>, Word, Word) -> Result<Word, rspirv::dr::Error>;
 
-fn int_cmp(cop: &str, signed: bool) -> Cmp {
+fn int_cmp(cop: Cop, signed: bool) -> Cmp {
     match (cop, signed) {
-        ("eq", _) => Builder::i_equal,
-        ("ne", _) => Builder::i_not_equal,
-        ("gt", true) => Builder::s_greater_than,
-        ("ge", true) => Builder::s_greater_than_equal,
-        ("lt", true) => Builder::s_less_than,
-        ("le", true) => Builder::s_less_than_equal,
-        ("gt", false) => Builder::u_greater_than,
-        ("ge", false) => Builder::u_greater_than_equal,
-        ("lt", false) => Builder::u_less_than,
-        _ => Builder::u_less_than_equal,
+        (Cop::Eq, _) => Builder::i_equal,
+        (Cop::Ne, _) => Builder::i_not_equal,
+        (Cop::Gt, true) => Builder::s_greater_than,
+        (Cop::Ge, true) => Builder::s_greater_than_equal,
+        (Cop::Lt, true) => Builder::s_less_than,
+        (Cop::Le, true) => Builder::s_less_than_equal,
+        (Cop::Gt, false) => Builder::u_greater_than,
+        (Cop::Ge, false) => Builder::u_greater_than_equal,
+        (Cop::Lt, false) => Builder::u_less_than,
+        (Cop::Le, false) => Builder::u_less_than_equal,
     }
 }
 
 /// C semantics: `ne` is true for NaN operands, every other comparison false.
-fn float_cmp(cop: &str) -> Cmp {
+fn float_cmp(cop: Cop) -> Cmp {
     match cop {
-        "eq" => Builder::f_ord_equal,
-        "ne" => Builder::f_unord_not_equal,
-        "gt" => Builder::f_ord_greater_than,
-        "ge" => Builder::f_ord_greater_than_equal,
-        "lt" => Builder::f_ord_less_than,
-        _ => Builder::f_ord_less_than_equal,
+        Cop::Eq => Builder::f_ord_equal,
+        Cop::Ne => Builder::f_unord_not_equal,
+        Cop::Gt => Builder::f_ord_greater_than,
+        Cop::Ge => Builder::f_ord_greater_than_equal,
+        Cop::Lt => Builder::f_ord_less_than,
+        Cop::Le => Builder::f_ord_less_than_equal,
     }
 }
 
@@ -48,7 +49,10 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let bt = fx.tx.bool_ty();
     match ins.name {
         "scmp" | "ucmp" | "fcmp" => {
-            let cop = ins.q("cop").unwrap_or("eq");
+            // the validator requires `.cop` on compares
+            let Some(cop) = ins.qual::<Cop>() else {
+                return Ok(false);
+            };
             let p = if ins.name == "fcmp" {
                 let val = |fx: &mut FunctionCx, name: &str| -> R<Word> {
                     let op = ins.opr(name)?;

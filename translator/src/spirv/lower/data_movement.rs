@@ -4,6 +4,7 @@
 
 use super::float16::{f32_bits_to_bf16, half_to_f32};
 use super::{bits_of, Ins, R};
+use crate::ir::qualifier::{Addrspace, Rndmode};
 use crate::ir::*;
 use crate::spirv::function::{FunctionCx, Reg};
 use crate::spirv::memory::Mem;
@@ -67,9 +68,9 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         }
         "isaddr" => {
             let g = fx.read(ins.opr("src0")?, 64)?;
-            let space = match ins.q("addrspace") {
-                Some("private") => Mem::Private,
-                Some("shared") => Mem::Shared,
+            let space = match ins.qual() {
+                Some(Addrspace::Private) => Mem::Private,
+                Some(Addrspace::Shared) => Mem::Shared,
                 _ => Mem::Device,
             };
             let p = fx.generic_is(g, space)?;
@@ -90,7 +91,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 return Ok(false);
             }
             let a = fx.read_f(ins.opr("src0")?, fbits)?;
-            let v = round(fx, a, fbits, ins.q("rndmode").unwrap_or("re"))?;
+            let v = round(fx, a, fbits, ins.qual().unwrap_or(Rndmode::Re))?;
             fx.write_f(ins.opr("dst")?, v, fbits)?;
         }
         _ => return Ok(false),
@@ -107,13 +108,13 @@ fn float_bits(t: Option<&str>) -> Option<u16> {
 }
 
 /// Rounds a float to an integral float by a PISA rounding mode.
-fn round(fx: &mut FunctionCx, a: Word, fbits: u16, mode: &str) -> R<Word> {
+fn round(fx: &mut FunctionCx, a: Word, fbits: u16, mode: Rndmode) -> R<Word> {
     let ft = fx.tx.float(fbits);
     Ok(match mode {
-        "rz" => fx.tx.glsl_op(ft, G::Trunc, &[a])?,
-        "rd" => fx.tx.glsl_op(ft, G::Floor, &[a])?,
-        "ru" => fx.tx.glsl_op(ft, G::Ceil, &[a])?,
-        "rna" => {
+        Rndmode::Rz => fx.tx.glsl_op(ft, G::Trunc, &[a])?,
+        Rndmode::Rd => fx.tx.glsl_op(ft, G::Floor, &[a])?,
+        Rndmode::Ru => fx.tx.glsl_op(ft, G::Ceil, &[a])?,
+        Rndmode::Rna => {
             // trunc(a) + sign(a) when |frac(a)| >= 0.5 (GLSL Round leaves ties open)
             let t = fx.tx.glsl_op(ft, G::Trunc, &[a])?;
             let frac = fx.tx.b.f_sub(ft, None, a, t)?;
@@ -126,7 +127,7 @@ fn round(fx: &mut FunctionCx, a: Word, fbits: u16, mode: &str) -> R<Word> {
             let add = fx.tx.b.select(ft, None, up, s, zero)?;
             fx.tx.b.f_add(ft, None, t, add)?
         }
-        _ => fx.tx.glsl_op(ft, G::RoundEven, &[a])?,
+        Rndmode::Re => fx.tx.glsl_op(ft, G::RoundEven, &[a])?,
     })
 }
 
@@ -142,7 +143,8 @@ fn fconst(fx: &mut FunctionCx, fbits: u16, v: f64) -> Word {
 }
 
 fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    if ins.q("rndmode").is_some_and(|r| r != "re") || ins.has("ftz") || ins.has("dsat") {
+    if ins.qual::<Rndmode>().is_some_and(|r| r != Rndmode::Re) || ins.has("ftz") || ins.has("dsat")
+    {
         return Ok(false);
     }
     let (Some(to), Some(from)) = (ins.q("to"), ins.q("from")) else {
@@ -254,7 +256,7 @@ fn f64_to_f16_bits(fx: &mut FunctionCx, a: Word) -> R<Word> {
 }
 
 fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    if ins.q("rndmode").is_some_and(|r| r != "re") || ins.has("dsat") {
+    if ins.qual::<Rndmode>().is_some_and(|r| r != Rndmode::Re) || ins.has("dsat") {
         return Ok(false);
     }
     let (Some(to), Some(from)) = (ins.q("to"), ins.q("from")) else {
@@ -300,7 +302,7 @@ fn f2i(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             (half_to_f32(fx, h, from)?, 32)
         }
     };
-    let r = round(fx, a, fbits, ins.q("rndmode").unwrap_or("rz"))?;
+    let r = round(fx, a, fbits, ins.qual().unwrap_or(Rndmode::Rz))?;
     let n = bits_of(to);
     let signed = to.starts_with('s');
     let w = n.max(32);

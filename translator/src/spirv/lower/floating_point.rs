@@ -5,6 +5,7 @@
 
 use super::float16::{f32_to_half, half_to_f32};
 use super::{Ins, R};
+use crate::ir::qualifier::Rndmode;
 use crate::ir::Operand;
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
@@ -20,7 +21,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         _ => return Ok(false),
     };
     // only the default rounding yet
-    if ins.q("rndmode").is_some_and(|r| r != "re")
+    if ins.qual::<Rndmode>().is_some_and(|r| r != Rndmode::Re)
         || ins.has("precision")
         || ins.form.quals.iter().any(|q| q.literal && q.name == "fast")
     {

@@ -4,6 +4,7 @@
 //! meaning first.
 
 use super::{bits_of, Ins, R};
+use crate::ir::qualifier::Dir;
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
 
@@ -51,7 +52,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             let s = fx.tx.b.bitwise_and(u32t, None, s, m31)?;
             let rs = fx.tx.b.i_sub(u32t, None, m31, s)?; // 31 - s
             let b_ = &mut fx.tx.b;
-            if ins.q("dir") == Some("l") {
+            if ins.qual() == Some(Dir::L) {
                 // (hi << s) | (lo >> (32 - s)), and just hi when s == 0
                 let x = b_.shift_left_logical(u32t, None, hi, s)?;
                 let y = b_.shift_right_logical(u32t, None, lo, one)?;

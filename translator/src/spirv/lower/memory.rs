@@ -3,6 +3,7 @@
 //! `ld.param`. Atomics are in `atomics.rs`.
 
 use super::{bits_of, Ins, R};
+use crate::ir::qualifier::Memorder;
 use crate::ir::*;
 use crate::spirv::function::{FunctionCx, Reg};
 use crate::spirv::memory::Mem;
@@ -40,7 +41,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         _ => return Ok(false),
     }
     // atomic forms carry a memory order other than `.weak`
-    if ins.q("memorder").is_some_and(|m| m != "weak") {
+    if ins.qual::<Memorder>().is_some_and(|m| m != Memorder::Weak) {
         return super::atomics::ordered(fx, ins);
     }
     let bits = bits_of(ins.q("type").unwrap_or("32b"));
@@ -52,7 +53,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         (fx.param_address(addr_operand(ins, "vaddr")?)?, Mem::Device)
     } else {
         // without a space qualifier the address is generic
-        fx.address(addr_operand(ins, "addr")?, ins.q("addrspace"))?
+        fx.address(addr_operand(ins, "addr")?, ins.qual())?
     };
     let step = bits as u64 / 8;
     if ins.name == "st" {

@@ -37,6 +37,11 @@ impl Ins<'_> {
         let v = self.i.form.quals[s];
         (v != FormRef::ABSENT).then(|| self.form.quals[s].values[v as usize].as_str())
     }
+    /// The value of a qualifier group with symbolic values, typed
+    /// (`ins.qual::<Rndmode>()`), if written.
+    pub fn qual<Q: crate::ir::Qualifier>(&self) -> Option<Q> {
+        self.q(Q::SLOT).and_then(Q::from_text)
+    }
     pub fn has(&self, slot: &str) -> bool {
         self.q(slot).is_some()
     }
