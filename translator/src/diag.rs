@@ -153,6 +153,14 @@ pub fn json_str(s: &str) -> String {
 }
 
 /// Byte offset where each line of `source` starts.
+/// 1-based line and byte column of byte `offset`, given where each line
+/// starts ([`line_starts`]).
+pub fn line_col(line_starts: &[u32], offset: u32) -> (u32, u32) {
+    let line = line_starts.partition_point(|&s| s <= offset).max(1);
+    let start = line_starts.get(line - 1).copied().unwrap_or(0);
+    (line as u32, offset.saturating_sub(start) + 1)
+}
+
 pub fn line_starts(source: &str) -> Vec<u32> {
     std::iter::once(0)
         .chain(

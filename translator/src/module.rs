@@ -50,11 +50,7 @@ impl Module {
     }
     /// 1-based line and byte column of a source offset.
     pub fn line_col(&self, span: crate::diag::Span) -> (u32, u32) {
-        let line = self
-            .line_starts
-            .partition_point(|&s| s <= span.start)
-            .max(1);
-        (line as u32, span.start - self.line_starts[line - 1] + 1)
+        crate::diag::line_col(&self.line_starts, span.start)
     }
     /// The text of an interned name.
     pub fn name(&self, n: crate::syntax::ast::Name) -> &str {

@@ -332,12 +332,7 @@ pub struct SourceMap {
 impl SourceMap {
     /// 1-based line and byte column of a source offset.
     pub fn line_col(&self, span: Span) -> (u32, u32) {
-        let line = self
-            .line_starts
-            .partition_point(|&s| s <= span.start)
-            .max(1);
-        let start = self.line_starts.get(line - 1).copied().unwrap_or(0);
-        (line as u32, span.start.saturating_sub(start) + 1)
+        crate::diag::line_col(&self.line_starts, span.start)
     }
 }
 

@@ -61,6 +61,32 @@ pub enum Node {
     Unreachable,
 }
 
+impl Node {
+    /// The node sequences directly inside this node (a body, or an `if`'s
+    /// two arms), for walks that treat them alike.
+    pub fn bodies(&self) -> impl Iterator<Item = &Vec<Node>> {
+        let (a, b) = match self {
+            Node::Block { body, .. } | Node::Loop { body, .. } => (Some(body), None),
+            Node::If {
+                then, otherwise, ..
+            } => (Some(then), Some(otherwise)),
+            _ => (None, None),
+        };
+        a.into_iter().chain(b)
+    }
+
+    pub fn bodies_mut(&mut self) -> impl Iterator<Item = &mut Vec<Node>> {
+        let (a, b) = match self {
+            Node::Block { body, .. } | Node::Loop { body, .. } => (Some(body), None),
+            Node::If {
+                then, otherwise, ..
+            } => (Some(then), Some(otherwise)),
+            _ => (None, None),
+        };
+        a.into_iter().chain(b)
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 #[error("control flow of function #{0} is irreducible after the reducibility pass")]
 pub struct Irreducible(pub u32);
@@ -394,11 +420,7 @@ fn mentions(nodes: &[Node], l: Label) -> bool {
     super::stack_safe(|| {
         nodes.iter().any(|n| match n {
             Node::Br(x) => *x == l,
-            Node::Block { body, .. } | Node::Loop { body, .. } => mentions(body, l),
-            Node::If {
-                then, otherwise, ..
-            } => mentions(then, l) || mentions(otherwise, l),
-            _ => false,
+            n => n.bodies().any(|b| mentions(b, l)),
         })
     })
 }
@@ -473,17 +495,10 @@ fn print_nodes(out: &mut String, nodes: &[Node], depth: usize) {
 pub fn blocks(nodes: &[Node], out: &mut Vec<BlockId>) {
     super::stack_safe(|| {
         for n in nodes {
-            match n {
-                Node::Code(b) => out.push(*b),
-                Node::Block { body, .. } | Node::Loop { body, .. } => blocks(body, out),
-                Node::If {
-                    then, otherwise, ..
-                } => {
-                    blocks(then, out);
-                    blocks(otherwise, out);
-                }
-                _ => {}
+            if let Node::Code(b) = n {
+                out.push(*b);
             }
+            n.bodies().for_each(|b| blocks(b, out));
         }
     })
 }

@@ -77,14 +77,7 @@ fn retarget(nodes: &mut [Node], from: Label, to: Label) {
         for n in nodes {
             match n {
                 Node::Br(l) if *l == from => *l = to,
-                Node::Block { body, .. } | Node::Loop { body, .. } => retarget(body, from, to),
-                Node::If {
-                    then, otherwise, ..
-                } => {
-                    retarget(then, from, to);
-                    retarget(otherwise, from, to);
-                }
-                _ => {}
+                n => n.bodies_mut().for_each(|b| retarget(b, from, to)),
             }
         }
     })
@@ -123,14 +116,9 @@ fn calls_or_barriers(f: &Function, nodes: &[Node]) -> bool {
 
 fn contains_loop(nodes: &[Node]) -> bool {
     super::stack_safe(|| {
-        nodes.iter().any(|n| match n {
-            Node::Loop { .. } => true,
-            Node::Block { body, .. } => contains_loop(body),
-            Node::If {
-                then, otherwise, ..
-            } => contains_loop(then) || contains_loop(otherwise),
-            _ => false,
-        })
+        nodes
+            .iter()
+            .any(|n| matches!(n, Node::Loop { .. }) || n.bodies().any(|b| contains_loop(b)))
     })
 }
 

@@ -102,16 +102,7 @@ fn walk(nodes: &[Node], f: &mut impl FnMut(&Node)) {
 fn walk_deep(nodes: &[Node], f: &mut impl FnMut(&Node)) {
     for n in nodes {
         f(n);
-        match n {
-            Node::Block { body, .. } | Node::Loop { body, .. } => walk(body, f),
-            Node::If {
-                then, otherwise, ..
-            } => {
-                walk(then, f);
-                walk(otherwise, f);
-            }
-            _ => {}
-        }
+        n.bodies().for_each(|b| walk(b, f));
     }
 }
 
