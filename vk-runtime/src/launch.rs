@@ -428,8 +428,8 @@ impl Runtime {
         }
         self.slots.push(slot);
         if status.iter().take(4 * p.count as usize).any(|&b| b != 0) {
-            // a kernel's dispatch loop was cut short by the driver (see the
-            // translator's function.rs): the results cannot be trusted
+            // a loop of the kernel was cut short by the driver (the
+            // translator's spirv/control.rs): the results cannot be trusted
             return Err(RuntimeError::LoopLimit);
         }
         Ok(timings)

@@ -68,8 +68,8 @@ pub struct Layout {
     /// Data-block offsets of variables, by (function or `u32::MAX` for module scope, name).
     pub data_offsets: HashMap<(u32, Name), u64>,
     pub kernels: Vec<KernelLayout>,
-    /// Some kernel has a dispatch loop, which sets the status word when the
-    /// driver cuts it short (docs/abi.md).
+    /// Some loop sets the status word when the driver cuts it short
+    /// (docs/abi.md, "Drivers that cap loops").
     pub sets_status: bool,
 }
 
