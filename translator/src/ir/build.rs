@@ -11,7 +11,7 @@
 use super::*;
 use crate::syntax::ast::{FuncDecl, ParamKind, Stmt};
 use crate::Module;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Builds the IR of a validated module and runs the IR passes every back
 /// end relies on (reducible control flow).
@@ -81,8 +81,8 @@ impl<'m> FunctionBuilder<'m> {
                     .map(|v| [v[0], v[1], v[2]]),
             },
             scopes: vec![Vec::new()],
-            names: HashMap::new(),
-            labels: HashMap::new(),
+            names: HashMap::default(),
+            labels: HashMap::default(),
             current: BlockId::ENTRY,
             closed: false,
         }

@@ -11,7 +11,7 @@
 //! the dispatcher is the region's only entry. Repeats until reducible
 //! (nested irreducible regions are fixed from the outside in).
 
-use super::analysis::{Cfg, Dominators, Loops};
+use super::analysis::{Cfg, Dominators};
 use super::*;
 use std::collections::BTreeSet;
 
@@ -25,8 +25,7 @@ pub fn make_reducible(f: &mut Function) {
     for _ in 0..f.blocks.len() * 4 + 16 {
         let cfg = Cfg::compute(f);
         let dom = Dominators::compute(&cfg);
-        let loops = Loops::compute(f, &cfg, &dom);
-        let Some((u, h)) = loops.irreducible_edge else {
+        let Some((u, h)) = irreducible_edge(f, &cfg, &dom) else {
             return;
         };
         let mut region: BTreeSet<BlockId> = cfg.rpo.iter().copied().collect();
@@ -54,6 +53,16 @@ pub fn make_reducible(f: &mut Function) {
             cut.extend(entries);
         }
     }
+}
+
+/// A retreating edge whose target does not dominate its source (none: the
+/// graph is reducible).
+fn irreducible_edge(f: &Function, cfg: &Cfg, dom: &Dominators) -> Option<(BlockId, BlockId)> {
+    cfg.rpo.iter().find_map(|&u| {
+        f.successors(u)
+            .find(|&h| cfg.is_retreating(u, h) && !dom.dominates(h, u))
+            .map(|h| (u, h))
+    })
 }
 
 /// Gives the entry block no predecessors (so it is never part of a cycle):

@@ -28,7 +28,7 @@ use crate::ir::structurize::{Label, Node};
 use crate::ir::FuncKind;
 use crate::ir::{BlockId, Cond, Inst, Operand};
 use rspirv::spirv::{self, LoopControl, SelectionControl, StorageClass, Word};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Function variables the control flow needs, declared in the entry block.
 pub struct ControlVars {
@@ -60,7 +60,7 @@ impl ControlVars {
         let bt = tx.bool_ty();
         let u32t = tx.uint(32);
         let pending = constructs.then(|| variable(tx, u32t, "pending"));
-        let mut exited = HashMap::new();
+        let mut exited = HashMap::default();
         for l in loops {
             let p = tx.ptr(StorageClass::Function, bt);
             exited.insert(l, tx.b.variable(p, None, StorageClass::Function, None));
