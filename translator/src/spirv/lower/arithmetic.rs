@@ -3,6 +3,7 @@
 
 use super::{bits_of, Ins, R};
 use crate::ir::qualifier::{Output, Precision, Signedness};
+use crate::ir::Opcode;
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::Word;
 
@@ -15,18 +16,25 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     }
     let bits = bits_of(ty);
     let t = fx.tx.uint(bits);
-    match ins.name {
-        "iadd" | "isub" | "smin" | "smax" | "umin" | "umax" | "sdiv" | "udiv" => {
+    match ins.i.opcode {
+        Opcode::Iadd
+        | Opcode::Isub
+        | Opcode::Smin
+        | Opcode::Smax
+        | Opcode::Umin
+        | Opcode::Umax
+        | Opcode::Sdiv
+        | Opcode::Udiv => {
             let a = fx.read(ins.opr("src0")?, bits)?;
             let b = fx.read(ins.opr("src1")?, bits)?;
             let v = elementwise(fx, ins, bits, a, b, None)?;
             fx.write(ins.opr("dst")?, v, bits)?;
         }
-        "ineg" | "iabs" => {
+        Opcode::Ineg | Opcode::Iabs => {
             let a = fx.read(ins.opr("src0")?, bits)?;
             let neg = fx.tx.b.s_negate(t, None, a)?;
             // |MIN| wraps to MIN, like -MIN (SPIR-V integer arithmetic wraps)
-            let v = if ins.name == "ineg" {
+            let v = if ins.i.opcode == Opcode::Ineg {
                 neg
             } else {
                 let bt = fx.tx.bool_ty();
@@ -36,10 +44,12 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             };
             fx.write(ins.opr("dst")?, v, bits)?;
         }
-        "smul" | "umul" | "smad" | "umad" if ins.qual() == Some(Precision::Full) => {
+        Opcode::Smul | Opcode::Umul | Opcode::Smad | Opcode::Umad
+            if ins.qual() == Some(Precision::Full) =>
+        {
             // src0 and src1 extended to twice the width; src2 and dst are
             // already that wide
-            let signed = ins.name.starts_with('s');
+            let signed = matches!(ins.i.opcode, Opcode::Smul | Opcode::Smad);
             let w = bits * 2;
             let wt = fx.tx.uint(w);
             let a = fx.read(ins.opr("src0")?, bits)?;
@@ -53,7 +63,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             }
             fx.write(ins.opr("dst")?, v, w)?;
         }
-        "smul" | "umul" | "smad" | "umad" => {
+        Opcode::Smul | Opcode::Umul | Opcode::Smad | Opcode::Umad => {
             // the low half of the product does not depend on signedness
             let a = fx.read(ins.opr("src0")?, bits)?;
             let b = fx.read(ins.opr("src1")?, bits)?;
@@ -64,7 +74,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             let v = elementwise(fx, ins, bits, a, b, c)?;
             fx.write(ins.opr("dst")?, v, bits)?;
         }
-        "uaddc" => {
+        Opcode::Uaddc => {
             let a = fx.read(ins.opr("src0")?, bits)?;
             let b = fx.read(ins.opr("src1")?, bits)?;
             let st = fx.tx.b.type_struct([t, t]);
@@ -90,7 +100,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 fx.write_pred(co, p)?;
             }
         }
-        "dp4a" => dp4a(fx, ins)?,
+        Opcode::Dp4a => dp4a(fx, ins)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -109,33 +119,35 @@ fn elementwise(
     let t = fx.tx.uint(bits);
     let bt = fx.tx.bool_ty();
     let dsat = ins.has("dsat");
-    Ok(match ins.name {
-        "iadd" | "isub" if dsat => fx.sat_add(a, b, bits, ins.name == "isub")?,
-        "iadd" => fx.tx.b.i_add(t, None, a, b)?,
-        "isub" => fx.tx.b.i_sub(t, None, a, b)?,
-        "smin" | "smax" | "umin" | "umax" => {
-            let lt = if ins.name.starts_with('s') {
+    Ok(match ins.i.opcode {
+        Opcode::Iadd | Opcode::Isub if dsat => {
+            fx.sat_add(a, b, bits, ins.i.opcode == Opcode::Isub)?
+        }
+        Opcode::Iadd => fx.tx.b.i_add(t, None, a, b)?,
+        Opcode::Isub => fx.tx.b.i_sub(t, None, a, b)?,
+        Opcode::Smin | Opcode::Smax | Opcode::Umin | Opcode::Umax => {
+            let lt = if matches!(ins.i.opcode, Opcode::Smin | Opcode::Smax) {
                 fx.tx.b.s_less_than(bt, None, a, b)?
             } else {
                 fx.tx.b.u_less_than(bt, None, a, b)?
             };
             // min: a < b ? a : b; max: a < b ? b : a (equal values are equal)
-            if ins.name.ends_with("min") {
+            if matches!(ins.i.opcode, Opcode::Smin | Opcode::Umin) {
                 fx.tx.b.select(t, None, lt, a, b)?
             } else {
                 fx.tx.b.select(t, None, lt, b, a)?
             }
         }
-        "smul" | "umul" | "smad" | "umad" => {
+        Opcode::Smul | Opcode::Umul | Opcode::Smad | Opcode::Umad => {
             let p = fx.tx.b.i_mul(t, None, a, b)?;
             match c {
                 Some(c) => fx.tx.b.i_add(t, None, p, c)?,
                 None => p,
             }
         }
-        "udiv" if ins.qual() == Some(Output::Rem) => fx.tx.b.u_mod(t, None, a, b)?,
-        "udiv" => fx.tx.b.u_div(t, None, a, b)?,
-        "sdiv" => {
+        Opcode::Udiv if ins.qual() == Some(Output::Rem) => fx.tx.b.u_mod(t, None, a, b)?,
+        Opcode::Udiv => fx.tx.b.u_div(t, None, a, b)?,
+        Opcode::Sdiv => {
             // SPIR-V leaves MIN / -1 undefined: divide by 1 instead and
             // negate (MIN / -1 wraps to MIN; any x % -1 is 0)
             let m1 = fx.tx.const_uint(bits, u64::MAX);
@@ -152,7 +164,8 @@ fn elementwise(
         }
         other => {
             return Err(crate::spirv::TranslateError::Internal(format!(
-                "`{other}` is not an element-wise operation"
+                "`{}` is not an element-wise operation",
+                other.name()
             )))
         }
     })
@@ -162,8 +175,15 @@ fn elementwise(
 /// element width (`.dsat` saturates each element to its own signed range).
 fn packed(fx: &mut FunctionCx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
     if !matches!(
-        ins.name,
-        "iadd" | "isub" | "smin" | "smax" | "umin" | "umax" | "smul" | "smad"
+        ins.i.opcode,
+        Opcode::Iadd
+            | Opcode::Isub
+            | Opcode::Smin
+            | Opcode::Smax
+            | Opcode::Umin
+            | Opcode::Umax
+            | Opcode::Smul
+            | Opcode::Smad
     ) {
         return Ok(false);
     }

@@ -181,7 +181,7 @@ pub fn ordered(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     }
     let (p, _, _) = word(fx, addr, mem, bits)?;
     let t = fx.tx.uint(bits);
-    if ins.name == "ld" {
+    if ins.i.opcode == Opcode::Ld {
         let o = order(fx, ins, mem, true, false);
         let v = fx.tx.b.atomic_load(t, None, p, o.scope, o.sem)?;
         fx.write(ins.opr("dst")?, v, bits)?;

@@ -4,6 +4,7 @@ use super::float16::half_to_f32;
 use super::floating_point::flush;
 use super::{bits_of, Ins, R};
 use crate::ir::qualifier::Cop;
+use crate::ir::Opcode;
 use crate::spirv::function::FunctionCx;
 use rspirv::dr::Builder;
 use rspirv::spirv::Word;
@@ -47,13 +48,13 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let ftz = ins.has("ftz");
     let bits = bits_of(ty);
     let bt = fx.tx.bool_ty();
-    match ins.name {
-        "scmp" | "ucmp" | "fcmp" => {
+    match ins.i.opcode {
+        Opcode::Scmp | Opcode::Ucmp | Opcode::Fcmp => {
             // the validator requires `.cop` on compares
             let Some(cop) = ins.qual::<Cop>() else {
                 return Ok(false);
             };
-            let p = if ins.name == "fcmp" {
+            let p = if ins.i.opcode == Opcode::Fcmp {
                 let val = |fx: &mut FunctionCx, name: &str| -> R<Word> {
                     let op = ins.opr(name)?;
                     if matches!(ty, "hf" | "bf") {
@@ -78,7 +79,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             } else {
                 let a = fx.read(ins.opr("src0")?, bits)?;
                 let b = fx.read(ins.opr("src1")?, bits)?;
-                int_cmp(cop, ins.name == "scmp")(&mut fx.tx.b, bt, None, a, b)?
+                int_cmp(cop, ins.i.opcode == Opcode::Scmp)(&mut fx.tx.b, bt, None, a, b)?
             };
             if let Some(pred) = ins.op("pred") {
                 fx.write_pred(pred, p)?;
@@ -90,7 +91,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 fx.write(ins.opr("dst")?, v, 32)?;
             }
         }
-        "sel" => {
+        Opcode::Sel => {
             let t = fx.tx.uint(bits);
             let a = fx.read(ins.opr("src0")?, bits)?;
             let b = fx.read(ins.opr("src1")?, bits)?;

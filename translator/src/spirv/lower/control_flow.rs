@@ -20,7 +20,7 @@ fn store_value(fx: &mut FunctionCx, op: &Operand, v: Word, ty: Ty) -> R<()> {
 }
 
 pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    if ins.name != "call" {
+    if ins.i.opcode != Opcode::Call {
         return Ok(false);
     }
     let cond = ins

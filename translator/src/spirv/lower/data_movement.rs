@@ -12,18 +12,18 @@ use crate::spirv::TranslateError;
 use rspirv::spirv::{GlslStd450Op as G, StorageClass, Word};
 
 pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    match ins.name {
-        "mov" => mov(fx, ins)?,
-        "sext" | "zext" | "trunc" => {
+    match ins.i.opcode {
+        Opcode::Mov => mov(fx, ins)?,
+        Opcode::Sext | Opcode::Zext | Opcode::Trunc => {
             let (to, from) = (
                 bits_of(ins.q("to").unwrap_or("32b")),
                 bits_of(ins.q("from").unwrap_or("32b")),
             );
             let v = fx.read(ins.opr("src0")?, from)?;
-            let v = fx.resize(v, from, to, ins.name == "sext")?;
+            let v = fx.resize(v, from, to, ins.i.opcode == Opcode::Sext)?;
             fx.write(ins.opr("dst")?, v, to)?;
         }
-        "addrof" => {
+        Opcode::Addrof => {
             let bits = bits_of(ins.q("type").unwrap_or("64b"));
             let v = match ins.opr("src0")? {
                 Operand::Symbol(n, span) => {
@@ -40,8 +40,10 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             };
             fx.write(ins.opr("dst")?, v, bits)?;
         }
-        "extract" | "insert" | "extract.dynamic" | "insert.dynamic" => elements(fx, ins)?,
-        "addrcast" => {
+        Opcode::Extract | Opcode::Insert | Opcode::ExtractDynamic | Opcode::InsertDynamic => {
+            elements(fx, ins)?
+        }
+        Opcode::Addrcast => {
             let mem = |s: Option<&str>| match s {
                 Some("private") => Mem::Private,
                 Some("shared") => Mem::Shared,
@@ -66,7 +68,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             };
             fx.write(ins.opr("dst")?, v, bits)?;
         }
-        "isaddr" => {
+        Opcode::Isaddr => {
             let g = fx.read(ins.opr("src0")?, 64)?;
             let space = match ins.qual() {
                 Some(Addrspace::Private) => Mem::Private,
@@ -80,10 +82,10 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             let v = fx.tx.b.select(u32t, None, p, ones, zero)?;
             fx.write(ins.opr("dst")?, v, 32)?;
         }
-        "i2f" => return i2f(fx, ins),
-        "f2i" => return f2i(fx, ins),
-        "fext" | "ftrunc" => return fconvert(fx, ins),
-        "frnd" => {
+        Opcode::I2f => return i2f(fx, ins),
+        Opcode::F2i => return f2i(fx, ins),
+        Opcode::Fext | Opcode::Ftrunc => return fconvert(fx, ins),
+        Opcode::Frnd => {
             let Some(fbits) = float_bits(ins.q("type")) else {
                 return Ok(false);
             };
@@ -367,11 +369,11 @@ fn elements(fx: &mut FunctionCx, ins: &Ins) -> R<()> {
     };
     let dst = ins.opr("dst")?;
     let src = ins.opr("src0")?;
-    if ins.name.ends_with(".dynamic") {
+    if matches!(ins.i.opcode, Opcode::ExtractDynamic | Opcode::InsertDynamic) {
         let idx = fx.read(ins.opr("index")?, 32)?;
         let u32t = fx.tx.uint(32);
         let pt = fx.tx.ptr(StorageClass::Function, u32t);
-        if ins.name == "extract.dynamic" {
+        if ins.i.opcode == Opcode::ExtractDynamic {
             let (vp, _) = reg_of(fx, src)?;
             let p = fx.tx.b.access_chain(pt, None, vp, [idx])?;
             let v = fx.tx.b.load(u32t, None, p, None, [])?;
@@ -391,7 +393,7 @@ fn elements(fx: &mut FunctionCx, ins: &Ins) -> R<()> {
         .unwrap_or(1) as u8;
     let u32t = fx.tx.uint(32);
     if count == 1 {
-        if ins.name == "extract" {
+        if ins.i.opcode == Opcode::Extract {
             let (vp, ty) = reg_of(fx, src)?;
             let p = fx.elem_ptr(vp, ty, index);
             let v = fx.tx.b.load(u32t, None, p, None, [])?;
@@ -409,12 +411,16 @@ fn elements(fx: &mut FunctionCx, ins: &Ins) -> R<()> {
     // read all first: source and destination may be the same register
     let mut vals = Vec::new();
     for i in 0..count {
-        let si = if ins.name == "extract" { index + i } else { i };
+        let si = if ins.i.opcode == Opcode::Extract {
+            index + i
+        } else {
+            i
+        };
         let p = fx.elem_ptr(sp, sty, si);
         vals.push(fx.tx.b.load(u32t, None, p, None, [])?);
     }
     for (i, v) in vals.into_iter().enumerate() {
-        let di = if ins.name == "extract" {
+        let di = if ins.i.opcode == Opcode::Extract {
             i as u8
         } else {
             index + i as u8

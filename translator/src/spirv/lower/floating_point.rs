@@ -6,6 +6,7 @@
 use super::float16::{f32_to_half, half_to_f32};
 use super::{Ins, R};
 use crate::ir::qualifier::Rndmode;
+use crate::ir::Opcode;
 use crate::ir::Operand;
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
@@ -28,17 +29,17 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         return Ok(false);
     }
     let ftz = ins.has("ftz");
-    if fbits == 16 && !matches!(ins.name, "fabs" | "fneg") {
+    if fbits == 16 && !matches!(ins.i.opcode, Opcode::Fabs | Opcode::Fneg) {
         return half(fx, ins, ty, ftz);
     }
     let ft = fx.tx.float(fbits);
-    let v = match ins.name {
-        "fabs" | "fneg" => {
+    let v = match ins.i.opcode {
+        Opcode::Fabs | Opcode::Fneg => {
             let a = fx.read(ins.opr("src0")?, fbits)?;
             let a = if ftz { flush(fx, a, ty)? } else { a };
             let t = fx.tx.uint(fbits);
             let sign = fx.tx.const_uint(fbits, 1u64 << (fbits - 1));
-            let v = if ins.name == "fneg" {
+            let v = if ins.i.opcode == Opcode::Fneg {
                 fx.tx.b.bitwise_xor(t, None, a, sign)?
             } else {
                 let mask = fx.tx.b.not(t, None, sign)?;
@@ -47,37 +48,36 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             fx.write(ins.opr("dst")?, v, fbits)?;
             return Ok(true);
         }
-        "fadd" | "fsub" | "fmul" | "fdiv" | "fmin" | "fmax" => {
+        Opcode::Fadd | Opcode::Fsub | Opcode::Fmul | Opcode::Fdiv | Opcode::Fmin | Opcode::Fmax => {
             let a = src(fx, ins, "src0", ty, ftz)?;
             let b = src(fx, ins, "src1", ty, ftz)?;
-            match ins.name {
-                "fadd" => fx.tx.b.f_add(ft, None, a, b)?,
-                "fsub" => fx.tx.b.f_sub(ft, None, a, b)?,
-                "fmul" => fx.tx.b.f_mul(ft, None, a, b)?,
-                "fdiv" => fx.tx.b.f_div(ft, None, a, b)?,
+            match ins.i.opcode {
+                Opcode::Fadd => fx.tx.b.f_add(ft, None, a, b)?,
+                Opcode::Fsub => fx.tx.b.f_sub(ft, None, a, b)?,
+                Opcode::Fmul => fx.tx.b.f_mul(ft, None, a, b)?,
+                Opcode::Fdiv => fx.tx.b.f_div(ft, None, a, b)?,
                 // IEEE 754 minimumNumber/maximumNumber: a NaN operand yields the other
-                "fmin" | "fmax" => min_max(fx, ins, ft, a, b)?,
-                _ => return Ok(false),
+                _ => min_max(fx, ins, ft, a, b)?,
             }
         }
-        "fmad" => {
+        Opcode::Fmad => {
             let a = src(fx, ins, "src0", ty, ftz)?;
             let b = src(fx, ins, "src1", ty, ftz)?;
             let c = src(fx, ins, "src2", ty, ftz)?;
             fx.tx.glsl_op(ft, G::Fma, &[a, b, c])?
         }
-        "fsqrt" => {
+        Opcode::Fsqrt => {
             let a = src(fx, ins, "src0", ty, ftz)?;
             fx.tx.glsl_op(ft, G::Sqrt, &[a])?
         }
         // src0 - round(src0, .rd): exact
-        "frc" => {
+        Opcode::Frc => {
             let a = src(fx, ins, "src0", ty, ftz)?;
             let fl = fx.tx.glsl_op(ft, G::Floor, &[a])?;
             fx.tx.b.f_sub(ft, None, a, fl)?
         }
         // 1/src0 with the division's precision (see docs/spec-notes.md)
-        "frcp" => {
+        Opcode::Frcp => {
             let a = src(fx, ins, "src0", ty, ftz)?;
             let one = fx.read_f(&Operand::Float(1.0, ins.i.mnemonic), fbits)?;
             fx.tx.b.f_div(ft, None, one, a)?
@@ -147,19 +147,19 @@ fn half(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
         }
     }
     let ft = fx.tx.float(32);
-    let v = match (ins.name, srcs.as_slice()) {
-        ("fadd", [a, b]) => fx.tx.b.f_add(ft, None, *a, *b)?,
-        ("fsub", [a, b]) => fx.tx.b.f_sub(ft, None, *a, *b)?,
-        ("fmul", [a, b]) => fx.tx.b.f_mul(ft, None, *a, *b)?,
-        ("fdiv", [a, b]) => fx.tx.b.f_div(ft, None, *a, *b)?,
-        ("fmin" | "fmax", [a, b]) => min_max(fx, ins, ft, *a, *b)?,
-        ("fsqrt", [a]) => fx.tx.glsl_op(ft, G::Sqrt, &[*a])?,
-        ("frcp", [a]) => {
+    let v = match (ins.i.opcode, srcs.as_slice()) {
+        (Opcode::Fadd, [a, b]) => fx.tx.b.f_add(ft, None, *a, *b)?,
+        (Opcode::Fsub, [a, b]) => fx.tx.b.f_sub(ft, None, *a, *b)?,
+        (Opcode::Fmul, [a, b]) => fx.tx.b.f_mul(ft, None, *a, *b)?,
+        (Opcode::Fdiv, [a, b]) => fx.tx.b.f_div(ft, None, *a, *b)?,
+        (Opcode::Fmin | Opcode::Fmax, [a, b]) => min_max(fx, ins, ft, *a, *b)?,
+        (Opcode::Fsqrt, [a]) => fx.tx.glsl_op(ft, G::Sqrt, &[*a])?,
+        (Opcode::Frcp, [a]) => {
             let one = fx.read_f(&Operand::Float(1.0, ins.i.mnemonic), 32)?;
             fx.tx.b.f_div(ft, None, one, *a)?
         }
         // the product of two 16-bit values is exact in f32
-        ("fmad", [a, b, c]) => fx.tx.glsl_op(ft, G::Fma, &[*a, *b, *c])?,
+        (Opcode::Fmad, [a, b, c]) => fx.tx.glsl_op(ft, G::Fma, &[*a, *b, *c])?,
         _ => return Ok(false),
     };
     let v = if ins.has("dsat") {
@@ -176,7 +176,11 @@ fn half(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
 /// `fmin`/`fmax`: IEEE minimumNumber/maximumNumber (a NaN operand yields the
 /// other); with `.nanp`, a NaN operand makes the result a quiet NaN.
 fn min_max(fx: &mut FunctionCx, ins: &Ins, ft: Word, a: Word, b: Word) -> R<Word> {
-    let op = if ins.name == "fmin" { G::NMin } else { G::NMax };
+    let op = if ins.i.opcode == Opcode::Fmin {
+        G::NMin
+    } else {
+        G::NMax
+    };
     let v = fx.tx.glsl_op(ft, op, &[a, b])?;
     if !ins.has("nanp") {
         return Ok(v);

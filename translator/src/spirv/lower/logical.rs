@@ -5,6 +5,7 @@
 
 use super::{bits_of, Ins, R};
 use crate::ir::qualifier::Dir;
+use crate::ir::Opcode;
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
 
@@ -18,29 +19,29 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let bits = bits_of(ty);
     let t = fx.tx.uint(bits);
     let u32t = fx.tx.uint(32);
-    let v = match ins.name {
-        "and" | "or" | "xor" => {
+    let v = match ins.i.opcode {
+        Opcode::And | Opcode::Or | Opcode::Xor => {
             let a = fx.read(ins.opr("src0")?, bits)?;
             let b = fx.read(ins.opr("src1")?, bits)?;
-            match ins.name {
-                "and" => fx.tx.b.bitwise_and(t, None, a, b)?,
-                "or" => fx.tx.b.bitwise_or(t, None, a, b)?,
+            match ins.i.opcode {
+                Opcode::And => fx.tx.b.bitwise_and(t, None, a, b)?,
+                Opcode::Or => fx.tx.b.bitwise_or(t, None, a, b)?,
                 _ => fx.tx.b.bitwise_xor(t, None, a, b)?,
             }
         }
-        "not" => {
+        Opcode::Not => {
             let a = fx.read(ins.opr("src0")?, bits)?;
             fx.tx.b.not(t, None, a)?
         }
-        "shl" | "shr" | "asr" => {
+        Opcode::Shl | Opcode::Shr | Opcode::Asr => {
             // shift = src1[5:0]
             let a = fx.read(ins.opr("src0")?, bits)?;
             let n = fx.read(ins.opr("src1")?, 32)?;
             let m63 = fx.tx.const_u32(63);
             let n = fx.tx.b.bitwise_and(u32t, None, n, m63)?;
-            shift(fx, ins.name, a, n, bits)?
+            shift(fx, ins.i.opcode, a, n, bits)?
         }
-        "shf" => {
+        Opcode::Shf => {
             // (src0:src1 as a 64-bit value, src0 high) shifted by src2[4:0];
             // .l keeps the high word, .r the low one. Each half's shift is
             // split in two so that no shift amount reaches 32.
@@ -66,7 +67,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 b_.bitwise_or(u32t, None, x, y)?
             }
         }
-        "ubfe" | "sbfe" => {
+        Opcode::Ubfe | Opcode::Sbfe => {
             // offset = src2[4:0]; count = min(src1[5:0], 32 - offset):
             // OpBitField*Extract is then defined and matches the spec
             // (count 0 gives 0)
@@ -74,13 +75,13 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             let w = fx.read(ins.opr("src1")?, 32)?;
             let o = fx.read(ins.opr("src2")?, 32)?;
             let (off, count) = bit_range(fx, w, o)?;
-            if ins.name == "ubfe" {
+            if ins.i.opcode == Opcode::Ubfe {
                 fx.tx.b.bit_field_u_extract(u32t, None, a, off, count)?
             } else {
                 fx.tx.b.bit_field_s_extract(u32t, None, a, off, count)?
             }
         }
-        "bfi" => {
+        Opcode::Bfi => {
             // offset = src3[4:0]; count = min(src2[5:0], 32 - offset)
             let base = fx.read(ins.opr("src0")?, 32)?;
             let insert = fx.read(ins.opr("src1")?, 32)?;
@@ -91,7 +92,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 .b
                 .bit_field_insert(u32t, None, base, insert, off, count)?
         }
-        "bfn" => {
+        Opcode::Bfn => {
             let op = ins.q("operation").unwrap_or("0xaa");
             let table = u8::from_str_radix(op.trim_start_matches("0x"), 16).map_err(|_| {
                 crate::spirv::TranslateError::Internal(format!("bad bfn operation `{op}`"))
@@ -101,7 +102,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             let c = fx.read(ins.opr("src2")?, bits)?;
             bfn(fx, table, [a, b, c], bits)?
         }
-        "bfrev" => {
+        Opcode::Bfrev => {
             // OpBitReverse takes 32-bit values only (Vulkan)
             let a = fx.read(ins.opr("src0")?, 32)?;
             let r = fx.tx.b.bit_reverse(u32t, None, a)?;
@@ -113,15 +114,15 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 fx.resize(r, 32, bits, false)?
             }
         }
-        "cbit" | "fbh" | "fbl" => {
+        Opcode::Cbit | Opcode::Fbh | Opcode::Fbl => {
             // 16-bit values are zero-extended: OpBitCount and the GLSL bit
             // searches take 32-bit values only (Vulkan)
             let a = fx.read(ins.opr("src0")?, bits)?;
             let a = fx.resize(a, bits, 32, false)?;
-            let r = match ins.name {
-                "cbit" => fx.tx.b.bit_count(u32t, None, a)?,
+            let r = match ins.i.opcode {
+                Opcode::Cbit => fx.tx.b.bit_count(u32t, None, a)?,
                 // FindILsb(0) is -1: ~0, which is the spec's result for 0
-                "fbl" => fx.tx.glsl_op(u32t, G::FindILsb, &[a])?,
+                Opcode::Fbl => fx.tx.glsl_op(u32t, G::FindILsb, &[a])?,
                 _ => {
                     // bits - 1 - (index of the MSB); ~0 for 0
                     let msb = fx.tx.glsl_op(u32t, G::FindUMsb, &[a])?;
@@ -145,18 +146,18 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
 /// `a` (`bits` wide) shifted by `n` (a 32-bit amount below 64): amounts of
 /// at least the width give 0 (or the sign for `asr`) instead of SPIR-V's
 /// undefined result.
-fn shift(fx: &mut FunctionCx, name: &str, a: Word, n: Word, bits: u16) -> R<Word> {
+fn shift(fx: &mut FunctionCx, op: Opcode, a: Word, n: Word, bits: u16) -> R<Word> {
     let t = fx.tx.uint(bits);
     let u32t = fx.tx.uint(32);
     let maxs = fx.tx.const_u32(bits as u32 - 1);
     let clamped = fx.tx.glsl_op(u32t, G::UMin, &[n, maxs])?;
     let sh = fx.resize(clamped, 32, bits, false)?;
-    let shifted = match name {
-        "shl" => fx.tx.b.shift_left_logical(t, None, a, sh)?,
-        "shr" => fx.tx.b.shift_right_logical(t, None, a, sh)?,
+    let shifted = match op {
+        Opcode::Shl => fx.tx.b.shift_left_logical(t, None, a, sh)?,
+        Opcode::Shr => fx.tx.b.shift_right_logical(t, None, a, sh)?,
         _ => fx.tx.b.shift_right_arithmetic(t, None, a, sh)?,
     };
-    Ok(if name == "asr" {
+    Ok(if op == Opcode::Asr {
         shifted
     } else {
         let bt = fx.tx.bool_ty();
@@ -232,7 +233,7 @@ fn bfn(fx: &mut FunctionCx, table: u8, src: [Word; 3], bits: u16) -> R<Word> {
 /// Packed shifts (`.16bx2`): element `i` is shifted by
 /// `src1[16*i + 5 : 16*i]` (shiftl = src1[5:0], shifth = src1[21:16]).
 fn packed(fx: &mut FunctionCx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
-    if !matches!(ins.name, "shl" | "shr" | "asr") {
+    if !matches!(ins.i.opcode, Opcode::Shl | Opcode::Shr | Opcode::Asr) {
         return Ok(false);
     }
     let u32t = fx.tx.uint(32);
@@ -248,7 +249,7 @@ fn packed(fx: &mut FunctionCx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
             fx.tx.b.shift_right_logical(u32t, None, amounts, sh)?
         };
         let s = fx.tx.b.bitwise_and(u32t, None, s, m63)?;
-        out.push(shift(fx, ins.name, e, s, bits)?);
+        out.push(shift(fx, ins.i.opcode, e, s, bits)?);
     }
     fx.write_packed(ins.opr("dst")?, &out, bits)?;
     Ok(true)

@@ -34,10 +34,10 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         .quals
         .first()
         .is_some_and(|q| q.literal && q.name == "param");
-    match ins.name {
-        "iatom" => return super::atomics::iatom(fx, ins),
-        "fatom" => return super::atomics::fatom(fx, ins),
-        "ld" | "st" | "ld.param" => {}
+    match ins.i.opcode {
+        Opcode::Iatom => return super::atomics::iatom(fx, ins),
+        Opcode::Fatom => return super::atomics::fatom(fx, ins),
+        Opcode::Ld | Opcode::St | Opcode::LdParam => {}
         _ => return Ok(false),
     }
     // atomic forms carry a memory order other than `.weak`
@@ -56,7 +56,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         fx.address(addr_operand(ins, "addr")?, ins.qual())?
     };
     let step = bits as u64 / 8;
-    if ins.name == "st" {
+    if ins.i.opcode == Opcode::St {
         let src = ins.opr("src0")?;
         if count == 1 {
             let v = fx.read(src, bits)?;

@@ -2,6 +2,7 @@
 
 use super::{Ins, R};
 use crate::ir::qualifier::{Addrspace, Memorder, Memscope};
+use crate::ir::Opcode;
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{MemorySemantics, Scope};
 
@@ -11,8 +12,8 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         Some(Addrspace::Global) => MemorySemantics::UNIFORM_MEMORY,
         _ => MemorySemantics::WORKGROUP_MEMORY | MemorySemantics::UNIFORM_MEMORY,
     };
-    match ins.name {
-        "barrier.workgroup" => {
+    match ins.i.opcode {
+        Opcode::BarrierWorkgroup => {
             // a work-group barrier also orders shared and global memory, as
             // OpenCL's barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE) does
             let wg = fx.tx.const_u32(Scope::Workgroup as u32);
@@ -21,7 +22,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 .const_u32((MemorySemantics::ACQUIRE_RELEASE | mem_sem(None)).bits());
             fx.tx.b.control_barrier(wg, wg, sem)?;
         }
-        "fence" => {
+        Opcode::Fence => {
             // `.system` (host-visible) ordering maps to Device scope: Vulkan
             // shaders have no wider scope (docs/abi.md)
             let scope = match ins.qual() {
