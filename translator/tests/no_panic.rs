@@ -1,4 +1,6 @@
-//! Fuzzing: no input, however malformed, makes the assembler panic.
+//! Fuzzing: no input, however malformed, makes the assembler panic, and no
+//! input that assembles makes the IR passes or the translator panic (with
+//! and without loop unrolling).
 //! Random bytes, random token soup, and byte/line mutations of valid programs.
 
 use proptest::prelude::*;
@@ -22,7 +24,15 @@ fn seeds() -> &'static [String] {
 
 fn run(text: &str) {
     // either outcome is fine; a panic fails the test
-    let _ = pisa_translator::assemble("fuzz.pisa", text);
+    if let Ok(m) = pisa_translator::assemble("fuzz.pisa", text) {
+        for unroll_loops in [false, true] {
+            let options = pisa_translator::spirv::Options {
+                unroll_loops,
+                ..Default::default()
+            };
+            let _ = pisa_translator::spirv::translate_with(&m, &options);
+        }
+    }
 }
 
 const TOKENS: &[&str] = &[
