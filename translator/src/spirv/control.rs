@@ -22,7 +22,7 @@
 use super::entry::Push;
 use super::function::{variable, FunctionCx, Reg};
 use super::lower::{self, R};
-use super::types::Tx;
+use super::types::ModuleCx;
 use super::TranslateError;
 use crate::ir::structurize::{Label, Node};
 use crate::ir::FuncKind;
@@ -43,7 +43,7 @@ pub struct ControlVars {
 }
 
 impl ControlVars {
-    pub fn declare(tx: &mut Tx, tree: &[Node]) -> R<ControlVars> {
+    pub fn declare(tx: &mut ModuleCx, tree: &[Node]) -> R<ControlVars> {
         let detect = tx.options.detect_loop_cap;
         let mut loops = Vec::new();
         let mut constructs = false;
@@ -74,7 +74,7 @@ impl ControlVars {
     }
 
     /// Initial values (after every variable of the entry block).
-    pub fn init(&mut self, tx: &mut Tx) -> R<()> {
+    pub fn init(&mut self, tx: &mut ModuleCx) -> R<()> {
         if let Some(p) = self.pending {
             let zero = tx.const_u32(0);
             tx.b.store(p, zero, None, [])?;

@@ -4,7 +4,7 @@
 
 use super::function::{fn_type, FunctionCx};
 use super::lower::R;
-use super::types::Tx;
+use super::types::ModuleCx;
 use super::TranslateError;
 use crate::ir::{FuncKind, SpecialRef};
 use rspirv::dr::Operand as SOp;
@@ -52,7 +52,7 @@ fn is_address_member(i: usize) -> bool {
     i < 2 || i == Push::Status as usize
 }
 
-impl Tx<'_> {
+impl ModuleCx<'_> {
     fn push_var(&mut self) -> Word {
         if let Some(p) = self.push {
             return p;
@@ -233,7 +233,7 @@ pub const RANGE_CHECK_SPEC_ID: u32 = 3;
 
 /// One GLCompute entry point per kernel: a wrapper that skips work-items
 /// outside the global size and calls the kernel body.
-pub fn emit_entry_points(tx: &mut Tx) -> Result<(), TranslateError> {
+pub fn emit_entry_points(tx: &mut ModuleCx) -> Result<(), TranslateError> {
     let kernels: Vec<&crate::ir::Function> = tx
         .functions()
         .map(|(_, f)| f)

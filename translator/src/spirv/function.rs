@@ -3,7 +3,7 @@
 //! structured tree ([`super::control`]).
 
 use super::control;
-use super::types::Tx;
+use super::types::ModuleCx;
 use super::TranslateError;
 use crate::diag::Span;
 use crate::ir::{self, FuncKind, RegId, RegKind};
@@ -34,7 +34,7 @@ pub enum Reg {
 
 /// The state of one function while its body is emitted.
 pub struct FunctionCx<'t, 'm> {
-    pub tx: &'t mut Tx<'m>,
+    pub tx: &'t mut ModuleCx<'m>,
     pub func: &'m ir::Function,
     regs: Vec<Reg>,
     /// The line of the last instruction (instructions mostly come in source
@@ -44,7 +44,7 @@ pub struct FunctionCx<'t, 'm> {
 
 /// Reports recursion (direct or mutual) with the cycle it forms: Vulkan
 /// SPIR-V has no call stack.
-pub fn check_recursion(tx: &Tx) -> Result<(), TranslateError> {
+pub fn check_recursion(tx: &ModuleCx) -> Result<(), TranslateError> {
     let graph = ir::analysis::CallGraph::compute(tx.program);
     match graph.cycle() {
         None => Ok(()),
@@ -64,7 +64,7 @@ pub fn check_recursion(tx: &Tx) -> Result<(), TranslateError> {
 /// `Export` linkage and its imports become `Import` declarations, so that
 /// SPIR-V linkers (and `spirv-val`) accept it. Vulkan itself can only load
 /// modules with entry points (docs/abi.md).
-pub fn emit_all(tx: &mut Tx<'_>) -> Result<(), TranslateError> {
+pub fn emit_all(tx: &mut ModuleCx<'_>) -> Result<(), TranslateError> {
     let program = tx.program;
     let library = !program.functions.iter().any(|f| f.kind == FuncKind::Kernel);
     if library {
@@ -109,7 +109,7 @@ pub fn emit_all(tx: &mut Tx<'_>) -> Result<(), TranslateError> {
 
 /// The SPIR-V signature of a function: registers by value; kernels take
 /// nothing (their `.param`s are in the argument block).
-pub fn fn_type(tx: &mut Tx, f: &ir::Function) -> (Word, Word, Vec<Word>) {
+pub fn fn_type(tx: &mut ModuleCx, f: &ir::Function) -> (Word, Word, Vec<Word>) {
     let ret = match f.ret {
         Some(t) => tx.reg_ty(t),
         None => tx.void(),
@@ -126,7 +126,7 @@ pub fn fn_type(tx: &mut Tx, f: &ir::Function) -> (Word, Word, Vec<Word>) {
     (ret, fty, params)
 }
 
-fn emit_function<'m>(tx: &mut Tx<'m>, f: &'m ir::Function) -> Result<(), TranslateError> {
+fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), TranslateError> {
     let mut tree =
         ir::structurize::structurize(f).map_err(|e| TranslateError::Internal(e.to_string()))?;
     if tx.options.unroll_loops {
@@ -201,7 +201,7 @@ fn emit_function<'m>(tx: &mut Tx<'m>, f: &'m ir::Function) -> Result<(), Transla
 }
 
 /// A named `Function` variable of type `t`, in the current (entry) block.
-pub fn variable(tx: &mut Tx, t: Word, name: &str) -> Word {
+pub fn variable(tx: &mut ModuleCx, t: Word, name: &str) -> Word {
     let p = tx.ptr(StorageClass::Function, t);
     let v = tx.b.variable(p, None, StorageClass::Function, None);
     tx.b.name(v, name);

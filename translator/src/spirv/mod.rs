@@ -115,7 +115,7 @@ pub fn translate_with(m: &Module, options: &Options) -> Result<Spirv, TranslateE
 /// Translates a program in IR form: the back end reads nothing else.
 pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, TranslateError> {
     let layout = layout::layout(program);
-    let mut tx = types::Tx::new(program, layout);
+    let mut tx = types::ModuleCx::new(program, layout);
     tx.options = options.clone();
     function::check_recursion(&tx)?;
     function::emit_all(&mut tx)?;

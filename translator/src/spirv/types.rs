@@ -22,7 +22,8 @@ enum TypeKey {
     Vector(Word, u32),
 }
 
-pub struct Tx<'m> {
+/// The state of the whole module while it is translated (`tx` in code).
+pub struct ModuleCx<'m> {
     /// The module in IR form: all the back end reads.
     pub program: &'m Program,
     pub b: Builder,
@@ -48,7 +49,7 @@ pub struct Tx<'m> {
     pub uses_status: bool,
 }
 
-impl<'m> Tx<'m> {
+impl<'m> ModuleCx<'m> {
     pub fn new(program: &'m Program, layout: Layout) -> Self {
         let mut b = Builder::new();
         b.set_version(1, 5);
@@ -63,7 +64,7 @@ impl<'m> Tx<'m> {
             Some(file_id),
             None::<String>,
         );
-        let mut tx = Tx {
+        let mut tx = ModuleCx {
             program,
             b,
             layout,
