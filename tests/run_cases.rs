@@ -167,6 +167,20 @@ const CASES: &[Case] = &[
         [(0, "u32:25,50,29,58,33,66,37,74,41,82,45,90,17,34,21,42")],
         []
     ),
+    // fmul then fadd rounds twice (NoContraction): 0, not the fused 0x337ffffe
+    case!(
+        "tests/run/contraction.pisa",
+        "k",
+        "1",
+        None,
+        [
+            "buf:u32:1065353217,1065353215,3212836864",
+            "buf:u32:zeros:1"
+        ],
+        [],
+        [(1, "u32:0")],
+        []
+    ),
     // ../shared/repros/fence-in-dispatch-loop.pisa: lavapipe took the wrong `return.cond`
     // in the dispatch-loop shape the translator used to emit (out[0] was 5)
     case!(

@@ -198,3 +198,31 @@ fn unsupported_instructions_name_the_mnemonic_and_location() {
     let e = translate(&m).err().expect("fsin is not lowered yet");
     assert_eq!(e.to_string(), "u.pisa:5:2: not yet supported: fsin.f");
 }
+
+/// Every float add/sub/mul/div result carries `NoContraction`: PISA rounds
+/// each instruction's result, and without the decoration a driver may fuse
+/// a multiply and an add (seen on lavapipe in a mandelbrot kernel). Failed
+/// before the decoration was added.
+#[test]
+fn float_results_are_not_contracted() {
+    let src = std::fs::read_to_string(here("tests/run/contraction.pisa")).unwrap();
+    let m = pisa_translator::assemble("contraction.pisa", &src).unwrap();
+    let dis = translate(&m).unwrap().disassemble();
+    let mut checked = 0;
+    for line in dis.lines() {
+        let Some((id, rest)) = line.trim().split_once(" = ") else {
+            continue;
+        };
+        if ["OpFMul", "OpFAdd", "OpFSub", "OpFDiv"]
+            .iter()
+            .any(|op| rest.starts_with(op))
+        {
+            assert!(
+                dis.contains(&format!("OpDecorate {id} NoContraction")),
+                "{id} ({rest}) may be contracted:\n{dis}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2, "no float arithmetic found:\n{dis}");
+}

@@ -90,6 +90,7 @@ impl<'m> ModuleCx<'m> {
     }
 
     pub fn finish(mut self) -> (rspirv::dr::Module, Layout) {
+        self.forbid_contraction();
         for c in &self.caps {
             // SAFETY-free: Capability is a repr(u32) enum; from_u32 maps back.
             if let Some(cap) = Capability::from_u32(*c) {
@@ -97,6 +98,32 @@ impl<'m> ModuleCx<'m> {
             }
         }
         (self.b.module(), self.layout)
+    }
+
+    /// Every PISA floating-point instruction rounds its own result (spec 03),
+    /// and so do the sequences that emulate them: no driver may fuse a
+    /// multiply and an add the module keeps apart (Vulkan lets it unless the
+    /// result is `NoContraction`; `fmad` uses `Fma` explicitly).
+    fn forbid_contraction(&mut self) {
+        use rspirv::spirv::Op;
+        let results: Vec<Word> = self
+            .b
+            .module_ref()
+            .functions
+            .iter()
+            .flat_map(|f| &f.blocks)
+            .flat_map(|b| &b.instructions)
+            .filter(|i| {
+                matches!(
+                    i.class.opcode,
+                    Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate
+                )
+            })
+            .filter_map(|i| i.result_id)
+            .collect();
+        for id in results {
+            self.b.decorate(id, spirv::Decoration::NoContraction, []);
+        }
     }
 
     pub fn cap(&mut self, c: Capability) {
