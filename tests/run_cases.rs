@@ -801,3 +801,51 @@ fn the_abi_documents_glsl_example_runs() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Launches with more work-groups than one dispatch may have (65,535 per
+/// dimension on lavapipe), partial work-groups and global offsets: every
+/// work-item runs exactly once. (Before the runtime split such launches,
+/// `--global 70000 --local 1` ran only some work-items and reported success.)
+#[test]
+fn big_launches_run_every_work_item_once() {
+    let mut rt = runtime();
+    let prog = load(&mut rt, "tests/run/mark.pisa");
+    for (global, local, offset, dims) in [
+        ([70_000, 1, 1], [1, 1, 1], [0, 0, 0], 1),
+        ([200_003, 1, 1], [3, 1, 1], [5, 0, 0], 1),
+        ([3, 70_001, 1], [2, 1, 1], [0, 7, 0], 2),
+        ([2, 3, 66_000], [1, 2, 1], [1, 2, 3], 3),
+    ] {
+        let n: u32 = global.iter().product();
+        let out = rt.alloc_buffer(4 * n as u64).unwrap();
+        let args = vec![
+            rt.buffer_address(out).unwrap().to_le_bytes().to_vec(),
+            global[0].to_le_bytes().to_vec(),
+            global[1].to_le_bytes().to_vec(),
+        ];
+        rt.launch(&Launch {
+            program: prog,
+            kernel: "mark".into(),
+            range: NdRange {
+                global,
+                local: Some(local),
+                offset,
+                dims,
+            },
+            args,
+        })
+        .unwrap();
+        let got: Vec<u32> = rt.read(out).unwrap();
+        let wrong = got.iter().filter(|&&v| v != 1).count();
+        assert_eq!(
+            wrong, 0,
+            "{global:?} / {local:?}: {wrong} of {n} slots not 1"
+        );
+        rt.free_buffer(out);
+    }
+    assert!(
+        rt.validation_messages().is_empty(),
+        "{:?}",
+        rt.validation_messages()
+    );
+}

@@ -30,6 +30,9 @@ pub struct DeviceInfo {
     pub api_version: (u32, u32, u32),
     pub subgroup_size: u32,
     pub max_workgroup_invocations: u32,
+    /// `maxComputeWorkGroupCount`: the most work-groups one dispatch may
+    /// have per dimension (launches with more are split).
+    pub max_workgroup_count: [u32; 3],
     pub max_shared_bytes: u32,
     pub buffer_device_address: bool,
     pub features: Features,
@@ -230,6 +233,7 @@ fn describe(instance: &ash::Instance, p: vk::PhysicalDevice, index: usize) -> De
         ),
         subgroup_size: sub.subgroup_size,
         max_workgroup_invocations: props.limits.max_compute_work_group_invocations,
+        max_workgroup_count: props.limits.max_compute_work_group_count,
         max_shared_bytes: props.limits.max_compute_shared_memory_size,
         buffer_device_address: bda,
         features,

@@ -76,8 +76,37 @@ struct Region {
 /// Splits an NDRange whose global size is not a multiple of the local size
 /// into up to 8 dispatches, so that the partial last work-group of each
 /// dimension really is smaller (OpenCL 2.0): every dispatched work-item is in
-/// range and work-group barriers stay uniform.
-fn regions_of(global: [u32; 3], local: [u32; 3]) -> Vec<Region> {
+/// range and work-group barriers stay uniform. Regions with more work-groups
+/// than the device takes in one dispatch (`maxComputeWorkGroupCount`, 65,535
+/// on many devices) are split further, each piece at its own group offset.
+fn regions_of(global: [u32; 3], local: [u32; 3], max_groups: [u32; 3]) -> Vec<Region> {
+    let mut out = Vec::new();
+    for r in ndrange_regions(global, local) {
+        let chunks = |d: usize| {
+            let max = max_groups[d].max(1);
+            (0..r.groups[d].div_ceil(max)).map(move |k| (k * max, (r.groups[d] - k * max).min(max)))
+        };
+        for (sx, nx) in chunks(0) {
+            for (sy, ny) in chunks(1) {
+                for (sz, nz) in chunks(2) {
+                    out.push(Region {
+                        local: r.local,
+                        groups: [nx, ny, nz],
+                        group_offset: [
+                            r.group_offset[0] + sx,
+                            r.group_offset[1] + sy,
+                            r.group_offset[2] + sz,
+                        ],
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The full and partial work-groups of an NDRange, as up to 8 regions.
+fn ndrange_regions(global: [u32; 3], local: [u32; 3]) -> Vec<Region> {
     let mut out = Vec::new();
     for mask in 0..8u32 {
         let mut r = Region {
@@ -256,7 +285,7 @@ impl Runtime {
         for l in launches {
             let (ki, local, block) = self.resolve(l)?;
             let mut regions = Vec::new();
-            for r in regions_of(l.range.global, local) {
+            for r in regions_of(l.range.global, local, self.info.max_workgroup_count) {
                 regions.push((r, self.pipeline(l.program, ki, r.local)?));
             }
             // argument blocks back to back, 16-byte aligned
@@ -443,5 +472,56 @@ impl Runtime {
 
     pub fn timeout(&self) -> Duration {
         self.timeout
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every work-group of the NDRange is dispatched exactly once, whatever
+    /// the device's per-dispatch limit.
+    #[test]
+    fn regions_cover_every_group_once() {
+        for (global, local, max) in [
+            ([70_000, 1, 1], [1, 1, 1], [65_535, 65_535, 65_535]),
+            ([200_000, 3, 1], [3, 2, 1], [1000, 2, 65_535]),
+            ([7, 5, 131_071], [2, 2, 1], [65_535, 65_535, 65_535]),
+            ([10, 10, 10], [4, 3, 7], [1, 1, 1]),
+        ] {
+            let mut seen = std::collections::HashMap::new();
+            for r in regions_of(global, local, max) {
+                for d in 0..3 {
+                    assert!(r.groups[d] <= max[d] && r.groups[d] > 0, "{r:?}");
+                }
+                for x in 0..r.groups[0] {
+                    for y in 0..r.groups[1] {
+                        for z in 0..r.groups[2] {
+                            let g = [
+                                r.group_offset[0] + x,
+                                r.group_offset[1] + y,
+                                r.group_offset[2] + z,
+                            ];
+                            *seen.entry(g).or_insert(0) += 1;
+                            // the region's local size: the full one, or the
+                            // remainder in the last group of a dimension
+                            for d in 0..3 {
+                                let want = if (g[d] + 1) * local[d] <= global[d] {
+                                    local[d]
+                                } else {
+                                    global[d] % local[d]
+                                };
+                                assert_eq!(r.local[d], want, "{g:?} {r:?}");
+                            }
+                        }
+                    }
+                }
+            }
+            let groups: u64 = (0..3)
+                .map(|d| global[d].div_ceil(local[d]) as u64)
+                .product();
+            assert_eq!(seen.len() as u64, groups);
+            assert!(seen.values().all(|&n| n == 1));
+        }
     }
 }
