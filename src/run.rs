@@ -58,6 +58,9 @@ fn parse_dims(s: &str, what: &str) -> Result<([u32; 3], u32)> {
             .trim()
             .parse()
             .map_err(|_| anyhow!("--{what}: `{p}` is not a size"))?;
+        if v[i] == 0 && what != "offset" {
+            bail!("--{what}: sizes must be at least 1 (found 0 in `{s}`)");
+        }
     }
     Ok((v, parts.len() as u32))
 }
@@ -104,6 +107,13 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         }
         None => [0; 3],
     };
+    for d in 0..3 {
+        // (a --local larger than --global is one partial work-group, as the
+        // prefix_sum sample uses; global ids, offset + id, must fit in 32 bits)
+        if offset[d].checked_add(global[d]).is_none() {
+            bail!("--offset {offset:?} + --global {global:?} overflows 32 bits in dimension {d}");
+        }
+    }
     let args: Vec<Arg> = a
         .args
         .iter()
@@ -141,9 +151,15 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         }
         outs.push((n, p.to_string()));
     }
-    if a.timeout.is_nan() || a.timeout <= 0.0 {
-        bail!("--timeout must be positive");
-    }
+    let timeout = Duration::try_from_secs_f64(a.timeout)
+        .ok()
+        .filter(|t| !t.is_zero())
+        .ok_or_else(|| {
+            anyhow!(
+                "--timeout must be a positive number of seconds (found {})",
+                a.timeout
+            )
+        })?;
     let module = if is_spirv {
         None
     } else {
@@ -184,7 +200,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     explain_crashes();
     let mut rt = Runtime::new(RuntimeOptions {
         device: a.device.clone(),
-        timeout: Duration::from_secs_f64(a.timeout),
+        timeout,
         timestamps: a.time || a.json,
         only_for: Some(vec![words.clone()]),
         ..Default::default()

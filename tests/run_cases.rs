@@ -541,6 +541,14 @@ fn malformed_arguments_are_errors_before_anything_runs() {
         ("u8:300", "300 does not fit in u8"),
         ("raw:abc", "even number of hex digits"),
         ("f32", "expected TYPE:VALUE"),
+        // issue 11: these were accepted and ran with other values
+        (
+            "buf:f32:zeros:4611686018427387905",
+            "elements are too large a buffer",
+        ),
+        ("buf:f32:1,,2", "value 1 of the list is empty"),
+        ("buf:f32:1e39", "1e39 is out of the range of f32"),
+        ("f16:70000", "70000 is out of the range of f16"),
     ] {
         let out = pisa()
             .args([
@@ -561,6 +569,50 @@ fn malformed_arguments_are_errors_before_anything_runs() {
         // the device selection would fail: the argument error must come first
         assert!(stderr.contains(msg), "{arg}: {stderr}");
     }
+}
+
+/// Sizes, offsets and timeouts that used to be accepted (or panic) are errors
+/// before anything runs (issue 11).
+#[test]
+fn malformed_launch_options_are_errors() {
+    let bin = std::env::temp_dir().join(format!("pisa-seven-{}.bin", std::process::id()));
+    std::fs::write(&bin, [0u8; 7]).unwrap();
+    let seven = format!("buf:f32:@{}", bin.display());
+    for (opts, msg) in [
+        (vec!["--global", "0"], "sizes must be at least 1"),
+        (vec!["--global", "10,0"], "sizes must be at least 1"),
+        (
+            vec!["--global", "4", "--local", "0"],
+            "sizes must be at least 1",
+        ),
+        (
+            vec!["--global", "4", "--offset", "4294967295"],
+            "overflows 32 bits",
+        ),
+        (
+            vec!["--global", "4", "--timeout", "1e100"],
+            "--timeout must be",
+        ),
+        (
+            vec!["--global", "4", "--timeout", "inf"],
+            "--timeout must be",
+        ),
+        (
+            vec!["--global", "4", "--arg", seven.as_str()],
+            "not a whole number of f32 values",
+        ),
+    ] {
+        let out = pisa()
+            .args(["run", &root("tests/run/vadd.pisa"), "--kernel", "vadd"])
+            .args(&opts)
+            .env("PISA_DEVICE", "no-such-device")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{opts:?}: {stderr}");
+        assert!(stderr.contains(msg), "{opts:?}: {stderr}");
+    }
+    let _ = std::fs::remove_file(bin);
 }
 
 #[test]

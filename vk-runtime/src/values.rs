@@ -123,11 +123,22 @@ impl Ty {
                     .parse()
                     .map_err(|_| anyhow!("`{s}` is not a {} value", self.name()))?,
             };
-            return Ok(match self {
-                Ty::F16 => half::f16::from_f64(v).to_bits().to_le_bytes().to_vec(),
-                Ty::F32 => (v as f32).to_bits().to_le_bytes().to_vec(),
-                _ => v.to_bits().to_le_bytes().to_vec(),
-            });
+            let (bytes, finite) = match self {
+                Ty::F16 => {
+                    let h = half::f16::from_f64(v);
+                    (h.to_bits().to_le_bytes().to_vec(), h.is_finite())
+                }
+                Ty::F32 => {
+                    let f = v as f32;
+                    (f.to_bits().to_le_bytes().to_vec(), f.is_finite())
+                }
+                _ => (v.to_bits().to_le_bytes().to_vec(), v.is_finite()),
+            };
+            // a finite number too large for the type is a mistake, not inf
+            if v.is_finite() && !finite {
+                bail!("{s} is out of the range of {}", self.name());
+            }
+            return Ok(bytes);
         }
         let (neg, digits) = match s.strip_prefix('-') {
             Some(d) => (true, d),
@@ -209,10 +220,27 @@ fn float_json(s: String) -> String {
     }
 }
 
-/// Comma-separated values as bytes.
+/// `count` zeroed elements of `ty`: an error, not an abort, when the size
+/// overflows or the memory cannot be had.
+fn zeroed(count: usize, ty: Ty) -> Result<Vec<u8>> {
+    let bytes = count
+        .checked_mul(ty.size())
+        .filter(|&b| b <= isize::MAX as usize)
+        .ok_or_else(|| anyhow!("{count} {} elements are too large a buffer", ty.name()))?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(bytes)
+        .map_err(|_| anyhow!("cannot allocate {bytes} bytes for the buffer"))?;
+    v.resize(bytes, 0);
+    Ok(v)
+}
+
+/// Comma-separated values as bytes (an empty element is an error).
 pub fn encode_list(ty: Ty, list: &str) -> Result<Vec<u8>> {
     let mut out = Vec::new();
-    for v in list.split(',').filter(|v| !v.trim().is_empty()) {
+    for (i, v) in list.split(',').enumerate() {
+        if v.trim().is_empty() {
+            bail!("value {i} of the list is empty");
+        }
         out.extend(ty.encode(v)?);
     }
     Ok(out)
@@ -222,6 +250,14 @@ pub fn encode_list(ty: Ty, list: &str) -> Result<Vec<u8>> {
 pub fn read_file(ty: Ty, path: &str) -> Result<Vec<u8>> {
     let data = std::fs::read(path).map_err(|e| anyhow!("cannot read {path}: {e}"))?;
     if !path.ends_with(".npy") {
+        if data.len() % ty.size() != 0 {
+            bail!(
+                "{path} holds {} bytes, not a whole number of {} values ({} bytes each)",
+                data.len(),
+                ty.name(),
+                ty.size()
+            );
+        }
         return Ok(data);
     }
     if data.len() < 10 || &data[..6] != b"\x93NUMPY" {
@@ -321,7 +357,7 @@ pub fn parse_arg(s: &str) -> Result<ArgSpec> {
         let ty = Ty::parse(t)?;
         let bytes = if let Some(n) = v.strip_prefix("zeros:") {
             let n: usize = n.parse().map_err(|_| anyhow!("`{n}` is not a count"))?;
-            vec![0; n * ty.size()]
+            zeroed(n, ty)?
         } else if let Some(path) = v.strip_prefix('@') {
             read_file(ty, path)?
         } else {
