@@ -64,6 +64,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // SAFETY: sets the default action of SIGPIPE before any other thread
+    // exists, with no handler of ours involved. Writing to a closed pipe
+    // (`pisa spirv --dis ... | head -1`) then ends the process quietly, as
+    // command-line tools do, instead of panicking in print!.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

@@ -70,3 +70,48 @@ fn missing_file_is_an_error_not_a_panic() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent/x.pisa"));
 }
+
+/// A source line with terminal control sequences is shown with them escaped:
+/// a diagnostic must not retitle the terminal or move its cursor (issue 11).
+#[test]
+fn diagnostics_escape_control_characters() {
+    let p = write(
+        "ctl.pisa",
+        ".version 0.1;\n.target 100;\n.kernel @k() {\n\tfoo.32b %a; // \x1b]0;pwned\x07\n}\n",
+    );
+    let out = pisa().arg("check").arg(&p).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        !stderr.contains('\x1b') && !stderr.contains('\x07'),
+        "{stderr:?}"
+    );
+    assert!(stderr.contains("foo.32b"), "{stderr}");
+}
+
+/// Output into a pipe that closes early (`pisa spirv --dis ... | head -1`)
+/// ends the process quietly; it used to panic (exit 101).
+#[test]
+fn a_closed_pipe_is_not_a_panic() {
+    use std::io::Read;
+    let mut src = String::from(".version 0.1;\n.target 100;\n.kernel @k() {\n\t.reg .32b %a;\n");
+    for i in 0..20_000 {
+        src.push_str(&format!("\tiadd.32b %a, %a, {i};\n"));
+    }
+    src.push_str("\treturn;\n}\n");
+    let p = write("big.pisa", &src);
+    let mut child = pisa()
+        .args(["spirv", "--dis"])
+        .arg(&p)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // the read end is closed here, long before the disassembly is written
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(out.status.code(), Some(101), "{stderr}");
+}

@@ -87,15 +87,21 @@ impl Diagnostic {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let _ = writeln!(s, "{sev}[{}]: {}", self.code, self.message);
+        let _ = writeln!(s, "{sev}[{}]: {}", self.code, printable(&self.message));
         let num = self.line.to_string();
         let pad = " ".repeat(num.len());
-        let _ = writeln!(s, "{pad}--> {}:{}:{}", self.file, self.line, self.col);
+        let file = printable(&self.file);
+        let _ = writeln!(s, "{pad}--> {file}:{}:{}", self.line, self.col);
         let _ = writeln!(s, "{pad} |");
+        // one character for one, so the caret line still points right
         let shown: String = self
             .source_line
             .chars()
-            .map(|c| if c == '\t' { ' ' } else { c })
+            .map(|c| match c {
+                '\t' => ' ',
+                c if c.is_control() => '\u{FFFD}',
+                c => c,
+            })
             .collect();
         let _ = writeln!(s, "{num} | {shown}");
         let _ = writeln!(
@@ -105,7 +111,7 @@ impl Diagnostic {
             "^".repeat(self.len.max(1) as usize)
         );
         for n in &self.notes {
-            let _ = writeln!(s, "{pad} = note: {n}");
+            let _ = writeln!(s, "{pad} = note: {}", printable(n));
         }
         s
     }
@@ -153,6 +159,24 @@ pub fn json_str(s: &str) -> String {
 }
 
 /// Byte offset where each line of `source` starts.
+/// Text as a terminal may show it: control characters (which could move the
+/// cursor or retitle the terminal) as `\u{..}` escapes.
+fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| c.is_control() && c != '\t') {
+        return s.into();
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() && c != '\t' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// 1-based line and byte column of byte `offset`, given where each line
 /// starts ([`line_starts`]).
 pub fn line_col(line_starts: &[u32], offset: u32) -> (u32, u32) {
