@@ -115,3 +115,25 @@ fn a_closed_pipe_is_not_a_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_ne!(out.status.code(), Some(101), "{stderr}");
 }
+
+/// 20,000 nested `{ }` used to overflow the assembler's stack (abort): now one
+/// located error, and the long line is shown as a window around it.
+#[test]
+fn deeply_nested_blocks_are_an_error_not_an_abort() {
+    let n = 20_000;
+    let src = format!(
+        ".version 0.1;\n.target 100;\n.kernel @k()\n{}\n{}\n",
+        "{".repeat(n),
+        "}".repeat(n)
+    );
+    let p = write("nest.pisa", &src);
+    let out = pisa().arg("check").arg(&p).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("blocks nest more than 256 levels deep"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("error[").count(), 1, "{stderr}");
+    assert!(stderr.len() < 2000, "{} bytes of diagnostics", stderr.len());
+}

@@ -94,7 +94,7 @@ impl Diagnostic {
         let _ = writeln!(s, "{pad}--> {file}:{}:{}", self.line, self.col);
         let _ = writeln!(s, "{pad} |");
         // one character for one, so the caret line still points right
-        let shown: String = self
+        let chars: Vec<char> = self
             .source_line
             .chars()
             .map(|c| match c {
@@ -103,12 +103,26 @@ impl Diagnostic {
                 c => c,
             })
             .collect();
+        // a very long line is shown as a window around the column
+        let col = self.col.saturating_sub(1) as usize;
+        let start = col.saturating_sub(WINDOW / 2).min(chars.len());
+        let end = (start + WINDOW).min(chars.len());
+        let mut shown: String = chars[start..end].iter().collect();
+        let mut caret_at = col - start.min(col);
+        if start > 0 {
+            shown.insert(0, '…');
+            caret_at += 1;
+        }
+        if end < chars.len() {
+            shown.push('…');
+        }
+        let caret_len = (self.len.max(1) as usize).min(WINDOW);
         let _ = writeln!(s, "{num} | {shown}");
         let _ = writeln!(
             s,
             "{pad} | {}{}",
-            " ".repeat(self.col.saturating_sub(1) as usize),
-            "^".repeat(self.len.max(1) as usize)
+            " ".repeat(caret_at),
+            "^".repeat(caret_len)
         );
         for n in &self.notes {
             let _ = writeln!(s, "{pad} = note: {}", printable(n));
@@ -159,6 +173,9 @@ pub fn json_str(s: &str) -> String {
 }
 
 /// Byte offset where each line of `source` starts.
+/// How many characters of a source line a diagnostic shows at most.
+const WINDOW: usize = 160;
+
 /// Text as a terminal may show it: control characters (which could move the
 /// cursor or retitle the terminal) as `\u{..}` escapes.
 fn printable(s: &str) -> std::borrow::Cow<'_, str> {

@@ -14,6 +14,7 @@ pub fn parse(src: &str, rep: &mut Reporter) -> SourceAst {
     let cur = lexer.next_token();
     let next = lexer.next_token();
     let mut p = Parser {
+        depth: 0,
         src,
         lexer,
         cur,
@@ -40,7 +41,14 @@ struct Parser<'s, 'r, 'a> {
     prev: Span,
     rep: &'r mut Reporter<'a>,
     interner: Interner,
+    /// `{ }` blocks open around the current token.
+    depth: usize,
 }
+
+/// How deep `{ }` blocks may nest (docs/spec-notes.md): every later stage
+/// walks blocks recursively, so a limit keeps deep input from overflowing
+/// the stack; compilers nest a handful of levels.
+pub const MAX_BLOCK_DEPTH: usize = 256;
 
 /// A syntax error already reported; the caller recovers.
 struct Fail;
@@ -644,6 +652,42 @@ impl<'s> Parser<'s, '_, '_> {
 
     fn block(&mut self) -> PResult<Block> {
         let open = self.expect(Tok::LBrace, "`{`")?;
+        if self.depth >= MAX_BLOCK_DEPTH {
+            self.rep.error(
+                open.span,
+                "syntax",
+                format!("blocks nest more than {MAX_BLOCK_DEPTH} levels deep here"),
+            );
+            self.skip_block();
+            return Err(Fail);
+        }
+        self.depth += 1;
+        let block = self.block_body(open);
+        self.depth -= 1;
+        block
+    }
+
+    /// Skips to the `}` that closes a `{` just consumed (or the end).
+    fn skip_block(&mut self) {
+        let mut open = 1usize;
+        loop {
+            match self.kind() {
+                Tok::Eof => return,
+                Tok::LBrace => open += 1,
+                Tok::RBrace => {
+                    open -= 1;
+                    if open == 0 {
+                        self.bump();
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    fn block_body(&mut self, open: Token) -> PResult<Block> {
         let mut stmts = Vec::new();
         loop {
             match self.kind() {
