@@ -120,6 +120,12 @@ fn spirv(path: &Path, output: Option<&Path>, dis: bool, unroll_loops: bool) -> R
         unroll_loops,
         ..Default::default()
     };
+    if let Some(out) = output {
+        // `pisa spirv k.pisa -o k.pisa` would replace the program with binary
+        if std::fs::canonicalize(out).ok() == std::fs::canonicalize(path).ok() && out.exists() {
+            anyhow::bail!("-o {} is the input file itself", out.display());
+        }
+    }
     let spv = pisa_translator::spirv::translate_with(&module, &options)
         .with_context(|| format!("cannot translate {}", path.display()))?;
     if let Some(out) = output {
@@ -152,11 +158,22 @@ fn ir(path: &Path, structured: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Diagnostics shown in text per file at most (JSON lines carry them all).
+const MAX_SHOWN: usize = 200;
+
 fn check(files: &[PathBuf], json: bool, quiet: bool) -> Result<ExitCode> {
     let mut failed = false;
+    let mut unreadable = false;
     for path in files {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        // an unreadable file is reported, and the others are still checked
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("error: cannot read {}: {e}", path.display());
+                unreadable = true;
+                continue;
+            }
+        };
         // invalid UTF-8 is replaced so that the assembler can point at it
         let text = String::from_utf8_lossy(&bytes);
         let name = path.display().to_string();
@@ -167,18 +184,29 @@ fn check(files: &[PathBuf], json: bool, quiet: bool) -> Result<ExitCode> {
                 d
             }
         };
-        for d in &diags.0 {
-            if quiet && d.severity == pisa_translator::Severity::Warning {
-                continue;
-            }
+        let shown: Vec<_> = diags
+            .0
+            .iter()
+            .filter(|d| !quiet || d.severity != pisa_translator::Severity::Warning)
+            .collect();
+        for (i, d) in shown.iter().enumerate() {
             if json {
                 println!("{}", d.to_json());
-            } else {
+            } else if i < MAX_SHOWN {
                 eprint!("{}", d.render());
+            } else {
+                eprintln!(
+                    "... and {} more diagnostics in {} (`--json` lists them all)",
+                    shown.len() - MAX_SHOWN,
+                    path.display()
+                );
+                break;
             }
         }
     }
-    Ok(if failed {
+    Ok(if unreadable {
+        ExitCode::from(2)
+    } else if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -149,6 +149,17 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         if !(p.ends_with(".npy") || p.ends_with(".bin")) {
             bail!("--out {n}={p}: the file must end in .npy or .bin");
         }
+        // found now rather than after the kernel ran (and the results lost)
+        let dir = std::path::Path::new(p)
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        if !dir.is_dir() {
+            bail!("--out {n}={p}: the folder {} does not exist", dir.display());
+        }
+        if std::path::Path::new(p).is_dir() {
+            bail!("--out {n}={p}: that is a folder");
+        }
         outs.push((n, p.to_string()));
     }
     let timeout = Duration::try_from_secs_f64(a.timeout)

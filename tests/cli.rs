@@ -137,3 +137,90 @@ fn deeply_nested_blocks_are_an_error_not_an_abort() {
     assert_eq!(stderr.matches("error[").count(), 1, "{stderr}");
     assert!(stderr.len() < 2000, "{} bytes of diagnostics", stderr.len());
 }
+
+/// An unreadable file is reported and the other files are still checked
+/// (exit 2); `pisa check` used to stop at it.
+#[test]
+fn check_goes_on_past_an_unreadable_file() {
+    let bad = write("bad2.pisa", BAD);
+    let out = pisa()
+        .args(["check", "/no/such/file.pisa"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot read /no/such/file.pisa"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("bad2.pisa:5:"), "{stderr}");
+}
+
+/// Text diagnostics stop after 200 per file (10^6 errors printed 129 MB);
+/// `--json` keeps them all.
+#[test]
+fn text_diagnostics_are_capped() {
+    let mut src = String::from(".version 0.1;\n.target 100;\n.kernel @k() {\n\t.reg .32b %a;\n");
+    for _ in 0..1000 {
+        src.push_str("\tfoo.32b %a;\n");
+    }
+    src.push_str("}\n");
+    let p = write("many.pisa", &src);
+    let out = pisa().arg("check").arg(&p).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr.matches("error[").count(), 200, "{stderr}");
+    assert!(stderr.contains("and 800 more diagnostics"), "{stderr}");
+    let out = pisa().args(["check", "--json"]).arg(&p).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1000);
+}
+
+/// `pisa spirv k.pisa -o k.pisa` would have replaced the program with binary.
+#[test]
+fn spirv_does_not_overwrite_its_input() {
+    let src = std::fs::read_to_string("shaders/saxpy.pisa").unwrap();
+    let p = write("me.pisa", &src);
+    let out = pisa()
+        .arg("spirv")
+        .arg(&p)
+        .arg("-o")
+        .arg(&p)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is the input file itself"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), src);
+}
+
+/// A `--out` path in a folder that does not exist is an error before the
+/// kernel runs (the device is never even chosen), not after.
+#[test]
+fn bad_out_paths_are_found_before_running() {
+    let out = pisa()
+        .args([
+            "run",
+            "shaders/saxpy.pisa",
+            "--kernel",
+            "saxpy",
+            "--global",
+            "4",
+            "--arg",
+            "f32:2",
+            "--arg",
+            "buf:f32:zeros:4",
+            "--arg",
+            "buf:f32:zeros:4",
+            "--arg",
+            "u32:4",
+            "--out",
+            "1=/no/such/folder/y.npy",
+        ])
+        .env("PISA_DEVICE", "no-such-device")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("does not exist"), "{stderr}");
+}
