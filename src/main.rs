@@ -59,8 +59,12 @@ enum Command {
     },
     /// Run a kernel on a Vulkan device and print its results.
     Run(Box<run::RunArgs>),
-    /// List the Vulkan devices.
-    Devices,
+    /// List the Vulkan devices (the default one marked).
+    Devices {
+        /// One JSON object per device, for tools.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -92,7 +96,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => spirv(&file, output.as_deref(), dis, unroll_loops),
         Command::Ir { file, structured } => ir(&file, structured),
         Command::Run(a) => run::run(*a),
-        Command::Devices => run::devices(),
+        Command::Devices { json } => run::devices(json),
     }
 }
 

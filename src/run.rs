@@ -343,12 +343,14 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-pub fn devices() -> Result<std::process::ExitCode> {
+pub fn devices(json: bool) -> Result<std::process::ExitCode> {
     let devs = pisa_vk_runtime::list_devices().context("cannot list Vulkan devices")?;
     if devs.is_empty() {
         bail!("no Vulkan device found: install a Vulkan driver, e.g. `apt-get install mesa-vulkan-drivers` (lavapipe, no GPU needed)");
     }
-    for d in devs {
+    // PISA_DEVICE naming no device is not an error here: nothing is default
+    let default = pisa_vk_runtime::default_device(&devs).ok();
+    for (i, d) in devs.iter().enumerate() {
         let f = d.features;
         let feats: Vec<&str> = [
             (d.buffer_device_address, "bufferDeviceAddress"),
@@ -365,10 +367,33 @@ pub fn devices() -> Result<std::process::ExitCode> {
         .filter(|(on, _)| *on)
         .map(|(_, n)| *n)
         .collect();
+        let is_default = default == Some(i);
+        if json {
+            use pisa_translator::diag::json_str as q;
+            let features: Vec<String> = feats.iter().map(|f| q(f)).collect();
+            let [cx, cy, cz] = d.max_workgroup_count;
+            println!(
+                "{{\"index\":{},\"name\":{},\"kind\":{},\"driver\":{},\"vulkan\":\"{}.{}.{}\",\"default\":{is_default},\"subgroup_size\":{},\"max_workgroup_invocations\":{},\"max_workgroup_count\":[{cx},{cy},{cz}],\"max_shared_bytes\":{},\"caps_loops\":{},\"features\":[{}]}}",
+                d.index,
+                q(&d.name),
+                q(&format!("{:?}", d.kind)),
+                q(&d.driver),
+                d.api_version.0,
+                d.api_version.1,
+                d.api_version.2,
+                d.subgroup_size,
+                d.max_workgroup_invocations,
+                d.max_shared_bytes,
+                d.caps_loops,
+                features.join(",")
+            );
+            continue;
+        }
         println!(
-            "{}: {} ({:?}), driver {}, Vulkan {}.{}.{}, subgroup size {}, max work-group {}, shared {} KiB\n   features: {}",
+            "{}: {}{} ({:?}), driver {}, Vulkan {}.{}.{}, subgroup size {}, max work-group {} (groups per dispatch {:?}), shared {} KiB\n   features: {}{}",
             d.index,
             d.name,
+            if is_default { " [default]" } else { "" },
             d.kind,
             d.driver,
             d.api_version.0,
@@ -376,8 +401,14 @@ pub fn devices() -> Result<std::process::ExitCode> {
             d.api_version.2,
             d.subgroup_size,
             d.max_workgroup_invocations,
+            d.max_workgroup_count,
             d.max_shared_bytes / 1024,
-            feats.join(" ")
+            feats.join(" "),
+            if d.caps_loops {
+                "\n   loops: the driver caps iterations (65,535 in all); small loops are unrolled"
+            } else {
+                ""
+            }
         );
     }
     Ok(std::process::ExitCode::SUCCESS)

@@ -901,3 +901,49 @@ fn big_launches_run_every_work_item_once() {
         rt.validation_messages()
     );
 }
+
+/// A kernel name that is not in the module is an error that lists the
+/// module's kernels (issue 11: it named none).
+#[test]
+fn an_unknown_kernel_lists_the_kernels() {
+    let mut rt = runtime();
+    let prog = load(&mut rt, "shaders/saxpy.pisa");
+    let e = rt
+        .launch(&Launch {
+            program: prog,
+            kernel: "sax".into(),
+            range: NdRange::d1(4),
+            args: vec![],
+        })
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "no kernel `sax` in this module; its kernels: @saxpy"
+    );
+}
+
+/// `pisa devices --json`: one object per device, exactly one default, with
+/// the limits launches depend on (issue 11).
+#[test]
+fn devices_as_json() {
+    let out = pisa().args(["devices", "--json"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let devs: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!devs.is_empty());
+    assert_eq!(devs.iter().filter(|d| d["default"] == true).count(), 1);
+    for d in &devs {
+        assert!(d["name"].is_string() && d["subgroup_size"].is_u64(), "{d}");
+        assert_eq!(
+            d["max_workgroup_count"].as_array().map(|a| a.len()),
+            Some(3),
+            "{d}"
+        );
+    }
+}

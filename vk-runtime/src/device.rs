@@ -247,8 +247,19 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>> {
     Ok(inst.devices()?.into_iter().map(|(_, d)| d).collect())
 }
 
-/// Picks by index or name substring; else discrete, integrated, virtual, CPU.
+/// The device a runtime without a `device` option would take (`PISA_DEVICE`,
+/// else the best kind), as a position in `devs` (for `pisa devices`).
+pub fn default_device(devs: &[DeviceInfo]) -> Result<usize> {
+    let sel = std::env::var("PISA_DEVICE").ok();
+    pick_info(&devs.iter().collect::<Vec<_>>(), sel.as_deref())
+}
+
 fn pick(devs: &[(vk::PhysicalDevice, DeviceInfo)], sel: Option<&str>) -> Result<usize> {
+    pick_info(&devs.iter().map(|(_, d)| d).collect::<Vec<_>>(), sel)
+}
+
+/// Picks by index or name substring; else discrete, integrated, virtual, CPU.
+fn pick_info(devs: &[&DeviceInfo], sel: Option<&str>) -> Result<usize> {
     if devs.is_empty() {
         return Err(RuntimeError::NoDevice);
     }
@@ -256,13 +267,13 @@ fn pick(devs: &[(vk::PhysicalDevice, DeviceInfo)], sel: Option<&str>) -> Result<
         if let Ok(i) = sel.parse::<usize>() {
             return devs
                 .iter()
-                .position(|(_, d)| d.index == i)
+                .position(|d| d.index == i)
                 .ok_or_else(|| RuntimeError::DeviceNotFound(sel.into()));
         }
         let lower = sel.to_lowercase();
         return devs
             .iter()
-            .position(|(_, d)| d.name.to_lowercase().contains(&lower))
+            .position(|d| d.name.to_lowercase().contains(&lower))
             .ok_or_else(|| RuntimeError::DeviceNotFound(sel.into()));
     }
     let rank = |k: DeviceKind| match k {
@@ -273,7 +284,7 @@ fn pick(devs: &[(vk::PhysicalDevice, DeviceInfo)], sel: Option<&str>) -> Result<
         DeviceKind::Other => 4,
     };
     Ok((0..devs.len())
-        .min_by_key(|&i| (rank(devs[i].1.kind), i))
+        .min_by_key(|&i| (rank(devs[i].kind), i))
         .unwrap_or(0))
 }
 

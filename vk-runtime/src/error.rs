@@ -31,8 +31,8 @@ pub enum RuntimeError {
     Unusable,
     #[error(transparent)]
     Translate(#[from] pisa_translator::spirv::TranslateError),
-    #[error("no kernel `{0}` in this module")]
-    UnknownKernel(String),
+    #[error("no kernel `{name}` in this module; its kernels: {}", if kernels.is_empty() { "none".to_string() } else { kernels.join(", ") })]
+    UnknownKernel { name: String, kernels: Vec<String> },
     #[error("no host-accessible global `{0}` in this module")]
     UnknownGlobal(String),
     #[error("{0}")]

@@ -145,7 +145,10 @@ impl Runtime {
             .kernels
             .iter()
             .position(|k| k.name == name)
-            .ok_or_else(|| RuntimeError::UnknownKernel(name.to_string()))?;
+            .ok_or_else(|| RuntimeError::UnknownKernel {
+                name: name.to_string(),
+                kernels: p.kernels.iter().map(|k| format!("@{}", k.name)).collect(),
+            })?;
         let k = &p.kernels[ki];
         let local = match (l.range.local, k.reqd_work_group_size) {
             (Some(a), Some(b)) if a != b => {

@@ -14,7 +14,7 @@ mod launch;
 mod program;
 pub mod values;
 
-pub use device::{list_devices, DeviceInfo, DeviceKind, Runtime, RuntimeOptions};
+pub use device::{default_device, list_devices, DeviceInfo, DeviceKind, Runtime, RuntimeOptions};
 pub use error::RuntimeError;
 pub use launch::{Launch, LaunchTiming, NdRange, Pending};
 pub use program::{GlobalInfo, KernelInfo, ProgramId};
