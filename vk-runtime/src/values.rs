@@ -188,15 +188,15 @@ impl Ty {
             Ty::I64 => (u as i64).to_string(),
             Ty::F16 => {
                 let x = half::f16::from_bits(u as u16);
-                f(x.to_f64(), float_json(x.to_f32().to_string()))
+                f(x.to_f64(), float_text(x.to_f32()))
             }
             Ty::F32 => {
                 let x = f32::from_bits(u as u32);
-                f(x as f64, float_json(x.to_string()))
+                f(x as f64, float_text(x))
             }
             Ty::F64 => {
                 let x = f64::from_bits(u);
-                f(x, float_json(x.to_string()))
+                f(x, float_text(x))
             }
         }
     }
@@ -210,10 +210,21 @@ impl Ty {
     }
 }
 
-/// Rust prints the shortest decimal that round-trips; keep a `.0` so the
-/// value reads back as a float.
-fn float_json(s: String) -> String {
-    if s.contains(['.', 'e', 'E']) {
+/// The shortest decimal that reads back as the same value (Rust prints
+/// those), with an exponent for very large and very small magnitudes
+/// (`3.4028235e38`, not 39 digits), and a `.0` on whole numbers so the value
+/// reads back as a float.
+fn float_text<T>(x: T) -> String
+where
+    T: std::fmt::Display + std::fmt::LowerExp + Into<f64> + Copy,
+{
+    let m = x.into().abs();
+    let s = if m != 0.0 && !(1e-5..1e16).contains(&m) {
+        format!("{x:e}")
+    } else {
+        x.to_string()
+    };
+    if s.contains(['.', 'e', 'E']) || !m.is_finite() {
         s
     } else {
         format!("{s}.0")
@@ -369,4 +380,34 @@ pub fn parse_arg(s: &str) -> Result<ArgSpec> {
         .split_once(':')
         .ok_or_else(|| anyhow!("expected TYPE:VALUE, buf:TYPE:..., or raw:HEX"))?;
     Ok(ArgSpec::Scalar(Ty::parse(t)?.encode(v)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Floats print short and read back exactly (issue 11: FLT_MAX printed
+    /// as 340282350000000000000000000000000000000.0).
+    #[test]
+    fn floats_print_short_and_round_trip() {
+        for (x, want) in [
+            (f32::MAX, "3.4028235e38"),
+            (1.0f32, "1.0"),
+            (0.1, "0.1"),
+            (-2.5, "-2.5"),
+            (1e-40, "1e-40"),
+            (0.0, "0.0"),
+            (123456789.0, "123456790.0"),
+        ] {
+            let text = Ty::F32.json(&x.to_le_bytes());
+            assert_eq!(text, want);
+            assert_eq!(text.parse::<f32>().unwrap().to_bits(), x.to_bits());
+        }
+        let text = Ty::F64.json(&f64::MIN_POSITIVE.to_le_bytes());
+        assert_eq!(text.parse::<f64>().unwrap(), f64::MIN_POSITIVE);
+        assert_eq!(
+            Ty::F16.json(&half::f16::MAX.to_bits().to_le_bytes()),
+            "65504.0"
+        );
+    }
 }
