@@ -638,6 +638,7 @@ impl<'s> Parser<'s, '_, '_> {
         let name = match self.eat(Tok::Reg) {
             Some(t) => {
                 span = span.to(t.span);
+                self.check_reg_name(t);
                 Some((self.name(t), t.span))
             }
             None => None,
@@ -721,8 +722,19 @@ impl<'s> Parser<'s, '_, '_> {
             // LLVM block labels: `.LBB0_1:`
             Tok::Directive | Tok::Ident if self.peek_at(1).kind == Tok::Colon => {
                 self.bump();
-                self.bump();
+                let colon = self.bump();
                 let name = self.interner.intern(self.text(t));
+                // "Labels must appear alone on a line" (spec 05 §1.2); a
+                // closing `}` after one is tolerated
+                let next = self.peek();
+                let gap = &self.src[colon.span.end as usize..next.span.start as usize];
+                if !matches!(next.kind, Tok::Eof | Tok::RBrace) && !gap.contains('\n') {
+                    self.rep.error(
+                        next.span,
+                        "syntax",
+                        "a label must be alone on its line (spec 05 §1.2): start a new line after `:`",
+                    );
+                }
                 Ok(Stmt::Label(name, t.span))
             }
             Tok::Directive => {
@@ -757,6 +769,7 @@ impl<'s> Parser<'s, '_, '_> {
         let mut names = Vec::new();
         loop {
             let n = self.expect(Tok::Reg, "a register name `%name`")?;
+            self.check_reg_name(n);
             if self.eat(Tok::Lt).is_some() {
                 let (a, _) = self.int_literal("the range start")?;
                 self.expect(Tok::Tilde, "`~`")?;
@@ -811,6 +824,20 @@ impl<'s> Parser<'s, '_, '_> {
             span: m.span.to(end.span),
             form: FormRef::UNRESOLVED,
         })
+    }
+
+    /// A declared register's name must match `[a-zA-Z$._][a-zA-Z$._0-9]*`
+    /// (spec 05 §1.3): `%9x` is not one. (Uses need no check: an undeclared
+    /// name is reported where it is used.)
+    fn check_reg_name(&mut self, t: Token) {
+        let first = self.src.as_bytes().get(t.span.start as usize + 1).copied();
+        if first.is_some_and(|c| c.is_ascii_digit()) {
+            self.rep.error(
+                t.span,
+                "syntax",
+                "a register name must start with a letter, `$`, `.` or `_` (spec 05 §1.3)",
+            );
+        }
     }
 
     fn reg_ref(&mut self, t: Token) -> RegRef {
