@@ -147,3 +147,20 @@ fn reject_files_report_exactly_their_annotations() {
     assert!(report.is_empty(), "{report}");
     assert!(cases >= 344, "only {cases} reject cases");
 }
+
+/// Quoted symbol names are decoded (docs/llvm-printer.md, C1): `\XX`, `\"`
+/// and plain quoting name the same symbol as the unquoted spelling (issue 11:
+/// `@"tab\22le"` and `@"tab\"le"` were two different, undefined names).
+#[test]
+fn quoted_symbol_names_are_decoded() {
+    let src = ".version 0.1;\n.target 100;\n.global .align 4 @\"tab\\22le\"[8];\n\
+               .kernel @k()\n{\n\t.reg .64b %a, %b;\n\taddrof.64b %a, @\"tab\\\"le\";\n\
+               \taddrof.64b %b, @\"k\";\n\treturn;\n}\n";
+    let m = pisa_translator::assemble("q.pisa", src).unwrap_or_else(|d| panic!("{d}"));
+    let spv = pisa_translator::spirv::translate(&m).unwrap();
+    assert_eq!(spv.layout.data[0].name, "tab\"le");
+    assert_eq!(
+        pisa_translator::syntax::parser::decode_quoted_name("\\01?f@@YAXXZ"),
+        "\u{1}?f@@YAXXZ"
+    );
+}

@@ -157,7 +157,13 @@ impl<'s> Parser<'s, '_, '_> {
 
     fn name(&mut self, t: Token) -> Name {
         let s = &self.src[t.span.start as usize + 1..t.span.end as usize];
-        self.interner.intern(s)
+        match s.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
+            Some(quoted) => {
+                let decoded = decode_quoted_name(quoted);
+                self.interner.intern(&decoded)
+            }
+            None => self.interner.intern(s),
+        }
     }
 
     // ---------------------------------------------------------------- module
@@ -1088,4 +1094,46 @@ fn parse_hex_float(s: &str) -> Option<f64> {
         scale /= 16.0;
     }
     Some(v * 2f64.powi(exp.clamp(-2000, 2000)))
+}
+
+/// The name a quoted symbol `@"..."` stands for (docs/llvm-printer.md, C1):
+/// `\XX` is the byte with hex value XX (as the character of that code point),
+/// `\"` a quote, `\n` a newline, `\\` a backslash. `@"abc"` and `@abc` are one
+/// symbol.
+pub fn decode_quoted_name(q: &str) -> String {
+    let mut out = String::with_capacity(q.len());
+    let mut chars = q.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek().copied() {
+            Some('"') => {
+                chars.next();
+                out.push('"');
+            }
+            Some('n') => {
+                chars.next();
+                out.push('\n');
+            }
+            Some('\\') => {
+                chars.next();
+                out.push('\\');
+            }
+            _ => {
+                let hex: String = chars.clone().take(2).collect();
+                match (hex.len(), u8::from_str_radix(&hex, 16)) {
+                    (2, Ok(b)) => {
+                        chars.next();
+                        chars.next();
+                        out.push(char::from(b));
+                    }
+                    // not an escape: kept as written
+                    _ => out.push('\\'),
+                }
+            }
+        }
+    }
+    out
 }
