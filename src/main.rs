@@ -31,6 +31,11 @@ enum Command {
         /// Do not print warnings.
         #[arg(long)]
         quiet: bool,
+        /// Also check that the back end can translate the program (`vulkan`):
+        /// the first construct it does not support yet is an `unsupported`
+        /// error at its location.
+        #[arg(long, value_parser = ["vulkan"])]
+        target: Option<String>,
     },
     /// Translate a PISA file to SPIR-V (Vulkan 1.2, SPIR-V 1.5).
     Spirv {
@@ -87,7 +92,12 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Check { files, json, quiet } => check(&files, json, quiet),
+        Command::Check {
+            files,
+            json,
+            quiet,
+            target,
+        } => check(&files, json, quiet, target.is_some()),
         Command::Spirv {
             file,
             output,
@@ -165,7 +175,51 @@ fn ir(path: &Path, structured: bool) -> Result<ExitCode> {
 /// Diagnostics shown in text per file at most (JSON lines carry them all).
 const MAX_SHOWN: usize = 200;
 
-fn check(files: &[PathBuf], json: bool, quiet: bool) -> Result<ExitCode> {
+/// What translating a valid module for Vulkan reports, as a diagnostic.
+fn translation_diagnostic(
+    m: &pisa_translator::Module,
+    text: &str,
+) -> Option<pisa_translator::Diagnostic> {
+    use pisa_translator::spirv::TranslateError;
+    let e = pisa_translator::spirv::translate(m).err()?;
+    let (message, line, col) = match &e {
+        TranslateError::Unsupported {
+            what, line, col, ..
+        } => (
+            format!("not supported by the Vulkan back end yet: {what}"),
+            *line,
+            *col,
+        ),
+        other => (other.to_string(), 1, 1),
+    };
+    let source_line = text
+        .lines()
+        .nth(line.saturating_sub(1) as usize)
+        .unwrap_or("")
+        .to_string();
+    // underline the word that starts at the column
+    let len = source_line
+        .get(col.saturating_sub(1) as usize..)
+        .map_or(1, |rest| {
+            rest.chars()
+                .take_while(|c| !c.is_whitespace() && *c != ',' && *c != ';')
+                .count()
+                .max(1)
+        }) as u32;
+    Some(pisa_translator::Diagnostic {
+        severity: pisa_translator::Severity::Error,
+        code: "unsupported",
+        message,
+        file: m.file().to_string(),
+        line,
+        col,
+        len,
+        source_line,
+        notes: Vec::new(),
+    })
+}
+
+fn check(files: &[PathBuf], json: bool, quiet: bool, vulkan: bool) -> Result<ExitCode> {
     let mut failed = false;
     let mut unreadable = false;
     for path in files {
@@ -182,7 +236,16 @@ fn check(files: &[PathBuf], json: bool, quiet: bool) -> Result<ExitCode> {
         let text = String::from_utf8_lossy(&bytes);
         let name = path.display().to_string();
         let diags = match pisa_translator::assemble(&name, &text) {
-            Ok(m) => m.warnings().clone(),
+            Ok(m) => {
+                let mut d = m.warnings().clone();
+                if vulkan {
+                    if let Some(e) = translation_diagnostic(&m, &text) {
+                        failed = true;
+                        d.0.push(e);
+                    }
+                }
+                d
+            }
             Err(d) => {
                 failed = true;
                 d

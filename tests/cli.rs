@@ -224,3 +224,30 @@ fn bad_out_paths_are_found_before_running() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("does not exist"), "{stderr}");
 }
+
+/// `pisa check --target vulkan` reports what `pisa spirv` would reject as
+/// not supported yet, with its location (issue 11: `check` accepted it).
+#[test]
+fn check_for_vulkan_reports_unsupported_instructions() {
+    let p = write(
+        "sin.pisa",
+        ".version 0.1;\n.target 100;\n.kernel @k() {\n\t.reg .32b %a;\n\tfsin.f %a, %a;\n\treturn;\n}\n",
+    );
+    let plain = pisa().arg("check").arg(&p).output().unwrap();
+    assert_eq!(plain.status.code(), Some(0));
+    let out = pisa()
+        .args(["check", "--target", "vulkan"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error[unsupported]: not supported by the Vulkan back end yet: fsin.f"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("sin.pisa:5:2") && stderr.contains("^^^^^^"),
+        "{stderr}"
+    );
+}
