@@ -111,10 +111,35 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 /// Reads and assembles one file, printing its diagnostics; `None` if invalid.
+/// `-` as a path: standard input (or output).
+fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// A file's bytes, or standard input's for `-`.
+pub(crate) fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
+    if is_stdio(path) {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut v)?;
+        Ok(v)
+    } else {
+        std::fs::read(path)
+    }
+}
+
+/// The name diagnostics use for a path (`<stdin>` for `-`).
+fn display_name(path: &Path) -> String {
+    if is_stdio(path) {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
 fn assemble_file(path: &Path) -> Result<Option<pisa_translator::Module>> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = read_input(path).with_context(|| format!("cannot read {}", display_name(path)))?;
     let text = String::from_utf8_lossy(&bytes);
-    match pisa_translator::assemble(&path.display().to_string(), &text) {
+    match pisa_translator::assemble(&display_name(path), &text) {
         Ok(m) => {
             eprint!("{}", m.warnings().render());
             Ok(Some(m))
@@ -136,15 +161,26 @@ fn spirv(path: &Path, output: Option<&Path>, dis: bool, unroll_loops: bool) -> R
     };
     if let Some(out) = output {
         // `pisa spirv k.pisa -o k.pisa` would replace the program with binary
-        if std::fs::canonicalize(out).ok() == std::fs::canonicalize(path).ok() && out.exists() {
+        if !is_stdio(out)
+            && std::fs::canonicalize(out).ok() == std::fs::canonicalize(path).ok()
+            && out.exists()
+        {
             anyhow::bail!("-o {} is the input file itself", out.display());
         }
     }
     let spv = pisa_translator::spirv::translate_with(&module, &options)
         .with_context(|| format!("cannot translate {}", path.display()))?;
-    if let Some(out) = output {
-        std::fs::write(out, spv.bytes())
-            .with_context(|| format!("cannot write {}", out.display()))?;
+    match output {
+        Some(out) if is_stdio(out) => {
+            if dis {
+                anyhow::bail!("`-o -` and `--dis` both write to standard output: choose one");
+            }
+            std::io::Write::write_all(&mut std::io::stdout(), &spv.bytes())
+                .context("cannot write to standard output")?;
+        }
+        Some(out) => std::fs::write(out, spv.bytes())
+            .with_context(|| format!("cannot write {}", out.display()))?,
+        None => {}
     }
     if dis {
         print!("{}", spv.disassemble());
@@ -224,17 +260,17 @@ fn check(files: &[PathBuf], json: bool, quiet: bool, vulkan: bool) -> Result<Exi
     let mut unreadable = false;
     for path in files {
         // an unreadable file is reported, and the others are still checked
-        let bytes = match std::fs::read(path) {
+        let bytes = match read_input(path) {
             Ok(b) => b,
             Err(e) => {
-                eprintln!("error: cannot read {}: {e}", path.display());
+                eprintln!("error: cannot read {}: {e}", display_name(path));
                 unreadable = true;
                 continue;
             }
         };
         // invalid UTF-8 is replaced so that the assembler can point at it
         let text = String::from_utf8_lossy(&bytes);
-        let name = path.display().to_string();
+        let name = display_name(path);
         let diags = match pisa_translator::assemble(&name, &text) {
             Ok(m) => {
                 let mut d = m.warnings().clone();

@@ -181,7 +181,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     };
     let words = if is_spirv {
         let bytes =
-            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            crate::read_input(&path).with_context(|| format!("cannot read {}", path.display()))?;
         if bytes.len() % 4 != 0 {
             bail!(
                 "{} is not a SPIR-V module (size is not a multiple of 4)",

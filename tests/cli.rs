@@ -251,3 +251,39 @@ fn check_for_vulkan_reports_unsupported_instructions() {
         "{stderr}"
     );
 }
+
+/// `-` reads the program from standard input; `-o -` writes SPIR-V to
+/// standard output (issue 11).
+#[test]
+fn standard_input_and_output() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let src = std::fs::read("shaders/saxpy.pisa").unwrap();
+    let run = |args: &[&str]| {
+        let mut child = pisa()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&src).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = run(&["check", "-"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&["spirv", "-", "-o", "-"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(&out.stdout[..4], &0x0723_0203u32.to_le_bytes());
+    assert_eq!(out.stdout.len() % 4, 0);
+}
