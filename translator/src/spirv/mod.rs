@@ -60,8 +60,15 @@ pub struct Spirv {
 }
 
 impl Spirv {
-    /// Readable disassembly (the format of `spirv-dis`, as rspirv prints it).
+    /// Readable disassembly (the format of `spirv-dis`, as rspirv prints it),
+    /// with ids that have an `OpName` shown by it (`%fa` for `%8`), as
+    /// `spirv-dis` does; names are made unique with the id (`%i_12`).
     pub fn disassemble(&self) -> String {
+        friendly_names(&self.module.disassemble())
+    }
+
+    /// The disassembly with numeric ids only.
+    pub fn disassemble_raw(&self) -> String {
         self.module.disassemble()
     }
     pub fn bytes(&self) -> Vec<u8> {
@@ -127,4 +134,79 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
         layout,
         module,
     })
+}
+
+/// Replaces `%N` by `%name` where `OpName %N "name"` gives one (a name that
+/// is not a plain identifier, or that several ids share, gets `_N`).
+fn friendly_names(dis: &str) -> String {
+    use std::collections::HashMap;
+    let mut names: HashMap<&str, String> = HashMap::new();
+    let mut count: HashMap<String, u32> = HashMap::new();
+    let mut found = Vec::new();
+    for line in dis.lines() {
+        let Some(rest) = line.trim().strip_prefix("OpName ") else {
+            continue;
+        };
+        let Some((id, name)) = rest.split_once(' ') else {
+            continue;
+        };
+        let name: String = name
+            .trim_matches('"')
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if name.is_empty() || !id.starts_with('%') {
+            continue;
+        }
+        *count.entry(name.clone()).or_default() += 1;
+        found.push((id, name));
+    }
+    for (id, name) in found {
+        let unique = count[&name] == 1 && !name.starts_with(|c: char| c.is_ascii_digit());
+        let shown = if unique {
+            name
+        } else {
+            format!("{name}_{}", &id[1..])
+        };
+        names.insert(id, shown);
+    }
+    let mut out = String::with_capacity(dis.len());
+    for line in dis.lines() {
+        let mut first = true;
+        for tok in line.split(' ') {
+            if !first {
+                out.push(' ');
+            }
+            first = false;
+            match names.get(tok) {
+                Some(n) => {
+                    out.push('%');
+                    out.push_str(n);
+                }
+                None => out.push_str(tok),
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    /// Named ids print by name; shared or odd names keep their id.
+    #[test]
+    fn disassembly_uses_names() {
+        let dis = "OpName %8 \"a\"\nOpName %9 \"x\"\nOpName %10 \"x\"\nOpName %11 \"k.entry\"\n\
+                   %8 = OpVariable %7 Function\n%12 = OpIAdd %6 %9 %10\n%11 = OpFunction %3 None %4\n";
+        let out = super::friendly_names(dis);
+        assert!(out.contains("%a = OpVariable %7 Function"), "{out}");
+        assert!(out.contains("%12 = OpIAdd %6 %x_9 %x_10"), "{out}");
+        assert!(out.contains("%k_entry = OpFunction"), "{out}");
+    }
 }
