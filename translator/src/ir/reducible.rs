@@ -31,7 +31,7 @@ pub fn make_reducible(f: &mut Function) {
         let mut region: BTreeSet<BlockId> = cfg.rpo.iter().copied().collect();
         let mut cut: BTreeSet<BlockId> = BTreeSet::new();
         loop {
-            let scc = scc_of(f, &region, &cut, h);
+            let scc = scc_of(f, &cfg, &region, &cut, h);
             if !scc.contains(&u) {
                 // cannot happen (see the module docs); give up rather than loop
                 return;
@@ -109,34 +109,38 @@ fn retarget(t: &mut Terminator, from: BlockId, to: BlockId) {
 }
 
 /// The strongly connected component of `start` in the graph restricted to
-/// `region`, ignoring edges into the blocks of `cut`.
+/// `region`, ignoring edges into the blocks of `cut`: the blocks both
+/// reachable from `start` and reaching it, each found by walking only its
+/// own edges (linear in the region's size).
 fn scc_of(
     f: &Function,
+    cfg: &Cfg,
     region: &BTreeSet<BlockId>,
     cut: &BTreeSet<BlockId>,
     start: BlockId,
 ) -> BTreeSet<BlockId> {
     let edge =
         |a: BlockId, b: BlockId| region.contains(&a) && region.contains(&b) && !cut.contains(&b);
-    let reach = |forward: bool| {
+    let reach = |next: &dyn Fn(BlockId) -> Vec<BlockId>| {
         let mut seen = BTreeSet::from([start]);
         let mut work = vec![start];
         while let Some(x) = work.pop() {
-            for &y in region {
-                let linked = if forward {
-                    edge(x, y) && f.successors(x).any(|s| s == y)
-                } else {
-                    edge(y, x) && f.successors(y).any(|s| s == x)
-                };
-                if linked && seen.insert(y) {
+            for y in next(x) {
+                if seen.insert(y) {
                     work.push(y);
                 }
             }
         }
         seen
     };
-    let fwd = reach(true);
-    let back = reach(false);
+    let fwd = reach(&|x| f.successors(x).filter(|&y| edge(x, y)).collect());
+    let back = reach(&|x| {
+        cfg.preds[x.index()]
+            .iter()
+            .copied()
+            .filter(|&y| edge(y, x))
+            .collect()
+    });
     fwd.intersection(&back).copied().collect()
 }
 
