@@ -1,0 +1,1 @@
+//! Differential fuzzing of PISA devices.

@@ -1,0 +1,1 @@
+//! The reference PISA device (`--device cpu`).
