@@ -1,8 +1,9 @@
 //! `pisa run` and `pisa devices`: a thin layer over `pisa-vk-runtime`.
 
 use anyhow::{anyhow, bail, Context, Result};
+use pisa_interp::CpuDevice;
 use pisa_vk_runtime::values::{self, ArgSpec as Arg, Ty};
-use pisa_vk_runtime::{BufferId, Launch, NdRange, Runtime, RuntimeOptions};
+use pisa_vk_runtime::{BufferId, Device, Launch, NdRange, ProgramId, Runtime, RuntimeOptions};
 use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
@@ -39,7 +40,8 @@ pub struct RunArgs {
     /// Report the kernel time from GPU timestamps.
     #[arg(long)]
     pub time: bool,
-    /// Device index or name substring (default: PISA_DEVICE, else the best device).
+    /// Device index or name substring, or `cpu` for the reference interpreter
+    /// (default: PISA_DEVICE, else the best Vulkan device, else cpu).
     #[arg(long)]
     pub device: Option<String>,
     /// Seconds a launch may run before it is reported as hung.
@@ -82,6 +84,94 @@ fn explain_crashes() {
             libc::signal(sig, handler as libc::sighandler_t);
         }
     }
+}
+
+/// Whether a device choice names the reference interpreter.
+pub fn is_cpu_choice(choice: Option<&str>) -> bool {
+    choice.is_some_and(|c| c.eq_ignore_ascii_case("cpu"))
+}
+
+/// Opens the chosen device and loads the program on it: the cpu device, or
+/// a Vulkan device (the cpu device when none can be found and none was
+/// named).
+fn open_device(
+    a: &RunArgs,
+    path: &std::path::Path,
+    module: Option<&pisa_translator::Module>,
+    words: Option<Vec<u32>>,
+    timeout: Duration,
+) -> Result<(Box<dyn Device>, ProgramId)> {
+    let choice = a
+        .device
+        .clone()
+        .or_else(|| std::env::var("PISA_DEVICE").ok().filter(|v| !v.is_empty()));
+    let cpu = |module: &pisa_translator::Module| -> Result<(Box<dyn Device>, ProgramId)> {
+        let mut d = CpuDevice::new();
+        d.set_timeout(timeout);
+        let prog = d
+            .load(module)
+            .with_context(|| format!("cannot load {}", path.display()))?;
+        Ok((Box::new(d), prog))
+    };
+    if is_cpu_choice(choice.as_deref()) {
+        return match module {
+            Some(m) => cpu(m),
+            None => bail!("the cpu device runs PISA programs, not SPIR-V modules"),
+        };
+    }
+    // translate first: the device then enables only what the module needs
+    let (words, layout) = match (module, words) {
+        (Some(m), _) => {
+            let spv = pisa_translator::spirv::translate(m)
+                .with_context(|| format!("cannot translate {}", path.display()))?;
+            (spv.words, Some(spv.layout))
+        }
+        (None, Some(w)) => (w, None),
+        _ => bail!("nothing to run"),
+    };
+    explain_crashes();
+    let rt = Runtime::new(RuntimeOptions {
+        device: choice.clone(),
+        timeout,
+        timestamps: a.time || a.json,
+        only_for: Some(vec![words.clone()]),
+        ..Default::default()
+    });
+    let mut rt = match (rt, module, &choice) {
+        (Ok(rt), _, _) => rt,
+        // no Vulkan at all, and no device named: the reference device runs it
+        (
+            Err(
+                e @ (pisa_vk_runtime::RuntimeError::NoLoader(_)
+                | pisa_vk_runtime::RuntimeError::NoDevice),
+            ),
+            Some(m),
+            None,
+        ) => {
+            eprintln!(
+                "note: {e}\nnote: running on the cpu device (the reference interpreter) instead"
+            );
+            return cpu(m);
+        }
+        (Err(e), _, _) => return Err(e).context("cannot start the Vulkan runtime"),
+    };
+    // translated again for the device: a driver that caps loops gets small
+    // loops unrolled, others no loop-cap checks (the features are the same)
+    let (words, layout) = match (module, rt.device_info().caps_loops) {
+        (Some(m), caps) => {
+            let options = pisa_translator::spirv::Options::for_loop_cap(caps);
+            let spv = pisa_translator::spirv::translate_with(m, &options)
+                .with_context(|| format!("cannot translate {}", path.display()))?;
+            (spv.words, Some(spv.layout))
+        }
+        _ => (words, layout),
+    };
+    let prog = match layout {
+        Some(l) => rt.load_translated(&words, l),
+        None => rt.load_spirv(&words),
+    }
+    .with_context(|| format!("cannot load {}", path.display()))?;
+    Ok((Box::new(rt), prog))
 }
 
 pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
@@ -198,41 +288,8 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         None
     };
 
-    // translate first: the device then enables only what the module needs
-    let (words, layout) = match (&module, words) {
-        (Some(m), _) => {
-            let spv = pisa_translator::spirv::translate(m)
-                .with_context(|| format!("cannot translate {}", path.display()))?;
-            (spv.words, Some(spv.layout))
-        }
-        (None, Some(w)) => (w, None),
-        _ => bail!("nothing to run"),
-    };
-    explain_crashes();
-    let mut rt = Runtime::new(RuntimeOptions {
-        device: a.device.clone(),
-        timeout,
-        timestamps: a.time || a.json,
-        only_for: Some(vec![words.clone()]),
-        ..Default::default()
-    })
-    .context("cannot start the Vulkan runtime")?;
-    // translated again for the device: a driver that caps loops gets small
-    // loops unrolled, others no loop-cap checks (the features are the same)
-    let (words, layout) = match (&module, rt.device_info().caps_loops) {
-        (Some(m), caps) => {
-            let options = pisa_translator::spirv::Options::for_loop_cap(caps);
-            let spv = pisa_translator::spirv::translate_with(m, &options)
-                .with_context(|| format!("cannot translate {}", path.display()))?;
-            (spv.words, Some(spv.layout))
-        }
-        _ => (words, layout),
-    };
-    let prog = match layout {
-        Some(l) => rt.load_translated(&words, l),
-        None => rt.load_spirv(&words),
-    }
-    .with_context(|| format!("cannot load {}", path.display()))?;
+    let (mut device, prog) = open_device(&a, &path, module.as_ref(), words, timeout)?;
+    let rt: &mut dyn Device = device.as_mut();
     for (name, bytes) in &set_globals {
         rt.write_global(prog, name, bytes)
             .with_context(|| format!("--set-global {name}"))?;
@@ -344,12 +401,22 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
 }
 
 pub fn devices(json: bool) -> Result<std::process::ExitCode> {
-    let devs = pisa_vk_runtime::list_devices().context("cannot list Vulkan devices")?;
-    if devs.is_empty() {
-        bail!("no Vulkan device found: install a Vulkan driver, e.g. `apt-get install mesa-vulkan-drivers` (lavapipe, no GPU needed)");
-    }
+    // the Vulkan devices, then the reference device (always there)
+    let mut devs = match pisa_vk_runtime::list_devices() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("note: no Vulkan devices: {e}");
+            Vec::new()
+        }
+    };
     // PISA_DEVICE naming no device is not an error here: nothing is default
-    let default = pisa_vk_runtime::default_device(&devs).ok();
+    let env = std::env::var("PISA_DEVICE").ok().filter(|v| !v.is_empty());
+    let default = if is_cpu_choice(env.as_deref()) || devs.is_empty() {
+        Some(devs.len())
+    } else {
+        pisa_vk_runtime::default_device(&devs).ok()
+    };
+    devs.push(pisa_interp::cpu_device_info(devs.len()));
     for (i, d) in devs.iter().enumerate() {
         let f = d.features;
         let feats: Vec<&str> = [

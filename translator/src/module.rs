@@ -17,6 +17,8 @@ pub struct Module {
     pub(crate) warnings: crate::Diagnostics,
     /// Byte offset where each source line starts (for debug info and errors).
     pub(crate) line_starts: Vec<u32>,
+    /// The source text (the reference interpreter quotes instructions from it).
+    pub(crate) source: String,
 }
 
 impl Module {
@@ -31,6 +33,10 @@ impl Module {
     /// `.target` as written.
     pub fn target(&self) -> &str {
         &self.target
+    }
+    /// The source text the module was assembled from.
+    pub fn source(&self) -> &str {
+        &self.source
     }
     /// Warnings found while validating.
     pub fn warnings(&self) -> &crate::Diagnostics {

@@ -39,6 +39,13 @@ pub enum RuntimeError {
     BadArgument(String),
     #[error("{0}")]
     BadLaunch(String),
+    /// A kernel stopped at an instruction (the reference device names the
+    /// instruction, the work-item and what went wrong).
+    #[error("{0}")]
+    Kernel(String),
+    /// What this device cannot run (yet).
+    #[error("unsupported on this device: {0}")]
+    Unsupported(String),
     #[error("invalid SPIR-V: {0}")]
     BadSpirv(String),
 }

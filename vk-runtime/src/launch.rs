@@ -3,7 +3,7 @@
 //! timeout, and GPU timestamps.
 
 use crate::error::VkContext;
-use crate::program::ProgramId;
+use crate::program::{KernelInfo, ProgramId};
 use crate::{BufferId, Result, Runtime, RuntimeError};
 use ash::vk;
 use std::time::Duration;
@@ -140,84 +140,7 @@ fn align_up(x: u32, a: u32) -> u32 {
 impl Runtime {
     fn resolve(&self, l: &Launch) -> Result<(usize, [u32; 3], Vec<u8>)> {
         let p = self.program(l.program)?;
-        let name = l.kernel.trim_start_matches('@');
-        let ki = p
-            .kernels
-            .iter()
-            .position(|k| k.name == name)
-            .ok_or_else(|| RuntimeError::UnknownKernel {
-                name: name.to_string(),
-                kernels: p.kernels.iter().map(|k| format!("@{}", k.name)).collect(),
-            })?;
-        let k = &p.kernels[ki];
-        let local = match (l.range.local, k.reqd_work_group_size) {
-            (Some(a), Some(b)) if a != b => {
-                return Err(RuntimeError::BadLaunch(format!(
-                    "local size {a:?} disagrees with the kernel's .reqd_work_group_size{b:?}"
-                )))
-            }
-            (Some(a), _) => a,
-            (None, Some(b)) => b,
-            (None, None) => [l.range.global[0].clamp(1, 64), 1, 1],
-        };
-        if let Some(r) = k.reqd_work_group_size {
-            // as in OpenCL: a kernel that requires its work-group size gets
-            // no smaller, partial work-groups
-            if (0..3).any(|d| !l.range.global[d].is_multiple_of(r[d])) {
-                return Err(RuntimeError::BadLaunch(format!(
-                    "the global size {:?} is not a multiple of the kernel's .reqd_work_group_size{r:?}",
-                    l.range.global
-                )));
-            }
-        }
-        if local.contains(&0) {
-            return Err(RuntimeError::BadLaunch(
-                "local sizes must be at least 1".into(),
-            ));
-        }
-        let total = local.iter().map(|&v| v as u64).product::<u64>();
-        if total > self.info.max_workgroup_invocations as u64 {
-            return Err(RuntimeError::BadLaunch(format!(
-                "local size {local:?} has {total} work-items; the device allows {}",
-                self.info.max_workgroup_invocations
-            )));
-        }
-        // the argument block
-        let block = match &k.params {
-            Some(params) => {
-                if params.len() != l.args.len() {
-                    return Err(RuntimeError::BadArgument(format!(
-                        "kernel `{name}` takes {} arguments, {} given",
-                        params.len(),
-                        l.args.len()
-                    )));
-                }
-                let mut block = vec![0u8; k.param_bytes as usize];
-                for (i, (slot, a)) in params.iter().zip(&l.args).enumerate() {
-                    if a.len() != slot.size as usize {
-                        return Err(RuntimeError::BadArgument(format!(
-                            "argument {i} (`%{}`) is .param[{}] but {} bytes were given",
-                            slot.name,
-                            slot.size,
-                            a.len()
-                        )));
-                    }
-                    block[slot.offset as usize..(slot.offset + slot.size) as usize]
-                        .copy_from_slice(a);
-                }
-                block
-            }
-            None => {
-                let mut block = Vec::new();
-                for a in &l.args {
-                    let off = align_up(block.len() as u32, 8) as usize;
-                    block.resize(off, 0);
-                    block.extend_from_slice(a);
-                }
-                block
-            }
-        };
-        Ok((ki, local, block))
+        resolve_launch(&p.kernels, l, self.info.max_workgroup_invocations)
     }
 
     /// A reusable set of per-submission objects (command buffer, fence,
@@ -527,4 +450,91 @@ mod tests {
             assert!(seen.values().all(|&n| n == 1));
         }
     }
+}
+
+/// Checks a launch against its module's kernels and the device's work-group
+/// limit, and builds the argument block: (kernel index, local size, block).
+/// Every device resolves launches this way (docs/abi.md).
+pub fn resolve_launch(
+    kernels: &[KernelInfo],
+    l: &Launch,
+    max_workgroup_invocations: u32,
+) -> Result<(usize, [u32; 3], Vec<u8>)> {
+    let name = l.kernel.trim_start_matches('@');
+    let ki =
+        kernels
+            .iter()
+            .position(|k| k.name == name)
+            .ok_or_else(|| RuntimeError::UnknownKernel {
+                name: name.to_string(),
+                kernels: kernels.iter().map(|k| format!("@{}", k.name)).collect(),
+            })?;
+    let k = &kernels[ki];
+    let local = match (l.range.local, k.reqd_work_group_size) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(RuntimeError::BadLaunch(format!(
+                "local size {a:?} disagrees with the kernel's .reqd_work_group_size{b:?}"
+            )))
+        }
+        (Some(a), _) => a,
+        (None, Some(b)) => b,
+        (None, None) => [l.range.global[0].clamp(1, 64), 1, 1],
+    };
+    if let Some(r) = k.reqd_work_group_size {
+        // as in OpenCL: a kernel that requires its work-group size gets
+        // no smaller, partial work-groups
+        if (0..3).any(|d| !l.range.global[d].is_multiple_of(r[d])) {
+            return Err(RuntimeError::BadLaunch(format!(
+                "the global size {:?} is not a multiple of the kernel's .reqd_work_group_size{r:?}",
+                l.range.global
+            )));
+        }
+    }
+    if local.contains(&0) {
+        return Err(RuntimeError::BadLaunch(
+            "local sizes must be at least 1".into(),
+        ));
+    }
+    let total = local.iter().map(|&v| v as u64).product::<u64>();
+    if total > max_workgroup_invocations as u64 {
+        return Err(RuntimeError::BadLaunch(format!(
+            "local size {local:?} has {total} work-items; the device allows {}",
+            max_workgroup_invocations
+        )));
+    }
+    // the argument block
+    let block = match &k.params {
+        Some(params) => {
+            if params.len() != l.args.len() {
+                return Err(RuntimeError::BadArgument(format!(
+                    "kernel `{name}` takes {} arguments, {} given",
+                    params.len(),
+                    l.args.len()
+                )));
+            }
+            let mut block = vec![0u8; k.param_bytes as usize];
+            for (i, (slot, a)) in params.iter().zip(&l.args).enumerate() {
+                if a.len() != slot.size as usize {
+                    return Err(RuntimeError::BadArgument(format!(
+                        "argument {i} (`%{}`) is .param[{}] but {} bytes were given",
+                        slot.name,
+                        slot.size,
+                        a.len()
+                    )));
+                }
+                block[slot.offset as usize..(slot.offset + slot.size) as usize].copy_from_slice(a);
+            }
+            block
+        }
+        None => {
+            let mut block = Vec::new();
+            for a in &l.args {
+                let off = align_up(block.len() as u32, 8) as usize;
+                block.resize(off, 0);
+                block.extend_from_slice(a);
+            }
+            block
+        }
+    };
+    Ok((ki, local, block))
 }

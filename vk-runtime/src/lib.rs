@@ -5,6 +5,7 @@
 //! the runtime is dropped (or earlier, explicitly). The mapping of PISA onto
 //! Vulkan that launches follow is `docs/abi.md`.
 
+mod api;
 mod buffer;
 mod cache;
 mod device;
@@ -14,13 +15,25 @@ mod launch;
 mod program;
 pub mod values;
 
+pub use api::Device;
 pub use device::{default_device, list_devices, DeviceInfo, DeviceKind, Runtime, RuntimeOptions};
 pub use error::RuntimeError;
-pub use launch::{Launch, LaunchTiming, NdRange, Pending};
+pub use features::Features;
+pub use launch::{resolve_launch, Launch, LaunchTiming, NdRange, Pending};
 pub use program::{GlobalInfo, KernelInfo, ProgramId};
 
 /// A buffer allocated by a [`Runtime`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct BufferId(pub(crate) usize);
+
+impl BufferId {
+    /// A handle from another device's numbering (`pisa-interp`).
+    pub fn from_index(i: usize) -> BufferId {
+        BufferId(i)
+    }
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
 
 pub type Result<T> = std::result::Result<T, RuntimeError>;

@@ -11,6 +11,16 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ProgramId(pub(crate) usize);
 
+impl ProgramId {
+    /// A handle from another device's numbering (`pisa-interp`).
+    pub fn from_index(i: usize) -> ProgramId {
+        ProgramId(i)
+    }
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct KernelInfo {
     pub name: String,

@@ -85,6 +85,11 @@ fn align_up(x: u64, a: u64) -> u64 {
 
 pub const MODULE_SCOPE: u32 = u32::MAX;
 
+/// Generic addresses of the arenas carry a tag in their top 16 bits (device
+/// addresses never have these bits set); the low 32 bits are the offset.
+pub const GENERIC_SHARED_TAG: u64 = 0xFFFE;
+pub const GENERIC_PRIVATE_TAG: u64 = 0xFFFD;
+
 pub fn layout(p: &Program) -> Layout {
     let mut l = Layout::default();
     let mut pending: Vec<(u64, &[InitElem])> = Vec::new();

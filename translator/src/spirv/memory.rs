@@ -25,10 +25,7 @@ pub enum Mem {
     Generic,
 }
 
-/// Generic addresses of the arenas carry a tag in their top 16 bits (device
-/// addresses never have these bits set); the low 32 bits are the offset.
-pub const GENERIC_SHARED_TAG: u64 = 0xFFFE;
-pub const GENERIC_PRIVATE_TAG: u64 = 0xFFFD;
+pub use super::layout::{GENERIC_PRIVATE_TAG, GENERIC_SHARED_TAG};
 
 impl FunctionCx<'_, '_> {
     fn arena(&mut self, mem: Mem) -> Word {

@@ -82,6 +82,7 @@ pub fn assemble(file: &str, source: &str) -> Result<Module, Diagnostics> {
     let line_starts = crate::diag::line_starts(source);
     Ok(Module {
         line_starts,
+        source: source.to_string(),
         file: file.to_string(),
         version,
         target,

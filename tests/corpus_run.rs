@@ -1,9 +1,11 @@
 //! External execution suite: every case of `../shared/corpus/llvm-run/` (a
 //! function printed by Intel's LLVM PISA backend plus a harness kernel, with
 //! outputs computed from the LLVM IR) runs on the Vulkan device with the
-//! validation layer and must produce exactly the expected outputs.
+//! validation layer, and on the cpu device (the reference interpreter), and
+//! must produce exactly the expected outputs on both.
 
-use pisa_vk_runtime::{Launch, NdRange, Runtime, RuntimeOptions};
+use pisa_interp::CpuDevice;
+use pisa_vk_runtime::{Device, Launch, NdRange, Runtime, RuntimeOptions};
 use serde_json::Value;
 use std::path::Path;
 
@@ -30,7 +32,7 @@ fn encode(t: &str, v: &Value) -> Vec<u8> {
     bits.to_le_bytes()[..n].to_vec()
 }
 
-fn run_case(rt: &mut Runtime, dir: &Path, name: &str) -> Result<(), String> {
+fn run_case(rt: &mut dyn Device, dir: &Path, name: &str) -> Result<(), String> {
     let src =
         std::fs::read_to_string(dir.join(format!("{name}.pisa"))).map_err(|e| e.to_string())?;
     let spec: Value =
@@ -119,16 +121,14 @@ fn run_case(rt: &mut Runtime, dir: &Path, name: &str) -> Result<(), String> {
     Ok(())
 }
 
-#[test]
-fn llvm_run_corpus_produces_expected_outputs() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/llvm-run");
-
+fn corpus_names() -> Option<(std::path::PathBuf, Vec<String>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/llvm-run");
     if !dir.is_dir() {
         eprintln!(
             "SKIPPED: {} is absent (the shared corpus lives beside the checkout)",
             dir.display()
         );
-        return;
+        return None;
     }
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
@@ -139,36 +139,59 @@ fn llvm_run_corpus_produces_expected_outputs() {
         })
         .collect();
     names.sort();
+    Some((dir, names))
+}
+
+/// Runs every case on `dev`; cases in `not_yet` must fail (with a reason).
+fn run_all(dev: &mut dyn Device, not_yet: &[(&str, &str)]) -> Vec<String> {
+    let Some((dir, names)) = corpus_names() else {
+        return Vec::new();
+    };
+    let mut report = Vec::new();
+    let mut passed = 0;
+    for name in &names {
+        let r = run_case(dev, &dir, name);
+        let expected_fail = not_yet.iter().find(|(n, _)| n == name);
+        match (r, expected_fail) {
+            (Ok(()), None) => passed += 1,
+            (Ok(()), Some(_)) => {
+                report.push(format!("{name}: passes now; remove it from the list"))
+            }
+            (Err(e), None) => report.push(format!("{name}: {e}")),
+            (Err(_), Some(_)) => {}
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "{} of {} cases failed on {}:\n{}",
+        report.len(),
+        names.len(),
+        dev.device_info().name,
+        report.join("\n")
+    );
+    eprintln!(
+        "{passed} of {} corpus cases ran with exactly the expected outputs on {}",
+        names.len(),
+        dev.device_info().name
+    );
+    assert_eq!(passed + not_yet.len(), names.len());
+    report
+}
+
+#[test]
+fn llvm_run_corpus_produces_expected_outputs() {
     let mut rt = Runtime::new(RuntimeOptions {
         validation: true,
         pipeline_cache: false,
         ..Default::default()
     })
     .unwrap();
-    let mut report = Vec::new();
-    let mut passed = 0;
-    for name in &names {
-        let r = run_case(&mut rt, &dir, name);
-        let expected_fail = NOT_YET.iter().find(|(n, _)| n == name);
-        match (r, expected_fail) {
-            (Ok(()), None) => passed += 1,
-            (Ok(()), Some(_)) => report.push(format!("{name}: passes now; remove it from NOT_YET")),
-            (Err(e), None) => report.push(format!("{name}: {e}")),
-            (Err(_), Some(_)) => {}
-        }
-    }
+    run_all(&mut rt, NOT_YET);
     let msgs = rt.validation_messages();
     assert!(msgs.is_empty(), "validation layer messages: {msgs:#?}");
-    assert!(
-        report.is_empty(),
-        "{} of {} cases failed:\n{}",
-        report.len(),
-        names.len(),
-        report.join("\n")
-    );
-    eprintln!(
-        "{passed} of {} corpus cases ran with exactly the expected outputs",
-        names.len()
-    );
-    assert_eq!(passed + NOT_YET.len(), names.len());
+}
+
+#[test]
+fn llvm_run_corpus_produces_expected_outputs_on_the_cpu_device() {
+    run_all(&mut CpuDevice::new(), &[]);
 }

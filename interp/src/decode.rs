@@ -1,0 +1,691 @@
+//! Decoding: the IR ([`ir::Program`]) turned once, at load, into a flat form
+//! the interpreter executes quickly. Each function becomes one array of
+//! [`Op`]s (its blocks one after the other, each block's terminator an op
+//! too, with block targets resolved to op indices); registers become byte
+//! ranges of the frame; qualifiers become small typed values; variables
+//! become addresses (the data block's base is known when a module is loaded).
+
+use crate::float::{FloatTy, Round};
+use pisa_translator::catalog::{self, catalog};
+use pisa_translator::ir::qualifier::{Addrspace, Cop, Memorder, Op as AtomOp};
+use pisa_translator::ir::{
+    self, AddrBase, AddrOffset, Block, FuncKind, Function, Inst, Opcode, Operand, PisaInst,
+    Program, Qualifier, RegKind, Terminator,
+};
+use pisa_translator::spirv::layout::{function_address, Layout, MODULE_SCOPE};
+
+/// A type qualifier value (`.32b`, `.s16`, `.hf`, `.16bx2`, `.v4` widths).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TyQ {
+    /// Bits of one element (the whole value for scalars).
+    pub bits: u16,
+    /// Elements of a packed type (1 for scalars).
+    pub lanes: u8,
+    pub float: Option<FloatTy>,
+    /// `.sN` (Some(true)) / `.uN` (Some(false)) of conversions.
+    pub signed: Option<bool>,
+}
+
+impl TyQ {
+    fn parse(v: &str) -> Option<TyQ> {
+        let (lanes, bits) = match catalog::packed_shape(v) {
+            Some((n, b)) => (n, b),
+            None => (1, catalog::value_bits(v)?),
+        };
+        let float = FloatTy::from_qualifier(v.trim_end_matches("x2"));
+        let signed = match v.as_bytes()[0] {
+            b's' => Some(true),
+            b'u' => Some(false),
+            _ => None,
+        };
+        Some(TyQ {
+            bits,
+            lanes,
+            float,
+            signed,
+        })
+    }
+    /// Total bits (all lanes).
+    pub fn total(self) -> u32 {
+        self.bits as u32 * self.lanes as u32
+    }
+}
+
+/// Flags of an instruction's literal qualifiers.
+pub mod flag {
+    pub const FTZ: u16 = 1;
+    pub const DSAT: u16 = 2;
+    pub const NANP: u16 = 4;
+    pub const FULL: u16 = 8;
+    pub const CI: u16 = 16;
+    pub const CO: u16 = 32;
+    pub const COND: u16 = 64;
+    pub const FAST: u16 = 128;
+    pub const REM: u16 = 256;
+    pub const DYNAMIC: u16 = 512;
+    /// An `ld`/`st` with a memory order other than `.weak`: atomic.
+    pub const ATOMIC: u16 = 1024;
+    pub const PARAM: u16 = 2048;
+    /// `shf.r`
+    pub const RIGHT: u16 = 4096;
+}
+
+/// An instruction's qualifiers, decoded.
+#[derive(Debug, Clone, Default)]
+pub struct Quals {
+    pub ty: Option<TyQ>,
+    pub to: Option<TyQ>,
+    pub from: Option<TyQ>,
+    pub rnd: Option<Round>,
+    pub flags: u16,
+    pub cop: Option<Cop>,
+    pub space: Option<Addrspace>,
+    /// `addrcast.to.from` spaces (`generic` included).
+    pub to_space: Option<&'static str>,
+    pub from_space: Option<&'static str>,
+    pub atom: Option<AtomOp>,
+    /// `.vec` element count (1 without).
+    pub vec: u8,
+    /// `.index` of extract/insert, `.operation` of bfn, signedness of dp4a
+    /// (bit 0: src1 signed, bit 1: src2 signed).
+    pub imm: u32,
+}
+
+impl Quals {
+    pub fn has(&self, f: u16) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// A special register (spec 04) and the element read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    LocalId(u8),
+    GroupId(u8),
+    LocalSize(u8),
+    EnqueuedLocalSize(u8),
+    GroupCount(u8),
+    GlobalSize(u8),
+    GlobalOffset(u8),
+    WorkDim,
+    LaneId,
+    SubgroupSize,
+    ActiveMask,
+    PrintfBuffer,
+}
+
+/// A decoded operand.
+#[derive(Debug, Clone)]
+pub enum Opnd {
+    /// `bytes` bytes of the frame at `off`: a scalar register, one vector
+    /// element (a swizzle), or a whole vector.
+    Reg {
+        off: u32,
+        bytes: u16,
+    },
+    Pred {
+        off: u32,
+        neg: bool,
+    },
+    /// An immediate as the bits of the operand's type.
+    Imm(u64),
+    Special(Special),
+    Addr(Box<Addr>),
+    /// A function, by index (a call target or `addrof`).
+    Func(u32),
+    /// A memory variable's address (`addrof`, `addrcast`): 64-bit device
+    /// address or 32-bit arena offset.
+    VarAddr(u64),
+    Void,
+    Call(Box<CallOpnd>),
+}
+
+#[derive(Debug, Clone)]
+pub enum AddrBaseD {
+    Opnd(Opnd),
+    /// A kernel `.param`: its offset in the argument block.
+    Param(u32),
+}
+
+#[derive(Debug, Clone)]
+pub struct Addr {
+    pub base: AddrBaseD,
+    /// The offset, and whether it is sign-extended from its register's width.
+    pub offset: Option<(Opnd, bool)>,
+    /// 32 or 64: the width of the address arithmetic.
+    pub bits: u16,
+}
+
+#[derive(Debug, Clone)]
+pub struct CallOpnd {
+    pub target: Opnd,
+    pub args: Vec<Opnd>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Kind {
+    Pisa(Opcode),
+    Jump(u32),
+    Branch {
+        pred: u32,
+        neg: bool,
+        then: u32,
+        otherwise: u32,
+    },
+    Return(Option<Opnd>),
+    Unreachable,
+    SetConst {
+        dst: u32,
+        value: u32,
+    },
+    TestConst {
+        dst: u32,
+        src: u32,
+        value: u32,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Op {
+    pub kind: Kind,
+    pub q: Quals,
+    pub ops: Vec<Opnd>,
+    /// Where the instruction is (index into [`Decoded::sites`]).
+    pub site: u32,
+}
+
+/// A function ready to run.
+#[derive(Debug, Clone)]
+pub struct DFunc {
+    pub name: String,
+    pub kind: FuncKind,
+    pub ops: Vec<Op>,
+    /// Bytes of a frame (every register, 8-byte aligned, plus padding).
+    pub frame_bytes: u32,
+    /// Frame offsets and sizes of the parameters (`.reg` parameters).
+    pub params: Vec<(u32, u16)>,
+    /// Return value size in bytes.
+    pub ret_bytes: Option<u16>,
+    pub declaration: bool,
+}
+
+/// Where an instruction is, for messages.
+#[derive(Debug, Clone)]
+pub struct Site {
+    pub line: u32,
+    pub col: u32,
+    pub text: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    pub file: String,
+    pub functions: Vec<DFunc>,
+    pub sites: Vec<Site>,
+}
+
+struct FuncDecoder<'a> {
+    program: &'a Program,
+    source: &'a str,
+    layout: &'a Layout,
+    data_base: u64,
+    f: &'a Function,
+    reg_off: Vec<u32>,
+    reg_bytes: Vec<u16>,
+    param_off: Vec<Option<u32>>,
+    sites: &'a mut Vec<Site>,
+}
+
+/// A decoding failure: a construct the cpu device does not run (yet).
+#[derive(Debug, Clone)]
+pub struct Unsupported {
+    pub site: Site,
+    pub what: String,
+}
+
+pub fn decode(
+    program: &Program,
+    source: &str,
+    layout: &Layout,
+    data_base: u64,
+) -> Result<Decoded, Unsupported> {
+    let mut sites = Vec::new();
+    let mut functions = Vec::new();
+    for f in &program.functions {
+        let mut d = FuncDecoder::new(program, source, layout, data_base, f, &mut sites);
+        functions.push(d.function()?);
+    }
+    Ok(Decoded {
+        file: program.source.file.clone(),
+        functions,
+        sites,
+    })
+}
+
+fn reg_size(kind: &RegKind) -> u16 {
+    match kind {
+        RegKind::Value(t) => (t.total_bits() / 8).max(1) as u16,
+        RegKind::Pred => 1,
+        RegKind::Param { .. } => 0,
+    }
+}
+
+impl<'a> FuncDecoder<'a> {
+    fn new(
+        program: &'a Program,
+        source: &'a str,
+        layout: &'a Layout,
+        data_base: u64,
+        f: &'a Function,
+        sites: &'a mut Vec<Site>,
+    ) -> Self {
+        let mut reg_off = Vec::new();
+        let mut reg_bytes = Vec::new();
+        let mut param_off = Vec::new();
+        let mut at = 0u32;
+        let kernel_params = layout
+            .kernels
+            .iter()
+            .find(|k| k.name == program.name(f.name));
+        let mut param_index = 0;
+        for r in &f.regs {
+            let size = reg_size(&r.kind);
+            reg_off.push(at);
+            reg_bytes.push(size);
+            at += (size as u32).div_ceil(8) * 8;
+            param_off.push(match r.kind {
+                RegKind::Param { .. } => {
+                    let off = kernel_params
+                        .and_then(|k| k.params.get(param_index))
+                        .map(|p| p.offset);
+                    param_index += 1;
+                    off
+                }
+                _ => None,
+            });
+        }
+        // keep register offsets in a side table; the frame size is `at`
+        reg_off.push(at);
+        FuncDecoder {
+            program,
+            source,
+            layout,
+            data_base,
+            f,
+            reg_off,
+            reg_bytes,
+            param_off,
+            sites,
+        }
+    }
+
+    fn site(&mut self, span: pisa_translator::diag::Span) -> u32 {
+        let (line, col) = self.program.source.line_col(span);
+        let text = self
+            .source
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        self.sites.push(Site { line, col, text });
+        self.sites.len() as u32 - 1
+    }
+
+    fn unsupported(&mut self, span: pisa_translator::diag::Span, what: String) -> Unsupported {
+        let s = self.site(span);
+        Unsupported {
+            site: self.sites[s as usize].clone(),
+            what,
+        }
+    }
+
+    fn function(&mut self) -> Result<DFunc, Unsupported> {
+        let f = self.f;
+        // op index where each block starts: its instructions, then its terminator
+        let mut starts = Vec::with_capacity(f.blocks.len());
+        let mut n = 0u32;
+        for b in &f.blocks {
+            starts.push(n);
+            n += b.insts.len() as u32 + 1;
+        }
+        let mut ops = Vec::with_capacity(n as usize);
+        for b in &f.blocks {
+            for i in &b.insts {
+                ops.push(self.inst(i)?);
+            }
+            ops.push(self.terminator(b, &starts)?);
+        }
+        let params = f
+            .params
+            .iter()
+            .filter(|r| !matches!(f.reg(**r).kind, RegKind::Param { .. }))
+            .map(|r| (self.reg_off[r.index()], self.reg_bytes[r.index()]))
+            .collect();
+        Ok(DFunc {
+            name: self.program.name(f.name).to_string(),
+            kind: f.kind,
+            ops,
+            frame_bytes: *self.reg_off.last().unwrap_or(&0) + 16,
+            params,
+            ret_bytes: f.ret.map(|t| (t.total_bits() / 8).max(1) as u16),
+            declaration: f.is_declaration(),
+        })
+    }
+
+    fn terminator(&mut self, b: &Block, starts: &[u32]) -> Result<Op, Unsupported> {
+        let site = self.site(b.term_span);
+        let kind = match &b.term {
+            Terminator::Goto(t) => Kind::Jump(starts[t.index()]),
+            Terminator::Branch {
+                cond,
+                then,
+                otherwise,
+            } => Kind::Branch {
+                pred: self.reg_off[cond.pred.index()],
+                neg: cond.negate,
+                then: starts[then.index()],
+                otherwise: starts[otherwise.index()],
+            },
+            Terminator::Return { value, .. } => Kind::Return(match value {
+                Some(v) => Some(self.operand(v, None)?),
+                None => None,
+            }),
+            Terminator::Unreachable => Kind::Unreachable,
+        };
+        Ok(Op {
+            kind,
+            q: Quals::default(),
+            ops: Vec::new(),
+            site,
+        })
+    }
+
+    fn inst(&mut self, i: &Inst) -> Result<Op, Unsupported> {
+        match i {
+            Inst::Pisa(p) => self.pisa(p),
+            Inst::SetConst { dst, value } => Ok(Op {
+                kind: Kind::SetConst {
+                    dst: self.reg_off[dst.index()],
+                    value: *value,
+                },
+                q: Quals::default(),
+                ops: Vec::new(),
+                site: 0,
+            }),
+            Inst::TestConst { dst, src, value } => Ok(Op {
+                kind: Kind::TestConst {
+                    dst: self.reg_off[dst.index()],
+                    src: self.reg_off[src.index()],
+                    value: *value,
+                },
+                q: Quals::default(),
+                ops: Vec::new(),
+                site: 0,
+            }),
+        }
+    }
+
+    fn pisa(&mut self, p: &PisaInst) -> Result<Op, Unsupported> {
+        let form = &catalog().forms[p.form.form as usize];
+        let mut q = Quals {
+            vec: 1,
+            ..Quals::default()
+        };
+        for (s, slot) in form.quals.iter().enumerate() {
+            let v = p.form.quals[s];
+            if v == ir::FormRef::ABSENT {
+                continue;
+            }
+            let value: &'static str = slot.values[v as usize].as_str();
+            self.qual(&mut q, p.opcode, slot.name.as_str(), value);
+        }
+        // the float type literals of this instruction's sources are read in
+        let src_float = float_sources(p.opcode, &q);
+        let mut ops = Vec::with_capacity(p.operands.len());
+        for (k, o) in p.operands.iter().enumerate() {
+            let name = form.operands.get(k).map(|o| o.name.as_str()).unwrap_or("");
+            let fl = if name.starts_with("src") {
+                src_float
+            } else {
+                None
+            };
+            ops.push(self.operand(o, fl)?);
+        }
+        // address arithmetic is 32-bit in the arenas, 64-bit elsewhere (07 §3.3)
+        let bits = match q.space {
+            Some(Addrspace::Shared | Addrspace::Private) => 32,
+            _ => 64,
+        };
+        for o in &mut ops {
+            if let Opnd::Addr(a) = o {
+                a.bits = bits;
+            }
+        }
+        let site = self.site(p.span);
+        Ok(Op {
+            kind: Kind::Pisa(p.opcode),
+            q,
+            ops,
+            site,
+        })
+    }
+
+    fn qual(&mut self, q: &mut Quals, opcode: Opcode, slot: &str, value: &'static str) {
+        match slot {
+            "type" => q.ty = TyQ::parse(value),
+            "to" if opcode == Opcode::Addrcast => q.to_space = Some(value),
+            "from" if opcode == Opcode::Addrcast => q.from_space = Some(value),
+            "to" => {
+                q.to = TyQ::parse(value).or_else(|| {
+                    // pf2i's `.u16x2` / `.s16x2`
+                    let signed = value.starts_with('s');
+                    value.ends_with("16x2").then_some(TyQ {
+                        bits: 16,
+                        lanes: 2,
+                        float: None,
+                        signed: Some(signed),
+                    })
+                })
+            }
+            "from" => q.from = TyQ::parse(value),
+            "rndmode" => q.rnd = Round::from_qualifier(value),
+            "ftz" => q.flags |= flag::FTZ,
+            "dsat" => q.flags |= flag::DSAT,
+            "nanp" => q.flags |= flag::NANP,
+            "precision" | "full" => q.flags |= flag::FULL,
+            "ci" => q.flags |= flag::CI,
+            "co" => q.flags |= flag::CO,
+            "cond" => q.flags |= flag::COND,
+            "fast" => q.flags |= flag::FAST,
+            "dynamic" => q.flags |= flag::DYNAMIC,
+            "param" => q.flags |= flag::PARAM,
+            "output" => {
+                if value == "rem" {
+                    q.flags |= flag::REM
+                }
+            }
+            "dir" => {
+                if value == "r" {
+                    q.flags |= flag::RIGHT
+                }
+            }
+            "cop" => q.cop = Cop::from_text(value),
+            "addrspace" => q.space = Addrspace::from_text(value),
+            "memorder" => {
+                if Memorder::from_text(value).is_some_and(|m| m != Memorder::Weak) {
+                    q.flags |= flag::ATOMIC
+                }
+            }
+            "op" => q.atom = AtomOp::from_text(value),
+            "vec" => q.vec = catalog::vec_count(value).unwrap_or(1) as u8,
+            "index" => q.imm = value.parse().unwrap_or(0),
+            "operation" => {
+                q.imm = u32::from_str_radix(value.trim_start_matches("0x"), 16).unwrap_or(0)
+            }
+            "signedness" => {
+                // dp4a: `.us` = src0.. no: first letter src2? see exec: bit 0 src1, bit 1 src2
+                let b = value.as_bytes();
+                let src2_signed = b[0] == b's';
+                let src1_signed = b[1] == b's';
+                q.imm = src1_signed as u32 | (src2_signed as u32) << 1;
+            }
+            _ => {}
+        }
+    }
+
+    fn reg_opnd(&self, r: &ir::RegRef) -> Opnd {
+        let idx = r.reg.index();
+        let off = self.reg_off[idx];
+        match &self.f.regs[idx].kind {
+            RegKind::Pred => Opnd::Pred { off, neg: false },
+            RegKind::Value(t) => match r.swizzle {
+                Some(s) => {
+                    let eb = (t.bits / 8).max(1) as u32;
+                    Opnd::Reg {
+                        off: off + s.first as u32 * eb,
+                        bytes: (s.count as u32 * eb) as u16,
+                    }
+                }
+                None => Opnd::Reg {
+                    off,
+                    bytes: self.reg_bytes[idx],
+                },
+            },
+            RegKind::Param { .. } => Opnd::Imm(self.param_off[idx].unwrap_or(0) as u64),
+        }
+    }
+
+    fn special(&mut self, r: &ir::SpecialRef) -> Result<Special, Unsupported> {
+        let d = r.swizzle.map_or(0, |s| s.first);
+        Ok(match self.program.name(r.name) {
+            "localid" => Special::LocalId(d),
+            "groupid" => Special::GroupId(d),
+            "localsize" => Special::LocalSize(d),
+            "enqueuedlocalsize" => Special::EnqueuedLocalSize(d),
+            "groupcount" => Special::GroupCount(d),
+            "globalsize" => Special::GlobalSize(d),
+            "globaloffset" => Special::GlobalOffset(d),
+            "workdim" => Special::WorkDim,
+            "laneid" => Special::LaneId,
+            "subgroupsize" => Special::SubgroupSize,
+            "activemask" => Special::ActiveMask,
+            "printfbuffer" => Special::PrintfBuffer,
+            other => {
+                let other = other.to_string();
+                return Err(self.unsupported(r.span, format!("special register %{other}")));
+            }
+        })
+    }
+
+    /// The address of a variable: a data-block address or an arena offset.
+    fn var_address(
+        &mut self,
+        n: ir::Name,
+        span: pisa_translator::diag::Span,
+    ) -> Result<u64, Unsupported> {
+        let key = (self.f.index, n);
+        let l = self.layout;
+        if let Some(&o) = l.private.get(&key).or_else(|| l.shared.get(&key)) {
+            return Ok(o as u64);
+        }
+        if let Some(&o) = l
+            .data_offsets
+            .get(&key)
+            .or_else(|| l.data_offsets.get(&(MODULE_SCOPE, n)))
+        {
+            return Ok(self.data_base + o);
+        }
+        if let Some(i) = self.program.functions.iter().position(|f| f.name == n) {
+            return Ok(function_address(i));
+        }
+        let name = self.program.name(n).to_string();
+        Err(self.unsupported(span, format!("address of `@{name}`")))
+    }
+
+    fn operand(&mut self, o: &Operand, float: Option<FloatTy>) -> Result<Opnd, Unsupported> {
+        Ok(match o {
+            Operand::Reg(r) => self.reg_opnd(r),
+            Operand::NotPred(r) => Opnd::Pred {
+                off: self.reg_off[r.reg.index()],
+                neg: true,
+            },
+            Operand::Special(r) => Opnd::Special(self.special(r)?),
+            Operand::Int(l, _) => Opnd::Imm(match float {
+                Some(ft) if !l.hex => float_literal(l.math() as f64, ft),
+                _ => l.value,
+            }),
+            Operand::Float(v, span) => match float {
+                Some(ft) => Opnd::Imm(float_literal(*v, ft)),
+                None => {
+                    return Err(self.unsupported(*span, "a floating-point literal here".to_string()))
+                }
+            },
+            Operand::Addr(a) => {
+                let bits = 64; // set from the instruction's address space
+                let base = match &a.base {
+                    AddrBase::Reg(r) => match self.f.regs[r.reg.index()].kind {
+                        RegKind::Param { .. } => {
+                            AddrBaseD::Param(self.param_off[r.reg.index()].unwrap_or(0))
+                        }
+                        _ => AddrBaseD::Opnd(self.reg_opnd(r)),
+                    },
+                    AddrBase::Var(n, span) => {
+                        AddrBaseD::Opnd(Opnd::VarAddr(self.var_address(*n, *span)?))
+                    }
+                    AddrBase::Imm(l, _) => AddrBaseD::Opnd(Opnd::Imm(l.value)),
+                    AddrBase::Special(r) => AddrBaseD::Opnd(Opnd::Special(self.special(r)?)),
+                };
+                let offset = match &a.offset {
+                    None => None,
+                    // register offsets are signed (sign-extended from their width)
+                    Some(AddrOffset::Reg(r)) => Some((self.reg_opnd(r), true)),
+                    Some(AddrOffset::Imm(v, _)) => Some((Opnd::Imm(*v as u64), false)),
+                    Some(AddrOffset::Special(r)) => Some((Opnd::Special(self.special(r)?), false)),
+                };
+                Opnd::Addr(Box::new(Addr { base, offset, bits }))
+            }
+            Operand::Symbol(n, span) => {
+                match self.program.functions.iter().position(|f| f.name == *n) {
+                    Some(i) => Opnd::Func(i as u32),
+                    None => Opnd::VarAddr(self.var_address(*n, *span)?),
+                }
+            }
+            Operand::Void(_) => Opnd::Void,
+            Operand::Call(c) => {
+                let target = self.operand(&c.target, None)?;
+                let mut args = Vec::new();
+                for a in &c.args {
+                    args.push(self.operand(a, None)?);
+                }
+                Opnd::Call(Box::new(CallOpnd { target, args }))
+            }
+        })
+    }
+}
+
+/// The float type an instruction's source literals are read as.
+fn float_sources(opcode: Opcode, q: &Quals) -> Option<FloatTy> {
+    use Opcode::*;
+    match opcode.group() {
+        ir::Group::FloatingPoint => q.ty.and_then(|t| t.float),
+        _ => match opcode {
+            Fcmp | Fatom => q.ty.and_then(|t| t.float),
+            F2i | Pf2i | Fext | Ftrunc | Ftrunc2 => {
+                q.from.and_then(|t| t.float).or(q.ty.and_then(|t| t.float))
+            }
+            Frnd => q.ty.and_then(|t| t.float),
+            _ => None,
+        },
+    }
+}
+
+/// A decimal literal in a floating-point operand, rounded to nearest even
+/// (07 §3.2 leaves the rounding to the implementation).
+fn float_literal(v: f64, ft: FloatTy) -> u64 {
+    match ft {
+        FloatTy::Double => v.to_bits(),
+        FloatTy::Single => (v as f32).to_bits() as u64,
+        FloatTy::Half => half::f16::from_f64(v).to_bits() as u64,
+        FloatTy::BFloat => half::bf16::from_f64(v).to_bits() as u64,
+    }
+}

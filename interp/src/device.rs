@@ -1,0 +1,369 @@
+//! The reference device as a [`Device`]: the same API, data layout,
+//! argument marshalling and launch checks as the Vulkan runtime
+//! (docs/abi.md), so `pisa run --device cpu` and the fuzzer treat both alike.
+
+use crate::decode::{decode, Decoded};
+use crate::exec::NdInfo;
+use crate::group::{GroupError, GroupRun};
+use crate::memory::DeviceMemory;
+use pisa_translator::ir::{self, Space};
+use pisa_translator::spirv::layout::{self, Layout, RelocTarget};
+use pisa_vk_runtime::{
+    resolve_launch, BufferId, Device, DeviceInfo, DeviceKind, Features, GlobalInfo, KernelInfo,
+    Launch, LaunchTiming, ProgramId, Result, RuntimeError,
+};
+use std::time::{Duration, Instant};
+
+/// The name `pisa devices` lists and `--device cpu` selects.
+pub const CPU_DEVICE_NAME: &str = "cpu (pisa reference interpreter)";
+
+/// The most work-items a work-group may have (as large GPUs allow).
+pub const MAX_WORKGROUP_INVOCATIONS: u32 = 1024;
+/// `.shared` bytes a work-group may use.
+pub const MAX_SHARED_BYTES: u32 = 64 * 1024;
+
+struct Loaded {
+    decoded: Decoded,
+    layout: Layout,
+    data_base: u64,
+    kernels: Vec<KernelInfo>,
+    globals: Vec<GlobalInfo>,
+    /// Function index of each kernel, by `kernels` order.
+    kernel_funcs: Vec<u32>,
+}
+
+/// The reference device: runs PISA with the spec's semantics on the CPU.
+pub struct CpuDevice {
+    info: DeviceInfo,
+    memory: DeviceMemory,
+    programs: Vec<Option<Loaded>>,
+    buffers: Vec<Option<(u64, u64)>>,
+    timeout: Duration,
+    /// Dynamic instructions executed by the last launch.
+    pub last_steps: u64,
+}
+
+impl Default for CpuDevice {
+    fn default() -> Self {
+        CpuDevice::new()
+    }
+}
+
+/// The [`DeviceInfo`] of the cpu device.
+pub fn cpu_device_info(index: usize) -> DeviceInfo {
+    DeviceInfo {
+        index,
+        name: CPU_DEVICE_NAME.to_string(),
+        kind: DeviceKind::Cpu,
+        driver: format!("pisa-interp {}", env!("CARGO_PKG_VERSION")),
+        api_version: (0, 1, 0),
+        subgroup_size: 32,
+        max_workgroup_invocations: MAX_WORKGROUP_INVOCATIONS,
+        max_workgroup_count: [u32::MAX; 3],
+        max_shared_bytes: MAX_SHARED_BYTES,
+        buffer_device_address: true,
+        features: Features {
+            int8: true,
+            int16: true,
+            int64: true,
+            float16: true,
+            float64: true,
+            storage8: true,
+            storage16: true,
+            int64_atomics: true,
+        },
+        caps_loops: false,
+    }
+}
+
+impl CpuDevice {
+    pub fn new() -> CpuDevice {
+        CpuDevice {
+            info: cpu_device_info(0),
+            memory: DeviceMemory::default(),
+            programs: Vec::new(),
+            buffers: Vec::new(),
+            timeout: Duration::from_secs(10),
+            last_steps: 0,
+        }
+    }
+
+    /// How long a launch may run before it is reported as hung.
+    pub fn set_timeout(&mut self, t: Duration) {
+        self.timeout = t;
+    }
+
+    /// Loads a module already in IR form (the source text names locations).
+    pub fn load_program(&mut self, program: &ir::Program, source: &str) -> Result<ProgramId> {
+        let layout = layout::layout(program);
+        let data_base = self.memory.alloc(layout.data_bytes);
+        let mut init = layout.data_init.clone();
+        for r in &layout.relocations {
+            let v = match r.target {
+                RelocTarget::Data(off) => (data_base + off).wrapping_add(r.addend as u64),
+                RelocTarget::Function(v) => v.wrapping_add(r.addend as u64),
+            };
+            let at = r.offset as usize;
+            if let Some(slot) = init.get_mut(at..at + 8) {
+                slot.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        if let Some(block) = self.memory.allocation_mut(data_base) {
+            block.copy_from_slice(&init);
+        }
+        let read_only = layout
+            .data
+            .iter()
+            .filter(|v| v.space == Space::Const)
+            .map(|v| (v.offset, v.offset + v.size))
+            .collect();
+        self.memory.set_read_only(data_base, read_only);
+        let decoded = decode(program, source, &layout, data_base).map_err(|u| {
+            RuntimeError::Unsupported(format!(
+                "{}:{}:{}: `{}`: {}",
+                program.source.file, u.site.line, u.site.col, u.site.text, u.what
+            ))
+        })?;
+        let kernels = layout
+            .kernels
+            .iter()
+            .map(|k| KernelInfo {
+                name: k.name.clone(),
+                params: Some(k.params.clone()),
+                param_bytes: k.param_bytes,
+                reqd_work_group_size: k.reqd_work_group_size,
+            })
+            .collect();
+        let kernel_funcs = layout
+            .kernels
+            .iter()
+            .map(|k| {
+                decoded
+                    .functions
+                    .iter()
+                    .position(|f| f.name == k.name && f.kind == ir::FuncKind::Kernel)
+                    .unwrap_or(0) as u32
+            })
+            .collect();
+        let globals = layout
+            .data
+            .iter()
+            .map(|v| GlobalInfo {
+                name: v.name.clone(),
+                host_name: v.host_name.clone(),
+                offset: v.offset,
+                size: v.size,
+            })
+            .collect();
+        self.programs.push(Some(Loaded {
+            decoded,
+            layout,
+            data_base,
+            kernels,
+            globals,
+            kernel_funcs,
+        }));
+        Ok(ProgramId::from_index(self.programs.len() - 1))
+    }
+
+    fn program(&self, id: ProgramId) -> Result<&Loaded> {
+        self.programs
+            .get(id.index())
+            .and_then(|p| p.as_ref())
+            .ok_or_else(|| RuntimeError::BadArgument("unknown program".into()))
+    }
+
+    fn buffer(&self, id: BufferId) -> Result<(u64, u64)> {
+        self.buffers
+            .get(id.index())
+            .copied()
+            .flatten()
+            .ok_or_else(|| RuntimeError::BadArgument("unknown buffer".into()))
+    }
+
+    fn global(&self, id: ProgramId, name: &str) -> Result<(u64, GlobalInfo)> {
+        let p = self.program(id)?;
+        let g = p
+            .globals
+            .iter()
+            .find(|g| g.host_name.as_deref() == Some(name))
+            .ok_or_else(|| RuntimeError::UnknownGlobal(name.to_string()))?;
+        Ok((p.data_base, g.clone()))
+    }
+
+    fn kernel_error(&self, p: &Loaded, e: GroupError, group: [u32; 3]) -> RuntimeError {
+        match e {
+            GroupError::Timeout => RuntimeError::Timeout(self.timeout),
+            GroupError::Barrier(m) => RuntimeError::Kernel(m),
+            GroupError::Trap { trap, local } => {
+                let site = p.decoded.sites.get(trap.site as usize);
+                let at = site.map_or(String::new(), |s| {
+                    format!("{}:{}:{}: `{}`: ", p.decoded.file, s.line, s.col, s.text)
+                });
+                RuntimeError::Kernel(format!(
+                    "{at}{} (work-item {local:?} of work-group {group:?})",
+                    trap.what
+                ))
+            }
+        }
+    }
+}
+
+impl Device for CpuDevice {
+    fn device_info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId> {
+        let program = ir::build(module);
+        self.load_program(&program, module.source())
+    }
+
+    fn kernels(&self, id: ProgramId) -> Result<Vec<KernelInfo>> {
+        Ok(self.program(id)?.kernels.clone())
+    }
+
+    fn globals(&self, id: ProgramId) -> Result<Vec<GlobalInfo>> {
+        Ok(self.program(id)?.globals.clone())
+    }
+
+    fn read_global(&self, id: ProgramId, name: &str) -> Result<Vec<u8>> {
+        let (base, g) = self.global(id, name)?;
+        let mut out = vec![0; g.size as usize];
+        self.memory
+            .read(base + g.offset, &mut out)
+            .map_err(|f| RuntimeError::BadArgument(f.to_string()))?;
+        Ok(out)
+    }
+
+    fn write_global(&mut self, id: ProgramId, name: &str, bytes: &[u8]) -> Result<()> {
+        let (base, g) = self.global(id, name)?;
+        if bytes.len() as u64 > g.size {
+            return Err(RuntimeError::BadArgument(format!(
+                "{} bytes do not fit global `{name}` of {} bytes",
+                bytes.len(),
+                g.size
+            )));
+        }
+        let block = self
+            .memory
+            .allocation_mut(base)
+            .ok_or_else(|| RuntimeError::BadArgument("unknown program".into()))?;
+        let at = g.offset as usize;
+        block[at..at + bytes.len()].copy_from_slice(bytes);
+        Ok(())
+    }
+
+    fn alloc_buffer(&mut self, size: u64) -> Result<BufferId> {
+        if size > (1 << 34) {
+            return Err(RuntimeError::OutOfMemory(format!(
+                "a buffer of {size} bytes"
+            )));
+        }
+        let base = self.memory.alloc(size);
+        self.buffers.push(Some((base, size)));
+        Ok(BufferId::from_index(self.buffers.len() - 1))
+    }
+
+    fn upload(&mut self, id: BufferId, offset: u64, data: &[u8]) -> Result<()> {
+        let (base, size) = self.buffer(id)?;
+        if offset
+            .checked_add(data.len() as u64)
+            .is_none_or(|end| end > size)
+        {
+            return Err(RuntimeError::BadArgument(format!(
+                "{} bytes at offset {offset} do not fit a buffer of {size} bytes",
+                data.len()
+            )));
+        }
+        let b = self
+            .memory
+            .allocation_mut(base)
+            .ok_or_else(|| RuntimeError::BadArgument("unknown buffer".into()))?;
+        b[offset as usize..offset as usize + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    fn download(&self, id: BufferId) -> Result<Vec<u8>> {
+        let (base, _) = self.buffer(id)?;
+        self.memory
+            .allocation(base)
+            .map(|b| b.to_vec())
+            .ok_or_else(|| RuntimeError::BadArgument("unknown buffer".into()))
+    }
+
+    fn buffer_address(&self, id: BufferId) -> Result<u64> {
+        Ok(self.buffer(id)?.0)
+    }
+
+    fn free_buffer(&mut self, id: BufferId) {
+        if let Ok((base, _)) = self.buffer(id) {
+            self.memory.free(base);
+            self.buffers[id.index()] = None;
+        }
+    }
+
+    fn launch(&mut self, l: &Launch) -> Result<LaunchTiming> {
+        let t0 = Instant::now();
+        let p = self.program(l.program)?;
+        let (ki, local, args) = resolve_launch(&p.kernels, l, MAX_WORKGROUP_INVOCATIONS)?;
+        if p.layout.shared_bytes > MAX_SHARED_BYTES {
+            return Err(RuntimeError::BadLaunch(format!(
+                "the module uses {} bytes of .shared memory; the device has {MAX_SHARED_BYTES}",
+                p.layout.shared_bytes
+            )));
+        }
+        let global = l.range.global;
+        let groups = [0, 1, 2].map(|d| global[d].div_ceil(local[d]));
+        let nd = NdInfo {
+            global: global.map(|g| g as u64),
+            offset: l.range.offset.map(|o| o as u64),
+            enqueued: local,
+            groups,
+            dims: l.range.dims.clamp(1, 3),
+        };
+        let kernel = p.kernel_funcs[ki];
+        let shared_bytes = p.layout.shared_bytes as usize;
+        let private_bytes = p.layout.private_bytes as usize;
+        // the program is borrowed from `self.programs` while memory is
+        // mutated: take it out for the launch
+        let loaded = self.programs[l.program.index()]
+            .take()
+            .ok_or_else(|| RuntimeError::BadArgument("unknown program".into()))?;
+        let mut steps = 0;
+        let mut result = Ok(());
+        let deadline = t0 + self.timeout;
+        'groups: for gz in 0..groups[2] {
+            for gy in 0..groups[1] {
+                for gx in 0..groups[0] {
+                    let id = [gx, gy, gz];
+                    // the last group of a dimension may be partial (OpenCL 2.0)
+                    let size = [0, 1, 2].map(|d| local[d].min(global[d] - id[d] * local[d]));
+                    let mut run = GroupRun {
+                        prog: &loaded.decoded,
+                        kernel,
+                        mem: &mut self.memory,
+                        args: &args,
+                        nd: &nd,
+                        shared_bytes,
+                        private_bytes,
+                        deadline,
+                    };
+                    match run.run(id, size) {
+                        Ok(n) => steps += n,
+                        Err(e) => {
+                            result = Err(self.kernel_error(&loaded, e, id));
+                            break 'groups;
+                        }
+                    }
+                }
+            }
+        }
+        self.programs[l.program.index()] = Some(loaded);
+        self.last_steps = steps;
+        result?;
+        Ok(LaunchTiming {
+            kernel_ns: Some(t0.elapsed().as_nanos() as u64),
+        })
+    }
+}
