@@ -456,6 +456,18 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
             );
             continue;
         }
+        if d.name == pisa_interp::CPU_DEVICE_NAME {
+            println!(
+                "{}: {}{}: runs PISA with the spec's exact semantics and checks every memory access; no GPU or Vulkan needed (--device cpu)\n   sub-group size {}, max work-group {}, shared {} KiB",
+                d.index,
+                d.name,
+                if is_default { " [default]" } else { "" },
+                d.subgroup_size,
+                d.max_workgroup_invocations,
+                d.max_shared_bytes / 1024
+            );
+            continue;
+        }
         println!(
             "{}: {}{} ({:?}), driver {}, Vulkan {}.{}.{}, subgroup size {}, max work-group {} (groups per dispatch {:?}), shared {} KiB\n   features: {}{}",
             d.index,
