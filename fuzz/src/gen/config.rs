@@ -1,0 +1,170 @@
+//! What the generator may produce: sizes and one flag per feature, so that a
+//! feature a device lacks (or a known difference) can be turned off.
+
+/// Generator settings. `Default` is the set every device is expected to run
+/// bit-exactly.
+#[derive(Debug, Clone)]
+pub struct GenConfig {
+    /// Statements per function body (roughly).
+    pub max_stmts: u32,
+    /// Nesting depth of ifs/loops/blocks.
+    pub max_depth: u32,
+    /// Functions besides the kernel.
+    pub max_funcs: u32,
+    /// Largest work-group (product of the local sizes, 1..=256).
+    pub max_local: u32,
+    /// Largest number of work-items of a launch.
+    pub max_items: u32,
+    /// Largest NDRange dimension count (1..=3).
+    pub max_dims: u32,
+
+    pub int8: bool,
+    pub int16: bool,
+    pub int64: bool,
+    /// `.128b` registers (moves).
+    pub int128: bool,
+    /// Vector registers, swizzles, extract/insert, vector loads/stores.
+    pub vectors: bool,
+    /// Packed `.16bx2`/`.8bx4` integer arithmetic.
+    pub packed: bool,
+    /// `dp4a`, `uaddc`, `bfn`, `bfi`, `sbfe`/`ubfe`, `shf`, `bfrev`, `cbit`, `fbh`, `fbl`.
+    pub bit_ops: bool,
+    /// Integer division (divisors forced to be non-zero and not -1).
+    pub division: bool,
+
+    /// Single-precision floating point.
+    pub f32: bool,
+    /// `.hf` and `.bf` scalars.
+    pub f16: bool,
+    /// `.df`.
+    pub f64: bool,
+    /// Non-default `.rndmode` qualifiers on arithmetic and conversions
+    /// (`frnd` and `f2i` take every mode regardless).
+    pub rounding: bool,
+    /// Other forms the Vulkan back end does not lower yet: `fmul.full`,
+    /// `.ftz`/`.dsat` on `ftrunc`, `.dsat` on `i2f`, `i2f` to `.bf`, `ftrunc`
+    /// to `.bf`, `frnd.ftz`, `frnd` of `.hf`/`.bf`, `ucmp.16bx2`.
+    pub unlowered: bool,
+    /// `.ftz`.
+    pub ftz: bool,
+    /// `.dsat` (floating point and integer) and `.nanp`.
+    pub saturate: bool,
+    /// NaN bit patterns as inputs (NaN payloads may legitimately differ).
+    pub nan: bool,
+    /// `fmin`/`fmax` may see +0 and -0 together (their order is the driver's).
+    pub signed_zero_minmax: bool,
+    /// `frcp` (lowered, but not exactly specified).
+    pub frcp: bool,
+    /// `fsin`, `fcos`, `fexp2`, `flog2`, `ftanh`, `frsqrt` (not bit-exact; the
+    /// Vulkan back end does not lower them).
+    pub transcendental: bool,
+    /// `fdiv.fast`/`fsqrt.fast` (approximate by definition).
+    pub fast_math: bool,
+
+    pub loops: bool,
+    pub irreducible: bool,
+    pub early_returns: bool,
+    pub calls: bool,
+    pub indirect_calls: bool,
+    /// `.shared` exchanges, counters and barriers.
+    pub shared: bool,
+    pub barriers: bool,
+    pub fences: bool,
+    pub private: bool,
+    pub generic: bool,
+    /// `.global` module variables (`@gscr`, `@gatom`).
+    pub globals: bool,
+    /// `.const` tables.
+    pub consts: bool,
+    pub atomics: bool,
+    /// `fatom` (add of exactly representable values, min/max).
+    pub float_atomics: bool,
+    /// Atomic (ordered) `ld`/`st` forms.
+    pub atomic_ld_st: bool,
+    /// Partial work-groups (global sizes that are not multiples of the local size).
+    pub partial_groups: bool,
+    /// Non-zero global offsets.
+    pub offsets: bool,
+}
+
+impl Default for GenConfig {
+    fn default() -> Self {
+        GenConfig {
+            max_stmts: 40,
+            max_depth: 3,
+            max_funcs: 3,
+            max_local: 256,
+            max_items: 512,
+            max_dims: 3,
+            int8: true,
+            int16: true,
+            int64: true,
+            int128: true,
+            vectors: true,
+            packed: true,
+            bit_ops: true,
+            division: true,
+            f32: true,
+            f16: true,
+            f64: true,
+            rounding: false,
+            unlowered: false,
+            ftz: true,
+            saturate: true,
+            nan: true,
+            signed_zero_minmax: false,
+            frcp: false,
+            transcendental: false,
+            fast_math: false,
+            loops: true,
+            irreducible: true,
+            early_returns: true,
+            calls: true,
+            indirect_calls: true,
+            shared: true,
+            barriers: true,
+            fences: true,
+            private: true,
+            generic: true,
+            globals: true,
+            consts: true,
+            atomics: true,
+            float_atomics: true,
+            atomic_ld_st: true,
+            partial_groups: true,
+            offsets: true,
+        }
+    }
+}
+
+impl GenConfig {
+    /// Sets a flag by name (`"f64=false"`, `"max_stmts=80"`), for command lines.
+    pub fn set(&mut self, kv: &str) -> Result<(), String> {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, "true"));
+        let b = || match v {
+            "true" | "1" | "on" => Ok(true),
+            "false" | "0" | "off" => Ok(false),
+            _ => Err(format!("`{v}` is not a boolean")),
+        };
+        let n = || v.parse::<u32>().map_err(|e| format!("{k}: {e}"));
+        macro_rules! flags {
+            ($($f:ident)*) => {
+                match k {
+                    "max_stmts" => self.max_stmts = n()?,
+                    "max_depth" => self.max_depth = n()?,
+                    "max_funcs" => self.max_funcs = n()?,
+                    "max_local" => self.max_local = n()?.clamp(1, 256),
+                    "max_items" => self.max_items = n()?.max(1),
+                    "max_dims" => self.max_dims = n()?.clamp(1, 3),
+                    $(stringify!($f) => self.$f = b()?,)*
+                    _ => return Err(format!("unknown generator setting `{k}`")),
+                }
+            };
+        }
+        flags!(int8 int16 int64 int128 vectors packed bit_ops division f32 f16 f64 rounding unlowered
+            ftz saturate nan signed_zero_minmax frcp transcendental fast_math loops irreducible
+            early_returns calls indirect_calls shared barriers fences private generic globals
+            consts atomics float_atomics atomic_ld_st partial_groups offsets);
+        Ok(())
+    }
+}

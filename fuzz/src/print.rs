@@ -1,0 +1,354 @@
+//! Prints a [`Program`] as PISA text.
+
+use crate::program::*;
+use std::fmt::Write;
+
+/// Fixed registers every function declares besides its pools (scratch,
+/// work-item ids, uniform values, loop counters).
+pub const FIXED_32: &[&str] = &[
+    "%ta", "%tb", "%tc", "%tj", "%gid", "%lid", "%lsz", "%u0", "%u1", "%u2", "%u3",
+];
+pub const FIXED_64: &[&str] = &["%tA", "%tB", "%tf", "%tJ", "%obase", "%tin", "%tatom"];
+
+/// Bytes of the per-work-group shared arrays (8 bytes for each of up to 256 work-items).
+pub const SHARED_BYTES: u32 = 2048;
+/// Bytes of the input buffer.
+pub const INPUT_BYTES: u32 = 1536;
+/// Bytes of the atomics buffer (kernel argument) and of `@gatom`.
+pub const ATOM_BYTES: u32 = 256;
+/// Bytes of each work-item's `@gscr` slot.
+pub const GSCR_BYTES: u32 = 16;
+
+pub fn reg(r: Reg) -> String {
+    format!("%{}{}", r.class.prefix(), r.idx)
+}
+
+pub fn operand(o: &Operand) -> String {
+    match o {
+        Operand::Reg(r) => reg(*r),
+        Operand::Elem(r, i) => format!("{}.{}", reg(*r), ["x", "y", "z", "w"][*i as usize]),
+        Operand::Named(n) => n.clone(),
+        Operand::Imm(v) => format!("{v:#x}"),
+        Operand::Neg(v) => format!("{v}"),
+    }
+}
+
+pub fn inst(i: &Inst) -> String {
+    let ops: Vec<String> = i.ops.iter().map(operand).collect();
+    if ops.is_empty() {
+        format!("{};", i.op)
+    } else {
+        format!("{} {};", i.op, ops.join(", "))
+    }
+}
+
+/// The lines that compute a condition, and the predicate operand to branch on.
+fn cond(c: &Cond, out: &mut Vec<String>) -> String {
+    match c {
+        Cond::Cmp { op, a, b, neg } => {
+            out.push(format!("{op} %tp, {}, {};", operand(a), operand(b)));
+            format!("{}%tp", if *neg { "!" } else { "" })
+        }
+        Cond::Pred { reg: r, neg } => format!("{}{}", if *neg { "!" } else { "" }, reg(*r)),
+    }
+}
+
+struct Printer<'a> {
+    out: String,
+    /// Loop/block ids that are plain blocks (their `Continue` goes to the end).
+    blocks: Vec<u32>,
+    prog: &'a Program,
+}
+
+impl Printer<'_> {
+    fn line(&mut self, depth: usize, s: &str) {
+        for _ in 0..depth {
+            self.out.push('\t');
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+    fn label(&mut self, l: &str) {
+        let _ = writeln!(self.out, "{l}:");
+    }
+    fn jump(&mut self, d: usize, c: &Option<Cond>, label: &str) {
+        match c {
+            None => self.line(d, &format!("goto {label};")),
+            Some(c) => {
+                let mut pre = Vec::new();
+                let p = cond(c, &mut pre);
+                for l in pre {
+                    self.line(d, &l);
+                }
+                self.line(d, &format!("goto.cond {p}, {label};"));
+            }
+        }
+    }
+
+    fn call_target(&mut self, d: usize, t: &Target) -> String {
+        match t {
+            Target::Direct(n) => format!("@{n}"),
+            Target::Addrof(n) => {
+                self.line(d, &format!("addrof.64b %tf, @{n};"));
+                "%tf".into()
+            }
+            Target::Table(i) => {
+                let i = *i % self.prog.table.len().max(1);
+                self.line(d, &format!("ld.const.64b %tf, [@ftab + {}];", i * 8));
+                "%tf".into()
+            }
+        }
+    }
+
+    fn stmts(&mut self, d: usize, body: &[Stmt]) {
+        for s in body {
+            self.stmt(d, s);
+        }
+    }
+
+    fn stmt(&mut self, d: usize, s: &Stmt) {
+        match s {
+            Stmt::Inst(i) => self.line(d, &inst(i)),
+            Stmt::Raw { lines, .. } => {
+                for l in lines {
+                    if l.ends_with(':') {
+                        self.label(l.trim_end_matches(':'));
+                    } else {
+                        self.line(d, l);
+                    }
+                }
+            }
+            Stmt::If {
+                id,
+                cond: c,
+                then_,
+                else_,
+            } => {
+                let mut pre = Vec::new();
+                let p = cond(c, &mut pre);
+                for l in pre {
+                    self.line(d, &l);
+                }
+                let neg = match p.strip_prefix('!') {
+                    Some(q) => q.to_string(),
+                    None => format!("!{p}"),
+                };
+                if else_.is_empty() {
+                    self.line(d, &format!("goto.cond {neg}, F{id}_end;"));
+                    self.stmts(d + 1, then_);
+                } else {
+                    self.line(d, &format!("goto.cond {neg}, F{id}_else;"));
+                    self.stmts(d + 1, then_);
+                    self.line(d + 1, &format!("goto F{id}_end;"));
+                    self.label(&format!("F{id}_else"));
+                    self.stmts(d + 1, else_);
+                }
+                self.label(&format!("F{id}_end"));
+            }
+            Stmt::Loop {
+                id,
+                count,
+                bottom_test,
+                body,
+            } => {
+                self.line(d, &format!("mov.32b %k{id}, 0;"));
+                self.label(&format!("L{id}_head"));
+                if !bottom_test {
+                    self.line(d + 1, &format!("ucmp.ge.32b %tp, %k{id}, {count};"));
+                    self.line(d + 1, &format!("goto.cond %tp, L{id}_end;"));
+                }
+                self.stmts(d + 1, body);
+                self.label(&format!("L{id}_cont"));
+                self.line(d + 1, &format!("iadd.32b %k{id}, %k{id}, 1;"));
+                if *bottom_test {
+                    self.line(d + 1, &format!("ucmp.lt.32b %tp, %k{id}, {count};"));
+                    self.line(d + 1, &format!("goto.cond %tp, L{id}_head;"));
+                } else {
+                    self.line(d + 1, &format!("goto L{id}_head;"));
+                }
+                self.label(&format!("L{id}_end"));
+            }
+            Stmt::Block { id, body } => {
+                self.blocks.push(*id);
+                self.stmts(d + 1, body);
+                self.blocks.pop();
+                self.label(&format!("L{id}_end"));
+            }
+            Stmt::Break { target, cond } => self.jump(d, cond, &format!("L{target}_end")),
+            Stmt::Continue { target, cond } => {
+                let l = if self.blocks.contains(target) {
+                    format!("L{target}_end")
+                } else {
+                    format!("L{target}_cont")
+                };
+                self.jump(d, cond, &l)
+            }
+            Stmt::Irreducible {
+                id,
+                count,
+                enter_b,
+                a,
+                b,
+            } => {
+                self.line(d, &format!("mov.32b %k{id}, 0;"));
+                self.jump(d, &Some(enter_b.clone()), &format!("I{id}_b"));
+                self.label(&format!("I{id}_a"));
+                self.stmts(d + 1, a);
+                self.label(&format!("I{id}_b"));
+                self.stmts(d + 1, b);
+                self.line(d + 1, &format!("iadd.32b %k{id}, %k{id}, 1;"));
+                self.line(d + 1, &format!("ucmp.lt.32b %tp, %k{id}, {count};"));
+                self.line(d + 1, &format!("goto.cond %tp, I{id}_a;"));
+            }
+            Stmt::Return { cond: c, value } => {
+                let v = value.as_ref().map(operand);
+                match (c, v) {
+                    (None, None) => self.line(d, "return;"),
+                    (None, Some(v)) => self.line(d, &format!("return {v};")),
+                    (Some(c), v) => {
+                        let mut pre = Vec::new();
+                        let p = cond(c, &mut pre);
+                        for l in pre {
+                            self.line(d, &l);
+                        }
+                        match v {
+                            None => self.line(d, &format!("return.cond {p};")),
+                            Some(v) => self.line(d, &format!("return.cond {p}, {v};")),
+                        }
+                    }
+                }
+            }
+            Stmt::Call {
+                dst,
+                target,
+                args,
+                cond: c,
+            } => {
+                let t = self.call_target(d, target);
+                let args: Vec<String> = args.iter().map(operand).collect();
+                let r = dst.map_or_else(|| "void".to_string(), reg);
+                match c {
+                    None => self.line(d, &format!("call {r}, {t}({});", args.join(", "))),
+                    Some(c) => {
+                        let mut pre = Vec::new();
+                        let p = cond(c, &mut pre);
+                        for l in pre {
+                            self.line(d, &l);
+                        }
+                        self.line(d, &format!("call.cond {p}, {r}, {t}({});", args.join(", ")));
+                    }
+                }
+            }
+        }
+    }
+
+    fn func(&mut self, f: &Func) {
+        let params: Vec<String> = if f.kernel {
+            ["%out", "%in", "%atom"]
+                .iter()
+                .map(|p| format!(".param[8] {p}"))
+                .chain([".param[4] %n".to_string(), ".param[8] %pair".to_string()])
+                .collect()
+        } else {
+            f.params
+                .iter()
+                .enumerate()
+                .map(|(i, t)| format!(".reg {} %a{i}", t.decl()))
+                .collect()
+        };
+        if f.kernel {
+            let _ = writeln!(self.out, ".kernel @{}({})\n{{", f.name, params.join(", "));
+        } else {
+            let ret = f.ret.map_or("void", |t| t.decl());
+            let _ = writeln!(
+                self.out,
+                ".function {ret} @{}({})\n{{",
+                f.name,
+                params.join(", ")
+            );
+        }
+        // declarations
+        let body_start = self.out.len();
+        self.stmts(1, &f.body);
+        let body = self.out.split_off(body_start);
+        let mut decls = Vec::new();
+        for c in Class::ALL {
+            let names: Vec<String> = (0..c.pool())
+                .map(|i| reg(Reg { class: c, idx: i }))
+                .collect();
+            if c == Class::Pred {
+                decls.push(format!(".pred {};", names.join(", ")));
+            } else {
+                decls.push(format!(".reg {} {};", c.decl(), names.join(", ")));
+            }
+        }
+        let mut r32: Vec<String> = FIXED_32.iter().map(|s| s.to_string()).collect();
+        r32.extend((0..f.counters).map(|k| format!("%k{k}")));
+        decls.push(format!(".reg .32b {};", r32.join(", ")));
+        decls.push(format!(".reg .64b {};", FIXED_64.join(", ")));
+        decls.push(".reg .16b %th;".into());
+        decls.push(".pred %tp;".into());
+        let n = &f.name;
+        if f.private_bytes > 0 {
+            decls.push(format!(".private .align 16 @pa_{n}[{}];", f.private_bytes));
+        }
+        for (var, size) in [("sh", SHARED_BYTES), ("so", SHARED_BYTES), ("sc", 8)] {
+            if body.contains(&format!("@{var}_{n}")) {
+                decls.push(format!(".shared .align 8 @{var}_{n}[{size}];"));
+            }
+        }
+        for dcl in decls {
+            self.line(1, &dcl);
+        }
+        self.out.push_str(&body);
+        match f.ret {
+            None => self.line(1, "return;"),
+            Some(t) => self.line(1, &format!("return %{}0;", t.class().prefix())),
+        }
+        self.out.push_str("}\n\n");
+    }
+}
+
+/// The PISA text of a program.
+pub fn print(p: &Program) -> String {
+    let mut pr = Printer {
+        out: String::new(),
+        blocks: Vec::new(),
+        prog: p,
+    };
+    pr.out.push_str(".version 0.1;\n.target 100;\n\n");
+    let _ = writeln!(
+        pr.out,
+        ".global .align 16 .host_access(\"gscr\") @gscr[{}];",
+        p.items.max(1) * GSCR_BYTES
+    );
+    let zeros: Vec<&str> = (0..ATOM_BYTES / 8).map(|_| ".64b 0").collect();
+    let _ = writeln!(
+        pr.out,
+        ".global .align 8 .host_access(\"gatom\") @gatom[{ATOM_BYTES}] = {{ {} }};",
+        zeros.join(", ")
+    );
+    if !p.ctab.is_empty() {
+        let vals: Vec<String> = p.ctab.iter().map(|v| format!(".32b {v:#x}")).collect();
+        let _ = writeln!(
+            pr.out,
+            ".const .align 8 @ctab[{}] = {{ {} }};",
+            p.ctab.len() * 4,
+            vals.join(", ")
+        );
+    }
+    pr.out.push('\n');
+    for f in &p.funcs {
+        if f.kernel && !p.table.is_empty() {
+            let vals: Vec<String> = p.table.iter().map(|n| format!(".64b @{n}")).collect();
+            let _ = writeln!(
+                pr.out,
+                ".const .align 8 @ftab[{}] = {{ {} }};\n",
+                p.table.len() * 8,
+                vals.join(", ")
+            );
+        }
+        pr.func(f);
+    }
+    pr.out
+}
