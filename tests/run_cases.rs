@@ -18,12 +18,18 @@ struct Case {
     expect: &'static [(usize, &'static str)],
     /// (host name, "TYPE:V1,...")
     expect_globals: &'static [(&'static str, &'static str)],
+    /// the global offset, "X[,Y[,Z]]" (`pisa run --offset`), when not zero
+    offset: Option<&'static str>,
 }
 
 macro_rules! case {
     ($file:expr, $kernel:expr, $global:expr, $local:expr, [$($arg:expr),*], [$($set:expr),*], [$($e:expr),*], [$($g:expr),*]) => {
+        case!($file, $kernel, $global, $local, [$($arg),*], [$($set),*], [$($e),*], [$($g),*], None)
+    };
+    ($file:expr, $kernel:expr, $global:expr, $local:expr, [$($arg:expr),*], [$($set:expr),*], [$($e:expr),*], [$($g:expr),*], $offset:expr) => {
         Case { file: $file, kernel: $kernel, global: $global, local: $local, args: &[$($arg),*],
-               set_globals: &[$($set),*], expect: &[$($e),*], expect_globals: &[$($g),*] }
+               set_globals: &[$($set),*], expect: &[$($e),*], expect_globals: &[$($g),*],
+               offset: $offset }
     };
 }
 
@@ -259,6 +265,447 @@ const CASES: &[Case] = &[
         [(0, "u32:5,2,1,13,3,2,25,4,3")],
         []
     ),
+    // scmp/ucmp, every .cop, 16/32/64 bits, register and predicate results, on pairs of
+    // MIN, MAX, -1, 0, 1 and values that differ only in the sign bit (masks computed by hand
+    // from the spec: bit k = scmp.<eq ne lt le gt ge>[k], bit 8+k = ucmp)
+    case!(
+        "tests/run/int_compare.pisa",
+        "cmp",
+        "13",
+        Some("4"),
+        [
+            concat!(
+                "buf:i16:",
+                "-32768,32767,32767,-32768,-1,0,0,-1,-1,1,1,-32767,-32767,1,",
+                "-32768,-32768,-1,-1,0,-32768,-2,-1,32767,-1,7,7",
+            ),
+            concat!(
+                "buf:i32:",
+                "-2147483648,2147483647,2147483647,-2147483648,-1,0,0,-1,-1,1,",
+                "1,-2147483647,-2147483647,1,-2147483648,-2147483648,-1,-1,",
+                "0,-2147483648,-2,-1,2147483647,-1,7,7",
+            ),
+            concat!(
+                "buf:i64:",
+                "-9223372036854775808,9223372036854775807,",
+                "9223372036854775807,-9223372036854775808,-1,0,0,-1,-1,1,",
+                "1,-9223372036854775807,-9223372036854775807,1,",
+                "-9223372036854775808,-9223372036854775808,-1,-1,",
+                "0,-9223372036854775808,-2,-1,9223372036854775807,-1,7,7",
+            ),
+            "buf:u32:zeros:52"
+        ],
+        [],
+        [(3, concat!(
+            "u32:",
+            "0x320e,0x320e,0x320e,0x320e,0xe32,0xe32,0xe32,0xe32,",
+            "0x320e,0x320e,0x320e,0x320e,0xe32,0xe32,0xe32,0xe32,",
+            "0x320e,0x320e,0x320e,0x320e,0xe32,0xe32,0xe32,0xe32,",
+            "0x320e,0x320e,0x320e,0x320e,0x2929,0x2929,0x2929,0x2929,",
+            "0x2929,0x2929,0x2929,0x2929,0xe32,0xe32,0xe32,0xe32,",
+            "0xe0e,0xe0e,0xe0e,0xe0e,0xe32,0xe32,0xe32,0xe32,",
+            "0x2929,0x2929,0x2929,0x2929",
+        ))],
+        []
+    ),
+    // smin/smax/umin/umax at 16/32/64 bits and packed, on the same pairs
+    case!(
+        "tests/run/int_minmax.pisa",
+        "minmax",
+        "13",
+        Some("4"),
+        [
+            concat!(
+                "buf:i16:",
+                "-32768,32767,32767,-32768,-1,0,0,-1,-1,1,1,-32767,-32767,1,",
+                "-32768,-32768,-1,-1,0,-32768,-2,-1,32767,-1,7,7",
+            ),
+            concat!(
+                "buf:i32:",
+                "-2147483648,2147483647,2147483647,-2147483648,-1,0,0,-1,-1,1,",
+                "1,-2147483647,-2147483647,1,-2147483648,-2147483648,-1,-1,",
+                "0,-2147483648,-2,-1,2147483647,-1,7,7",
+            ),
+            concat!(
+                "buf:i64:",
+                "-9223372036854775808,9223372036854775807,",
+                "9223372036854775807,-9223372036854775808,-1,0,0,-1,-1,1,",
+                "1,-9223372036854775807,-9223372036854775807,1,",
+                "-9223372036854775808,-9223372036854775808,-1,-1,",
+                "0,-9223372036854775808,-2,-1,9223372036854775807,-1,7,7",
+            ),
+            "buf:u16:zeros:52",
+            "buf:u32:zeros:52",
+            "buf:u64:zeros:52",
+            "buf:u32:zeros:78"
+        ],
+        [],
+        [
+            (3, concat!(
+                "u16:",
+                "0x8000,0x7fff,0x7fff,0x8000,0x8000,0x7fff,0x7fff,0x8000,",
+                "0xffff,0x0,0x0,0xffff,0xffff,0x0,0x0,0xffff,0xffff,0x1,0x1,0xffff,",
+                "0x8001,0x1,0x1,0x8001,0x8001,0x1,0x1,0x8001,",
+                "0x8000,0x8000,0x8000,0x8000,0xffff,0xffff,0xffff,0xffff,",
+                "0x8000,0x0,0x0,0x8000,0xfffe,0xffff,0xfffe,0xffff,",
+                "0xffff,0x7fff,0x7fff,0xffff,0x7,0x7,0x7,0x7",
+            )),
+            (4, concat!(
+                "u32:",
+                "0x80000000,0x7fffffff,0x7fffffff,0x80000000,",
+                "0x80000000,0x7fffffff,0x7fffffff,0x80000000,",
+                "0xffffffff,0x0,0x0,0xffffffff,0xffffffff,0x0,0x0,0xffffffff,",
+                "0xffffffff,0x1,0x1,0xffffffff,0x80000001,0x1,0x1,0x80000001,",
+                "0x80000001,0x1,0x1,0x80000001,",
+                "0x80000000,0x80000000,0x80000000,0x80000000,",
+                "0xffffffff,0xffffffff,0xffffffff,0xffffffff,",
+                "0x80000000,0x0,0x0,0x80000000,",
+                "0xfffffffe,0xffffffff,0xfffffffe,0xffffffff,",
+                "0xffffffff,0x7fffffff,0x7fffffff,0xffffffff,0x7,0x7,0x7,0x7",
+            )),
+            (5, concat!(
+                "u64:",
+                "0x8000000000000000,0x7fffffffffffffff,0x7fffffffffffffff,0x8000000000000000,",
+                "0x8000000000000000,0x7fffffffffffffff,0x7fffffffffffffff,0x8000000000000000,",
+                "0xffffffffffffffff,0x0,0x0,0xffffffffffffffff,",
+                "0xffffffffffffffff,0x0,0x0,0xffffffffffffffff,",
+                "0xffffffffffffffff,0x1,0x1,0xffffffffffffffff,",
+                "0x8000000000000001,0x1,0x1,0x8000000000000001,",
+                "0x8000000000000001,0x1,0x1,0x8000000000000001,",
+                "0x8000000000000000,0x8000000000000000,0x8000000000000000,0x8000000000000000,",
+                "0xffffffffffffffff,0xffffffffffffffff,0xffffffffffffffff,0xffffffffffffffff,",
+                "0x8000000000000000,0x0,0x0,0x8000000000000000,",
+                "0xfffffffffffffffe,0xffffffffffffffff,0xfffffffffffffffe,0xffffffffffffffff,",
+                "0xffffffffffffffff,0x7fffffffffffffff,0x7fffffffffffffff,0xffffffffffffffff,",
+                "0x7,0x7,0x7,0x7",
+            )),
+            (6, concat!(
+                "u32:",
+                "0x8000ffff,0x7fff0000,0x7fff0000,0x8000ffff,0x80ffffff,0x7f000000,",
+                "0x8000ffff,0x7fff0000,0x7fff0000,0x8000ffff,0x80ffffff,0x7f000000,",
+                "0xffffffff,0x0,0x0,0xffffffff,0xffffffff,0x0,",
+                "0xffffffff,0x0,0x0,0xffffffff,0xffffffff,0x0,",
+                "0xffffffff,0x1,0x1,0xffffffff,0xffffffff,0x1,",
+                "0x80000001,0x1,0x1,0x80000001,0x80000001,0x1,",
+                "0x80000001,0x1,0x1,0x80000001,0x80000001,0x1,",
+                "0x80000000,0x80000000,0x80000000,0x80000000,0x80000000,0x80000000,",
+                "0xffffffff,0xffffffff,0xffffffff,0xffffffff,0xffffffff,0xffffffff,",
+                "0x80000000,0x0,0x0,0x80000000,0x80000000,0x0,",
+                "0xfffffffe,0xffffffff,0xfffffffe,0xffffffff,0xfffffffe,0xffffffff,",
+                "0xffffffff,0x7fffffff,0x7fffffff,0xffffffff,0xffffffff,0x7fffffff,",
+                "0x7,0x7,0x7,0x7,0x7,0x7",
+            ))
+        ],
+        []
+    ),
+    // 8- and 16-bit .shared stores at every byte position of words 0-3, neighbours written
+    // by other work-items of the group, over words of ones; read back by word and sub-word
+    case!(
+        "tests/run/shared_subword.pisa",
+        "k",
+        "32",
+        Some("16"),
+        ["buf:u32:zeros:64"],
+        [],
+        [(0, concat!(
+            "u32:",
+            "0x30201000,0x70605040,0xb0a09080,0xf0e0d0c0,0x10010000,0x3003ffff,0xffff4004,0x70076006,",
+            "0x70,0x60,0x50,0x40,0x30,0x20,0x10,0x0,",
+            "0xf0,0xe0,0xd0,0xc0,0xb0,0xa0,0x90,0x80,",
+            "0x3003,0xffff,0x1001,0x0,0x7007,0x6006,0xffff,0x4004,",
+            "0x31211101,0x71615141,0xb1a19181,0xf1e1d1c1,0x10110010,0x3013ffff,0xffff4014,0x70176016,",
+            "0x71,0x61,0x51,0x41,0x31,0x21,0x11,0x1,",
+            "0xf1,0xe1,0xd1,0xc1,0xb1,0xa1,0x91,0x81,",
+            "0x3013,0xffff,0x1011,0x10,0x7017,0x6016,0xffff,0x4014",
+        ))],
+        []
+    ),
+    // shl/shr/asr by amounts of the width or more (src1[5:0]), 16/32/64 bits and packed
+    case!(
+        "tests/run/shifts.pisa",
+        "shifts",
+        "13",
+        Some("8"),
+        [
+            concat!(
+                "buf:u32:",
+                "0x0,0x1,0xf,0x10,0x11,0x1f,0x20,0x21,0x3f,0x40,0x41,0xffffffe1,",
+                "0x80000010",
+            ),
+            concat!(
+                "buf:u32:",
+                "0x0,0x100001,0xf0010,0xffc0ffc0,0x11003f,0x200020,0x400041,0x1000f,",
+                "0x3f0011,0xff0eff0f,0x300000,0x30,0x80008",
+            ),
+            "buf:u16:zeros:52",
+            "buf:u32:zeros:52",
+            "buf:u64:zeros:52",
+            "buf:u32:zeros:39",
+            "buf:u32:zeros:8"
+        ],
+        [],
+        [
+            (2, concat!(
+                "u16:",
+                "0x8001,0x8001,0x8001,0x4001,0x2,0x4000,0xc000,0x2000,",
+                "0x8000,0x1,0xffff,0x0,0x0,0x0,0xffff,0x0,0x0,0x0,0xffff,0x0,",
+                "0x0,0x0,0xffff,0x0,0x0,0x0,0xffff,0x0,0x0,0x0,0xffff,0x0,",
+                "0x0,0x0,0xffff,0x0,0x8001,0x8001,0x8001,0x4001,",
+                "0x2,0x4000,0xc000,0x2000,0x0,0x0,0xffff,0x0,0x0,0x0,0xffff,0x0",
+            )),
+            (3, concat!(
+                "u32:",
+                "0x80000001,0x80000001,0x80000001,0x40000001,",
+                "0x2,0x40000000,0xc0000000,0x20000000,0x8000,0x10000,0xffff0000,0x8000,",
+                "0x10000,0x8000,0xffff8000,0x4000,0x20000,0x4000,0xffffc000,0x2000,",
+                "0x80000000,0x1,0xffffffff,0x0,0x0,0x0,0xffffffff,0x0,",
+                "0x0,0x0,0xffffffff,0x0,0x0,0x0,0xffffffff,0x0,",
+                "0x80000001,0x80000001,0x80000001,0x40000001,",
+                "0x2,0x40000000,0xc0000000,0x20000000,0x0,0x0,0xffffffff,0x0,",
+                "0x10000,0x8000,0xffff8000,0x4000",
+            )),
+            (4, concat!(
+                "u64:",
+                "0x8000000000000001,0x8000000000000001,0x8000000000000001,0x4000000000000001,",
+                "0x2,0x4000000000000000,0xc000000000000000,0x2000000000000000,",
+                "0x8000,0x1000000000000,0xffff000000000000,0x800000000000,",
+                "0x10000,0x800000000000,0xffff800000000000,0x400000000000,",
+                "0x20000,0x400000000000,0xffffc00000000000,0x200000000000,",
+                "0x80000000,0x100000000,0xffffffff00000000,0x80000000,",
+                "0x100000000,0x80000000,0xffffffff80000000,0x40000000,",
+                "0x200000000,0x40000000,0xffffffffc0000000,0x20000000,",
+                "0x8000000000000000,0x1,0xffffffffffffffff,0x0,",
+                "0x8000000000000001,0x8000000000000001,0x8000000000000001,0x4000000000000001,",
+                "0x2,0x4000000000000000,0xc000000000000000,0x2000000000000000,",
+                "0x200000000,0x40000000,0xffffffffc0000000,0x20000000,",
+                "0x10000,0x800000000000,0xffff800000000000,0x400000000000",
+            )),
+            (5, concat!(
+                "u32:",
+                "0x80017ffe,0x80017ffe,0x80017ffe,0xfffc,0x3fff,0xffff3fff,",
+                "0x80000000,0x10000,0xffff0000,0x80017ffe,0x80017ffe,0x80017ffe,",
+                "0x0,0x0,0xffff0000,0x0,0x0,0xffff0000,",
+                "0x8001fffc,0x80013fff,0x80013fff,0x20000,0x40000000,0xc0000000,",
+                "0x0,0x0,0xffff0000,0x40000000,0x20000,0xfffe0000,",
+                "0x7ffe,0x7ffe,0xffff7ffe,0x80010000,0x80010000,0x80010000,",
+                "0x100fe00,0x80007f,0xff80007f",
+            )),
+            (6, "u32:0,0,0xffffffff,0,1,0x80000000,1,0")
+        ],
+        []
+    ),
+    // ubfe/sbfe/bfi with widths and offsets at and past the edges
+    case!(
+        "tests/run/bitfield.pisa",
+        "fields",
+        "17",
+        Some("8"),
+        [concat!(
+            "buf:u32:",
+            "0x1,0x0,0x1,0x1f,0x8,0x4,0x8,0x1c,0x20,0x0,0x0,0x5,0x1f,0x1,0x28,0x0,",
+            "0x40,0x3,0x41,0x3,0x7,0x21,0x4,0x1d,0x10,0x10,0x3,0xffffffe2,",
+            "0xffffff05,0x8,0x5,0x1b,0xc,0x14",
+        ), "buf:u32:zeros:51"],
+        [],
+        [(1, concat!(
+            "u32:",
+            "0x1,0xffffffff,0xb3c5a59e,0x1,0xffffffff,0x33c5a59f,",
+            "0x59,0x59,0xb3c5a78f,0xb,0xfffffffb,0x83c5a59f,",
+            "0xb3c5a59f,0xb3c5a59f,0x12345678,0x0,0x0,0xb3c5a59f,",
+            "0x59e2d2cf,0xd9e2d2cf,0x2468acf1,0xb3c5a59f,0xb3c5a59f,0x12345678,",
+            "0x0,0x0,0xb3c5a59f,0x1,0xffffffff,0xb3c5a597,",
+            "0x4f,0xffffffcf,0xb3c5a5f1,0x5,0xfffffffd,0x13c5a59f,",
+            "0xb3c5,0xffffb3c5,0x5678a59f,0x7,0xffffffff,0xb3c5a583,",
+            "0x5,0x5,0xb3c5b89f,0x16,0xfffffff6,0xc3c5a59f,",
+            "0xb3c,0xfffffb3c,0x6785a59f",
+        ))],
+        []
+    ),
+    // vector registers: ld/st of 8/16/32/64-bit elements in every space, swizzles, extract/insert
+    case!(
+        "tests/run/vectors.pisa",
+        "vectors",
+        "1",
+        None,
+        [concat!(
+            "buf:u8:",
+            "0x40,0x41,0x42,0x43,0x44,0x45,0x46,0x47,",
+            "0x48,0x49,0x4a,0x4b,0x4c,0x4d,0x4e,0x4f,",
+            "0x50,0x51,0x52,0x53,0x54,0x55,0x56,0x57,",
+            "0x58,0x59,0x5a,0x5b,0x5c,0x5d,0x5e,0x5f,",
+            "0x60,0x61,0x62,0x63,0x64,0x65,0x66,0x67,",
+            "0x68,0x69,0x6a,0x6b,0x6c,0x6d,0x6e,0x6f,",
+            "0x70,0x71,0x72,0x73,0x74,0x75,0x76,0x77,",
+            "0x78,0x79,0x7a,0x7b,0x7c,0x7d,0x7e,0x7f",
+        ), "buf:u32:zeros:34"],
+        [],
+        [(
+            1,
+            concat!(
+                "u32:",
+                "0x47464544,0x46,0x4b4a4948,0x4f4e4d4c,0x4f4e,0x4b4a,0x53525150,",
+                "0x57565554,0x5b5a5958,0x5f5e5d5c,0x63626160,0x67666564,0x6b6a6968,",
+                "0x57565554,0x53525150,0x57565554,0x5b5a5958,0x5f5e5d5c,0x43424140,",
+                "0x47464544,0x4b4a4948,0x47464544,0x53525150,0x49484d4c,0x5b5a5958,",
+                "0x5f5e5d5c,0x4b4a4948,0x47464544,0x49484d4c,0x5f5e5d5c,0x53525150,",
+                "0xabcdef01,0x11111111,0x22222222",
+            )
+        )],
+        []
+    ),
+    // ftrunc/fext ties and double-rounding traps (round to nearest even, exact rationals)
+    case!(
+        "tests/run/fconvert_rounding.pisa",
+        "conv",
+        "21",
+        Some("8"),
+        [
+            concat!(
+                "buf:u64:",
+                "0x3ff0020000000000,0x3ff0060000000000,0x3ff0020000001000,",
+                "0x3ff001fffffff000,0xbff0060000000000,0x3e60000000000000,",
+                "0x3e78000000000000,0x3e60000000000080,0x40effe0000000000,",
+                "0x40effdffffffff80,0x3f0ffc0000000000,0x3f10020000000000,",
+                "0x3ddb7cdfd9d7bdbb,0xbddb7cdfd9d7bdbb,0x40a0020000000000,",
+                "0x40a0060000000000,0x3fb999999999999a,0x8000000000000000,",
+                "0x7ff0000000000000,0xfff0000000000000,0x1",
+            ),
+            "buf:u16:zeros:21",
+            concat!(
+                "buf:u64:",
+                "0x3ff0000010000000,0x3ff0000030000000,0x3ff0000010000004,",
+                "0x47effffff0000000,0x47efffffefffffe0,0x3690000000000000,",
+                "0x36a8000000000000,0x3690000000001000,0xbff0000030000000,",
+                "0x358dee7a4ad4b81f",
+            ),
+            "buf:u32:zeros:10",
+            concat!(
+                "buf:u32:",
+                "0x3f801000,0x3f803000,0x3f801008,0x477ff000,0x477fefff,0x33c00000,",
+                "0x33000000,0x1,0xbf801000",
+            ),
+            "buf:u16:zeros:9",
+            "buf:u64:zeros:9",
+            concat!(
+                "buf:u32:",
+                "0x3f808000,0x3f818000,0x3f808008,0x7f7f8000,0x7f7f7fff,0x808000,",
+                "0x818000,0x80ff8000,0xc0490fdb",
+            ),
+            "buf:u16:zeros:9",
+            "buf:u16:0x1,0x3ff,0xfbff,0x8000,0x7c00,0x3c01,0x3555",
+            "buf:u32:zeros:7",
+            "buf:u64:zeros:7",
+            "buf:u16:0x1,0x8080,0x7f7f,0x3f81,0xff80",
+            "buf:u32:zeros:5"
+        ],
+        [],
+        [
+            (1, concat!(
+                "u16:",
+                "0x3c00,0x3c02,0x3c01,0x3c00,0xbc02,0x0,0x2,0x1,0x7c00,0x7bff,0x400,",
+                "0x400,0x0,0x8000,0x6800,0x6802,0x2e66,0x8000,0x7c00,0xfc00,0x0",
+            )),
+            (3, concat!(
+                "u32:",
+                "0x3f800000,0x3f800002,0x3f800001,0x7f800000,0x7f7fffff,0x0,0x2,0x1,",
+                "0xbf800002,0x0",
+            )),
+            (5, "u16:0x3c00,0x3c02,0x3c01,0x7c00,0x7bff,0x2,0x0,0x0,0xbc00"),
+            (6, concat!(
+                "u64:",
+                "0x3ff0020000000000,0x3ff0060000000000,0x3ff0020100000000,",
+                "0x40effe0000000000,0x40effdffe0000000,0x3e78000000000000,",
+                "0x3e60000000000000,0x36a0000000000000,0xbff0020000000000",
+            )),
+            (8, "u16:0x3f80,0x3f82,0x3f81,0x7f80,0x7f7f,0x80,0x82,0x8100,0xc049"),
+            (10, concat!(
+                "u32:",
+                "0x33800000,0x387fc000,0xc77fe000,0x80000000,0x7f800000,0x3f802000,",
+                "0x3eaaa000",
+            )),
+            (11, concat!(
+                "u64:",
+                "0x3e70000000000000,0x3f0ff80000000000,0xc0effc0000000000,",
+                "0x8000000000000000,0x7ff0000000000000,0x3ff0040000000000,",
+                "0x3fd5540000000000",
+            )),
+            (13, "u32:0x10000,0x80800000,0x7f7f0000,0x3f810000,0xff800000")
+        ],
+        []
+    ),
+    // .dsat flushes NaN results to +0 (.f, .df, .hf, .bf; quiet, negative, signalling NaNs)
+    case!(
+        "tests/run/dsat_nan.pisa",
+        "sat",
+        "10",
+        Some("4"),
+        [
+            concat!(
+                "buf:u32:",
+                "0x7fc00000,0xffc00000,0x7f800001,0x7f800000,0xff800000,0xc0000000,",
+                "0x3f000000,0x40000000,0x1,0x80000001",
+            ),
+            concat!(
+                "buf:u64:",
+                "0x7ff8000000000000,0xfff8000000000000,0x7ff0000000000000,",
+                "0xfff0000000000000,0xc000000000000000,0x3fe0000000000000,",
+                "0x4000000000000000",
+            ),
+            "buf:u16:0x7e00,0xfe00,0x7c00,0xfc00,0xc000,0x3800,0x4000",
+            "buf:u16:0x7fc0,0xffc0,0x7f80,0xff80,0xc000,0x3f00,0x4000",
+            "buf:u32:zeros:50",
+            "buf:u64:zeros:14",
+            "buf:u16:zeros:14",
+            "buf:u16:zeros:14"
+        ],
+        [],
+        [
+            (4, concat!(
+                "u32:",
+                "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,",
+                "0x3f800000,0x3f800000,0x3f800000,0x3f400000,0x3f800000,",
+                "0,0x3f800000,0x3f800000,0,0,0,0x3f800000,0x3f800000,0,0,",
+                "0x3f000000,0x3e800000,0,0x3f000000,0x3f000000,",
+                "0x3f800000,0x3f800000,0x3f800000,0x3f400000,0x3f800000,1,0,0,1,1,",
+                "0,0,0,0,0",
+            )),
+            (5, concat!(
+                "u64:",
+                "0,0,0,0,0x3ff0000000000000,0x3ff0000000000000,0,0x3ff0000000000000,",
+                "0,0x3ff0000000000000,0x3fe0000000000000,0x3fd0000000000000,",
+                "0x3ff0000000000000,0x3ff0000000000000",
+            )),
+            (6, concat!(
+                "u16:",
+                "0,0,0,0,0x3c00,0x3c00,0,0x3c00,0,0x3c00,0x3800,0x3400,0x3c00,0x3c00",
+            )),
+            (7, concat!(
+                "u16:",
+                "0,0,0,0,0x3f80,0x3f80,0,0x3f80,0,0x3f80,0x3f00,0x3e80,0x3f80,0x3f80",
+            ))
+        ],
+        []
+    ),
+    // a launch with a global offset: ids count from it, the special registers report it
+    case!(
+        "tests/run/global_offset.pisa",
+        "ids",
+        "6,3",
+        Some("4,2"),
+        ["buf:u32:zeros:18", "buf:u32:zeros:10"],
+        [],
+        [
+            (0, concat!(
+                "u32:",
+                "0x70064,0x70065,0x70066,0x70067,0x70068,0x70069,",
+                "0x80064,0x80065,0x80066,0x80067,0x80068,0x80069,",
+                "0x90064,0x90065,0x90066,0x90067,0x90068,0x90069",
+            )),
+            (1, "u32:100,7,0,2,6,3,1,2,2,1")
+        ],
+        [],
+        Some("100,7")
+    ),
 ];
 
 fn root(p: &str) -> String {
@@ -326,7 +773,14 @@ fn cases_through_the_library() {
         let range = NdRange {
             global,
             local: c.local.map(|l| dims(l).0),
-            offset: [0; 3],
+            // dimensions the offset leaves out are 0 (dims() fills sizes with 1)
+            offset: c.offset.map_or([0; 3], |o| {
+                let mut off = [0; 3];
+                for (d, v) in o.split(',').enumerate() {
+                    off[d] = v.parse().unwrap();
+                }
+                off
+            }),
             dims: d,
         };
         rt.launch(&Launch {
@@ -394,6 +848,9 @@ fn cases_through_the_command_line() {
         ]);
         if let Some(l) = c.local {
             cmd.args(["--local", l]);
+        }
+        if let Some(o) = c.offset {
+            cmd.args(["--offset", o]);
         }
         for a in c.args {
             cmd.arg(format!("--arg={a}"));
