@@ -8,22 +8,16 @@ use super::round::{round_bits, unpack, Fmt, Val};
 use super::Round;
 use std::cmp::Ordering;
 
+/// A finite nonzero term: sign, significand, exponent.
+pub(crate) type Term = (bool, u128, i64);
+
 /// Leading bit of the operands of [`add_fin`] after normalization.
 const TOP: u32 = 125;
 
 /// `(-1)^na × ma × 2^ea + (-1)^nb × mb × 2^eb`, rounded once. `ma`, `mb`
 /// nonzero with at most 126 bits. An exact zero sum is +0, or −0 when rounding
 /// down (IEEE 754 §6.3).
-pub(crate) fn add_fin(
-    f: Fmt,
-    mode: Round,
-    na: bool,
-    ma: u128,
-    ea: i64,
-    nb: bool,
-    mb: u128,
-    eb: i64,
-) -> u64 {
+pub(crate) fn add_fin(f: Fmt, mode: Round, (na, ma, ea): Term, (nb, mb, eb): Term) -> u64 {
     let norm = |m: u128, e: i64| {
         let s = m.leading_zeros() - (127 - TOP);
         (m << s, e - s as i64)
@@ -177,7 +171,7 @@ pub(crate) fn add(f: Fmt, a: u64, b: u64, sub: bool, mode: Round) -> u64 {
                 mant: mb,
                 exp: eb,
             },
-        ) => add_fin(f, mode, na, ma as u128, ea, nb, mb as u128, eb),
+        ) => add_fin(f, mode, (na, ma as u128, ea), (nb, mb as u128, eb)),
     }
 }
 
@@ -264,12 +258,8 @@ pub(crate) fn fma(f: Fmt, a: u64, b: u64, c: u64, mode: Round) -> u64 {
         ) => add_fin(
             f,
             mode,
-            np,
-            ma as u128 * mb as u128,
-            ea + eb,
-            nc,
-            mc as u128,
-            ec,
+            (np, ma as u128 * mb as u128, ea + eb),
+            (nc, mc as u128, ec),
         ),
         _ => f.default_nan(), // not reached: the specials returned above
     }

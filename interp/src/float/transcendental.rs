@@ -79,6 +79,10 @@ fn frc(f: Fmt, ty: FloatTy, a: u64) -> u64 {
                 ..FloatMode::default()
             };
             let fl = round_to_integral(ty, a, down);
+            if fl == a {
+                // integral
+                return 0;
+            }
             if fl & !f.sign() == 0 {
                 // 0 < a < 1
                 return a;
