@@ -3,7 +3,7 @@
 //! layer on. Cases are data: a program, its launch, and exact expected outputs.
 
 use pisa_vk_runtime::values::{self, ArgSpec, Ty};
-use pisa_vk_runtime::{Launch, NdRange, Runtime, RuntimeError, RuntimeOptions};
+use pisa_vk_runtime::{Device, Launch, NdRange, Runtime, RuntimeError, RuntimeOptions};
 use std::path::Path;
 use std::process::Command;
 
@@ -729,7 +729,7 @@ fn expected(spec: &str) -> (Ty, Vec<u8>) {
 }
 
 /// Assembles a program of the repository and loads it.
-fn load(rt: &mut Runtime, path: &str) -> pisa_vk_runtime::ProgramId {
+fn load(rt: &mut dyn Device, path: &str) -> pisa_vk_runtime::ProgramId {
     let src = std::fs::read_to_string(root(path)).unwrap();
     let m = pisa_translator::assemble(path, &src).unwrap_or_else(|d| panic!("{d}"));
     rt.load(&m).unwrap()
@@ -744,11 +744,10 @@ fn runtime() -> Runtime {
     .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)")
 }
 
-#[test]
-fn cases_through_the_library() {
-    let mut rt = runtime();
+/// Runs every case on a device and checks its outputs exactly.
+fn run_cases_on(rt: &mut dyn Device) {
     for c in CASES {
-        let prog = load(&mut rt, c.file);
+        let prog = load(rt, c.file);
         for g in c.set_globals {
             let (name, spec) = g.split_once('=').unwrap();
             rt.write_global(prog, name, &expected(spec).1).unwrap();
@@ -793,7 +792,13 @@ fn cases_through_the_library() {
         for (i, spec) in c.expect {
             let (_, want) = expected(spec);
             let got = rt.download(bufs[*i].unwrap()).unwrap();
-            assert_eq!(got, want, "{}: argument {i}: expected {spec}", c.file);
+            assert_eq!(
+                got,
+                want,
+                "{} on {}: argument {i}: expected {spec}",
+                c.file,
+                rt.device_info().name
+            );
         }
         for (name, spec) in c.expect_globals {
             assert_eq!(
@@ -804,8 +809,21 @@ fn cases_through_the_library() {
             );
         }
     }
+}
+
+#[test]
+fn cases_through_the_library() {
+    let mut rt = runtime();
+    run_cases_on(&mut rt);
     let msgs = rt.validation_messages();
     assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
+}
+
+/// The same cases on the reference device: both devices agree with the
+/// expected outputs, so they agree with each other.
+#[test]
+fn cases_on_the_cpu_device() {
+    run_cases_on(&mut pisa_interp::CpuDevice::new());
 }
 
 /// The JSON a successful `pisa run --json` printed, with no validation message.
@@ -835,6 +853,15 @@ fn pisa() -> Command {
 
 #[test]
 fn cases_through_the_command_line() {
+    cases_through_the_command_line_on(None);
+}
+
+#[test]
+fn cases_through_the_command_line_on_the_cpu_device() {
+    cases_through_the_command_line_on(Some("cpu"));
+}
+
+fn cases_through_the_command_line_on(device: Option<&str>) {
     for c in CASES {
         let mut cmd = pisa();
         cmd.args([
@@ -857,6 +884,9 @@ fn cases_through_the_command_line() {
         }
         for g in c.set_globals {
             cmd.args(["--set-global", g]);
+        }
+        if let Some(d) = device {
+            cmd.args(["--device", d]);
         }
         let out = cmd.output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);

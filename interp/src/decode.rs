@@ -499,22 +499,12 @@ impl<'a> FuncDecoder<'a> {
             "fast" => q.flags |= flag::FAST,
             "dynamic" => q.flags |= flag::DYNAMIC,
             "param" => q.flags |= flag::PARAM,
-            "output" => {
-                if value == "rem" {
-                    q.flags |= flag::REM
-                }
-            }
-            "dir" => {
-                if value == "r" {
-                    q.flags |= flag::RIGHT
-                }
-            }
+            "output" if value == "rem" => q.flags |= flag::REM,
+            "dir" if value == "r" => q.flags |= flag::RIGHT,
             "cop" => q.cop = Cop::from_text(value),
             "addrspace" => q.space = Addrspace::from_text(value),
-            "memorder" => {
-                if Memorder::from_text(value).is_some_and(|m| m != Memorder::Weak) {
-                    q.flags |= flag::ATOMIC
-                }
+            "memorder" if Memorder::from_text(value).is_some_and(|m| m != Memorder::Weak) => {
+                q.flags |= flag::ATOMIC
             }
             "op" => q.atom = AtomOp::from_text(value),
             "vec" => q.vec = catalog::vec_count(value).unwrap_or(1) as u8,

@@ -182,7 +182,7 @@ pub fn arena_range(space: Space, size: usize, addr: u64, n: usize) -> Result<usi
 /// 16 bytes (vectors of narrow elements align to their total size, wider
 /// vectors to their element).
 pub fn check_align(space: Space, addr: u64, align: u64, n: usize) -> Result<(), Fault> {
-    if align > 1 && addr % align != 0 {
+    if align > 1 && !addr.is_multiple_of(align) {
         return Err(Fault {
             space,
             addr,

@@ -401,57 +401,6 @@ impl Runtime {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every work-group of the NDRange is dispatched exactly once, whatever
-    /// the device's per-dispatch limit.
-    #[test]
-    fn regions_cover_every_group_once() {
-        for (global, local, max) in [
-            ([70_000, 1, 1], [1, 1, 1], [65_535, 65_535, 65_535]),
-            ([200_000, 3, 1], [3, 2, 1], [1000, 2, 65_535]),
-            ([7, 5, 131_071], [2, 2, 1], [65_535, 65_535, 65_535]),
-            ([10, 10, 10], [4, 3, 7], [1, 1, 1]),
-        ] {
-            let mut seen = std::collections::HashMap::new();
-            for r in regions_of(global, local, max) {
-                for d in 0..3 {
-                    assert!(r.groups[d] <= max[d] && r.groups[d] > 0, "{r:?}");
-                }
-                for x in 0..r.groups[0] {
-                    for y in 0..r.groups[1] {
-                        for z in 0..r.groups[2] {
-                            let g = [
-                                r.group_offset[0] + x,
-                                r.group_offset[1] + y,
-                                r.group_offset[2] + z,
-                            ];
-                            *seen.entry(g).or_insert(0) += 1;
-                            // the region's local size: the full one, or the
-                            // remainder in the last group of a dimension
-                            for d in 0..3 {
-                                let want = if (g[d] + 1) * local[d] <= global[d] {
-                                    local[d]
-                                } else {
-                                    global[d] % local[d]
-                                };
-                                assert_eq!(r.local[d], want, "{g:?} {r:?}");
-                            }
-                        }
-                    }
-                }
-            }
-            let groups: u64 = (0..3)
-                .map(|d| global[d].div_ceil(local[d]) as u64)
-                .product();
-            assert_eq!(seen.len() as u64, groups);
-            assert!(seen.values().all(|&n| n == 1));
-        }
-    }
-}
-
 /// Checks a launch against its module's kernels and the device's work-group
 /// limit, and builds the argument block: (kernel index, local size, block).
 /// Every device resolves launches this way (docs/abi.md).
@@ -537,4 +486,55 @@ pub fn resolve_launch(
         }
     };
     Ok((ki, local, block))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every work-group of the NDRange is dispatched exactly once, whatever
+    /// the device's per-dispatch limit.
+    #[test]
+    fn regions_cover_every_group_once() {
+        for (global, local, max) in [
+            ([70_000, 1, 1], [1, 1, 1], [65_535, 65_535, 65_535]),
+            ([200_000, 3, 1], [3, 2, 1], [1000, 2, 65_535]),
+            ([7, 5, 131_071], [2, 2, 1], [65_535, 65_535, 65_535]),
+            ([10, 10, 10], [4, 3, 7], [1, 1, 1]),
+        ] {
+            let mut seen = std::collections::HashMap::new();
+            for r in regions_of(global, local, max) {
+                for (g, m) in r.groups.iter().zip(max) {
+                    assert!(*g <= m && *g > 0, "{r:?}");
+                }
+                for x in 0..r.groups[0] {
+                    for y in 0..r.groups[1] {
+                        for z in 0..r.groups[2] {
+                            let g = [
+                                r.group_offset[0] + x,
+                                r.group_offset[1] + y,
+                                r.group_offset[2] + z,
+                            ];
+                            *seen.entry(g).or_insert(0) += 1;
+                            // the region's local size: the full one, or the
+                            // remainder in the last group of a dimension
+                            for d in 0..3 {
+                                let want = if (g[d] + 1) * local[d] <= global[d] {
+                                    local[d]
+                                } else {
+                                    global[d] % local[d]
+                                };
+                                assert_eq!(r.local[d], want, "{g:?} {r:?}");
+                            }
+                        }
+                    }
+                }
+            }
+            let groups: u64 = (0..3)
+                .map(|d| global[d].div_ceil(local[d]) as u64)
+                .product();
+            assert_eq!(seen.len() as u64, groups);
+            assert!(seen.values().all(|&n| n == 1));
+        }
+    }
 }
