@@ -4,10 +4,16 @@
 //! program while a predicate still holds ([`reduce`]).
 
 pub mod case;
+pub mod device;
+pub mod diff;
 pub mod gen;
 pub mod print;
 pub mod program;
+pub mod reduce;
 pub mod rng;
 
 pub use case::{Arg, Case, LaunchShape};
+pub use device::{ApiDevice, Device, Outputs, VulkanDevice};
+pub use diff::{check, check_alone, compare, fuzz, FuzzStats, Verdict};
 pub use gen::{generate, GenConfig};
+pub use reduce::{reduce, write_reproducer};

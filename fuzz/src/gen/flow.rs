@@ -537,7 +537,7 @@ pub(crate) fn function(g: &mut Gen, i: u32) -> Func {
         (params, ret)
     };
     let name = format!("f{i}");
-    let private_bytes = if g.cfg.private && g.cfg.int64 { 64 } else { 0 };
+    let private_bytes = if g.cfg.private { 64 } else { 0 };
     g.begin(
         name.clone(),
         false,
@@ -579,7 +579,7 @@ pub(crate) fn function(g: &mut Gen, i: u32) -> Func {
 /// work-items may return early, and a dump of every register into the
 /// work-item's output slots.
 pub(crate) fn kernel(g: &mut Gen) -> Func {
-    let private_bytes = if g.cfg.private && g.cfg.int64 { 64 } else { 0 };
+    let private_bytes = if g.cfg.private { 64 } else { 0 };
     g.begin("k".into(), true, Vec::new(), None, true, g.cfg.max_stmts);
     let mut body = g.prologue(private_bytes);
     let main = g.cfg.max_stmts * 3 / 4;

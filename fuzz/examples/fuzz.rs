@@ -1,0 +1,109 @@
+//! Differential fuzzing from the command line:
+//! `cargo run --release -p pisa-fuzz --example fuzz -- --seed S --count N
+//!  [--device vulkan] [--against NAME] [--set flag=value]... [--reduce] [--out DIR]`
+//! With one device every program runs twice on it (errors, validation
+//! messages and nondeterminism are findings); `--against NAME` names a second
+//! device (see `device_by_name`). Findings are reduced (with `--reduce`) and
+//! written under `--out` (default /tmp/fuzz-finds/).
+
+use pisa_fuzz::{
+    check, check_alone, generate, reduce, write_reproducer, Device, GenConfig, VulkanDevice,
+};
+use std::path::PathBuf;
+
+/// The devices this binary knows by name; a new device is one more arm.
+fn device_by_name(name: &str) -> Result<Box<dyn Device>, String> {
+    match name {
+        "vulkan" => Ok(Box::new(VulkanDevice::new()?)),
+        _ => Err(format!("unknown device `{name}` (known: vulkan)")),
+    }
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
+}
+
+fn run() -> Result<(), String> {
+    std::env::set_var(
+        "XDG_RUNTIME_DIR",
+        std::env::var("XDG_RUNTIME_DIR").unwrap_or("/tmp".into()),
+    );
+    let mut seed = 0u64;
+    let mut count = 100u64;
+    let mut dev_a = "vulkan".to_string();
+    let mut dev_b: Option<String> = None;
+    let mut cfg = GenConfig::default();
+    let mut do_reduce = false;
+    // write every case before running it (a driver crash kills this process)
+    let mut dump = false;
+    let mut out = PathBuf::from("/tmp/fuzz-finds");
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut val = || args.next().ok_or(format!("{a} needs a value"));
+        match a.as_str() {
+            "--seed" => seed = val()?.parse().map_err(|e| format!("--seed: {e}"))?,
+            "--count" => count = val()?.parse().map_err(|e| format!("--count: {e}"))?,
+            "--device" => dev_a = val()?,
+            "--against" => dev_b = Some(val()?),
+            "--set" => cfg.set(&val()?)?,
+            "--reduce" => do_reduce = true,
+            "--dump" => dump = true,
+            "--out" => out = PathBuf::from(val()?),
+            _ => return Err(format!("unknown argument `{a}`")),
+        }
+    }
+    let mut a = device_by_name(&dev_a)?;
+    let mut b = dev_b.as_deref().map(device_by_name).transpose()?;
+    eprintln!(
+        "fuzzing seeds {seed}..{} on {}{}",
+        seed + count,
+        a.name(),
+        b.as_ref()
+            .map(|b| format!(" against {}", b.name()))
+            .unwrap_or_default()
+    );
+    let start = std::time::Instant::now();
+    let mut findings = 0;
+    for s in seed..seed + count {
+        let case = generate(s, &cfg);
+        if dump {
+            let dir = out.join("current");
+            write_reproducer(&case, &dir, &format!("seed {s}")).map_err(|e| e.to_string())?;
+        }
+        let verdict = match b.as_mut() {
+            Some(b) => check(&case, a.as_mut(), b.as_mut()),
+            None => check_alone(&case, a.as_mut()),
+        };
+        if verdict.is_same() {
+            continue;
+        }
+        findings += 1;
+        println!("seed {s}: {verdict}");
+        let kind = std::mem::discriminant(&verdict);
+        let small = if do_reduce {
+            let mut still = |c: &pisa_fuzz::Case| {
+                let v = match b.as_mut() {
+                    Some(b) => check(c, a.as_mut(), b.as_mut()),
+                    None => check_alone(c, a.as_mut()),
+                };
+                std::mem::discriminant(&v) == kind
+            };
+            reduce(&case, &mut still, 2000)
+        } else {
+            case
+        };
+        let dir = out.join(format!("seed-{s}"));
+        let cmd = write_reproducer(&small, &dir, &format!("seed {s}: {verdict}"))
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        println!("  reproducer: {}\n  {cmd}", dir.display());
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{count} programs in {secs:.1} s: {:.2} programs/s, {findings} findings",
+        count as f64 / secs
+    );
+    Ok(())
+}
