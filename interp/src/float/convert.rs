@@ -1,7 +1,9 @@
 //! Conversions (spec 15): `fext`, `ftrunc`, `ftrunc2`, `f2i`, `pf2i`, `i2f`,
 //! `frnd`, and the widening `fmul.full` (13 §2.10).
 
-use super::round::{nan_convert, round_bits, round_up, shift_round, unpack, Fmt, Val};
+use super::round::{
+    from_f64, nan_convert, round_bits, round_up, shift_round, to_f64, unpack, Fmt, Val,
+};
 use super::{binary, BinOp, FloatMode, FloatTy, Round};
 
 /// `.dsat` of the conversions (15 §4.8, §4.10): the result is clamped to the
@@ -33,6 +35,8 @@ pub fn convert(from: FloatTy, to: FloatTy, a: u64, m: FloatMode) -> u64 {
         Val::Nan => nan_convert(ff, tf, a),
         Val::Inf(neg) => tf.infinity(neg),
         Val::Zero(neg) => tf.zero(neg),
+        // finite values are exact in f64
+        Val::Fin { .. } if m.round == Round::NearestEven => from_f64(tf, to_f64(from, a), m.round),
         Val::Fin { neg, mant, exp } => round_bits(tf, neg, mant as u128, exp, false, m.round),
     };
     let r = if m.dsat { clamp_finite(tf, r) } else { r };

@@ -19,7 +19,13 @@
 //! - `.re` `fadd`/`fsub`/`fmul`/`fdiv` on `.hf`/`.bf`: the `f64` operation on
 //!   the exactly widened operands, rounded once into the 16-bit format
 //!   (`+ − ×` of 16-bit values are exact in f64 or, for `.bf` sums, the double
-//!   rounding is innocuous since 53 ≥ 2·8 + 2; `÷` likewise, 53 ≥ 2·11 + 2).
+//!   rounding is innocuous since 53 ≥ 2·8 + 2; `÷` likewise, 53 ≥ 2·11 + 2);
+//! - `.re` `fmad` on `.hf`/`.bf`: the exact f64 product plus the addend with
+//!   its TwoSum error; the f64 sum is rounded once when it is exact or when
+//!   its bits below the destination's last bit are neither 0 nor one half
+//!   (so the error cannot change the rounding), else the exact path runs.
+//!   (Rounding an f32 `fma` to 16 bits is *not* the same: 1.5 × 0x3956 +
+//!   2^-24 in `.hf` is 0x3C01, through f32 0x3C00.)
 //!
 //! Transcendental functions: see `transcendental.rs` (f64 libm, rounded once).
 //! The `.fast` forms (`fdiv.fast`, `fsqrt.fast`, `frsqrt.fast`) return the
@@ -336,7 +342,28 @@ pub fn fma(ty: FloatTy, a: u64, b: u64, c: u64, m: FloatMode) -> u64 {
                     return r.to_bits();
                 }
             }
-            FloatTy::Half | FloatTy::BFloat => {}
+            FloatTy::Half | FloatTy::BFloat => {
+                // the product is exact in f64; TwoSum gives the sum's error e.
+                // If e = 0 the f64 sum is exact; otherwise (|e| ≤ half an f64
+                // ulp) it rounds like the exact sum unless its bits below the
+                // destination's last bit are 0 or exactly one half.
+                let f = Fmt::of(ty);
+                let (x, y, z) = (to_f64(ty, a), to_f64(ty, b), to_f64(ty, c));
+                let p = x * y;
+                let s = p + z;
+                if s.is_finite() {
+                    let bb = s - p;
+                    let e = (p - (s - bb)) + (z - bb);
+                    let mag = s.to_bits() & !(1u64 << 63);
+                    let exp = (mag >> 52) as i32 - 1023;
+                    let shift = 53 - f.p;
+                    let low = mag & ((1u64 << shift) - 1);
+                    let clear = low != 0 && low != 1u64 << (shift - 1);
+                    if e == 0.0 || (clear && exp >= f.emin && exp <= f.emax) {
+                        return from_f64(f, s, Round::NearestEven);
+                    }
+                }
+            }
         }
     }
     fma_slow(ty, a, b, c, m)

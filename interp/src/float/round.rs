@@ -341,6 +341,21 @@ pub(crate) fn from_f64(f: Fmt, x: f64, mode: Round) -> u64 {
     if f == d {
         return b;
     }
+    if mode == Round::NearestEven {
+        // the usual case: a normal result. Round the f64 bits (exponent and
+        // fraction together) at the destination's last fraction bit, ties to
+        // even; a carry moves into the exponent, up to infinity's field.
+        let mag = b & !(1u64 << 63);
+        let e = (mag >> 52) as i64 - 1023;
+        if e >= f.emin as i64 && e <= f.emax as i64 {
+            let shift = 53 - f.p;
+            let odd = (mag >> shift) & 1;
+            let r = (mag + (1u64 << (shift - 1)) - 1 + odd) >> shift;
+            let r = r - (((1023 - f.emax) as u64) << (f.p - 1));
+            let r = if r >= f.inf() { f.inf() } else { r };
+            return r | f.zero(b >> 63 != 0);
+        }
+    }
     match unpack(d, b) {
         Val::Nan => nan_convert(d, f, b),
         Val::Inf(neg) => f.infinity(neg),

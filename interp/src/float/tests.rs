@@ -1195,3 +1195,27 @@ mod props {
         }
     }
 }
+
+mod props_half_fma {
+    use super::super::*;
+    use proptest::prelude::*;
+
+    fn near_one() -> impl Strategy<Value = u16> {
+        // operands around 1 whose products and sums interact, plus anything
+        prop_oneof![
+            any::<u16>(),
+            (0u16..0x800, 12u16..18).prop_map(|(m, e)| (m & 0x83FF) | e << 10)
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+        #[test]
+        fn float_prop_half_fma_fast_path(a in near_one(), b in near_one(), c in near_one(), bf in any::<bool>()) {
+            let t = if bf { FloatTy::BFloat } else { FloatTy::Half };
+            let m = FloatMode::default();
+            let (a, b, c) = (a as u64, b as u64, c as u64);
+            prop_assert_eq!(fma(t, a, b, c, m), fma_slow(t, a, b, c, m), "{:?} {:x} {:x} {:x}", t, a, b, c);
+        }
+    }
+}
