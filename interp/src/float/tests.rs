@@ -1,6 +1,8 @@
 //! Tests of the floating-point core. Expected values are computed by hand
 //! (each with its derivation) or by an independent exact implementation in
-//! Python (`fractions.Fraction`, `math.isqrt`): `vectors.txt`.
+//! Python (`fractions.Fraction`, `math.isqrt`): `vectors.txt`, written by
+//! `gen_vectors.py` (`python3 gen_vectors.py 150 > vectors.txt`; larger counts
+//! run through `H3_VECTORS=file cargo test -p pisa-interp float -- --ignored`).
 
 use super::*;
 
