@@ -172,7 +172,7 @@ pub fn random_launch(mut rng: Rng, cfg: &GenConfig) -> LaunchShape {
         if i + 1 == dims as usize {
             *l = rest;
         } else {
-            let divs: Vec<u32> = (1..=rest).filter(|x| rest % x == 0).collect();
+            let divs: Vec<u32> = (1..=rest).filter(|x| rest.is_multiple_of(*x)).collect();
             *l = *rng.pick(&divs);
             rest /= *l;
         }
