@@ -159,7 +159,15 @@ fn open_device(
     // loops unrolled, others no loop-cap checks (the features are the same)
     let (words, layout) = match (module, rt.device_info().caps_loops) {
         (Some(m), caps) => {
-            let options = pisa_translator::spirv::Options::for_loop_cap(caps);
+            let mut options = pisa_translator::spirv::Options::for_loop_cap(caps);
+            // a debugging aid for driver bugs: the driver workarounds to
+            // apply, e.g. `PISA_SPIRV_OPTIONS=unroll,loop-cap` (README)
+            if let Ok(v) = std::env::var("PISA_SPIRV_OPTIONS") {
+                let on: Vec<&str> = v.split(',').map(str::trim).collect();
+                options.unroll_loops = on.contains(&"unroll");
+                options.detect_loop_cap = on.contains(&"loop-cap");
+                options.relaxed_memory_orders = on.contains(&"relaxed");
+            }
             let spv = pisa_translator::spirv::translate_with(m, &options)
                 .with_context(|| format!("cannot translate {}", path.display()))?;
             (spv.words, Some(spv.layout))

@@ -34,6 +34,21 @@ macro_rules! case {
 }
 
 const CASES: &[Case] = &[
+    // a fence in a loop of an irreducible region in a called function (fuzz seed 7): llvmpipe
+    // lost the first sub-group's stores after the call unless memory orders are relaxed
+    case!(
+        "tests/run/fence_in_loop.pisa",
+        "k",
+        "16",
+        Some("16"),
+        [
+            "buf:u32:zeros:64",
+            "buf:u32:0,11,4,6,8,10,12,14,16,18,20,22,24,26,28,30,100,0,0,0,101,0,0,0,102,0,0,0,103,0,0,0,104,0,0,0,105,0,0,0,106,0,0,0,107,0,0,0,108,0,0,0,109,0,0,0,110,0,0,0,111,0,0,0,112,0,0,0,113,0,0,0,114,0,0,0,115,0,0,0"
+        ],
+        [],
+        [(0, "u32:100,0,0,0,101,0,0,0,102,0,0,0,103,0,0,0,104,0,0,0,105,0,0,0,106,0,0,0,107,0,0,0,108,0,0,0,109,0,0,0,110,0,0,0,111,0,0,0,112,0,0,0,113,0,0,0,114,0,0,0,115,0,0,0")],
+        []
+    ),
     // vector add with a partial last work-group (10 = 4 + 4 + 2)
     case!(
         "tests/run/vadd.pisa",
@@ -705,6 +720,124 @@ const CASES: &[Case] = &[
         ],
         [],
         Some("100,7")
+    ),
+    // fmad.hf / fmad.bf round a*b + c once, not through f32 (values derived in the .pisa header)
+    case!(
+        "tests/run/fmad16_rounding.pisa",
+        "hf",
+        "8",
+        Some("4"),
+        [
+            "buf:u16:0x3e00,0x4460,0xa1ca,0xc63e,0x8001,0x3c00,0x7bff,0x0001",
+            "buf:u16:0x3956,0xead0,0x5d00,0x3d00,0x0001,0x3c00,0x4000,0x3800",
+            "buf:u16:0x0001,0x096c,0x8001,0x0001,0x0000,0xbc00,0x0000,0x0001",
+            "buf:u16:zeros:8"
+        ],
+        [],
+        [(3, "u16:0x3c01,0xf373,0xc33d,0xc7cd,0x8000,0x0000,0x7c00,0x0002")],
+        []
+    ),
+    case!(
+        "tests/run/fmad16_rounding.pisa",
+        "bf",
+        "10",
+        Some("4"),
+        [
+            "buf:u16:0x6356,0xc61c,0x2997,0x5f80,0x7f00,0x7f00,0x8001,0x0001,0x0d80,0x5f81",
+            "buf:u16:0x31c0,0x3ed0,0x4040,0x5f80,0x4000,0x4000,0x0d80,0x3f00,0x0d80,0x5f80",
+            "buf:u16:0x48aa,0x3779,0x1c7a,0xff7f,0xff40,0x0000,0x0000,0x0001,0x0001,0xff7f",
+            "buf:u16:zeros:10"
+        ],
+        [],
+        [(3, "u16:0x55a1,0xc57d,0x2a63,0x7b80,0x7e80,0x7f80,0x8000,0x0002,0x0001,0x7c40")],
+        []
+    ),
+    // fabs quiets NaNs and clears their sign (.f, .df, .hf, .bf); fneg only flips the sign
+    case!(
+        "tests/run/fabs_nan.pisa",
+        "abs",
+        "6",
+        Some("4"),
+        [
+            "buf:u32:0xff800001,0x7f800001,0xffc00005,0xff800000,0x80000001,0xbfc00000",
+            concat!(
+                "buf:u64:",
+                "0xfff0000000000001,0x7ff0000000000001,0xfff8000000000005,",
+                "0xfff0000000000000,0x8000000000000001,0xbff8000000000000",
+            ),
+            "buf:u16:0xfc01,0x7c01,0xfe05,0xfc00,0x8001,0xbe00",
+            "buf:u16:0xff81,0x7f81,0xffc5,0xff80,0x8001,0xbfc0",
+            "buf:u32:zeros:18",
+            "buf:u64:zeros:6",
+            "buf:u16:zeros:6",
+            "buf:u16:zeros:6"
+        ],
+        [],
+        [
+            (4, concat!(
+                "u32:",
+                "0x7fc00001,0x7f800001,0x7fc00001,0x7fc00001,0xff800001,0x7fc00001,",
+                "0x7fc00005,0x7fc00005,0x7fc00005,0x7f800000,0x7f800000,0x7f800000,",
+                "0x00000001,0x00000001,0,0x3fc00000,0x3fc00000,0x3fc00000",
+            )),
+            (5, concat!(
+                "u64:",
+                "0x7ff8000000000001,0x7ff8000000000001,0x7ff8000000000005,",
+                "0x7ff0000000000000,0x1,0x3ff8000000000000",
+            )),
+            (6, "u16:0x7e01,0x7e01,0x7e05,0x7c00,0x0001,0x3e00"),
+            (7, "u16:0x7fc1,0x7fc1,0x7fc5,0x7f80,0x0001,0x3fc0")
+        ],
+        []
+    ),
+    // frc rounds its subtraction down too: the result stays in [0, 1)
+    case!(
+        "tests/run/frc_round_down.pisa",
+        "frc",
+        "11",
+        Some("4"),
+        [
+            concat!(
+                "buf:u32:",
+                "0xb0800000,0xbe800001,0x80000001,0xbf7fffff,0x40300000,0xc0300000,",
+                "0xbfc00000,0xc0400000,0x80000000,0x3eaaaaab,0x7f800000",
+            ),
+            "buf:u32:zeros:11"
+        ],
+        [],
+        [(1, concat!(
+            "u32:",
+            "0x3f7fffff,0x3f3fffff,0x3f7fffff,0x33800000,0x3f400000,0x3e800000,",
+            "0x3f000000,0,0,0x3eaaaaab,0x7fc00000",
+        ))],
+        []
+    ),
+    // ftrunc of a subnormal source is a zero of its sign (bf.f, hf.f, f.df, hf.df)
+    case!(
+        "tests/run/ftrunc_subnormal.pisa",
+        "conv",
+        "6",
+        Some("4"),
+        [
+            "buf:u32:0x00400000,0x807fffff,0x00000001,0x80000001,0x00800000,0x80800000",
+            concat!(
+                "buf:u64:",
+                "0x1,0x8000000000000001,0x000fffffffffffff,0x800fffffffffffff,",
+                "0x0010000000000000,0x8010000000000000",
+            ),
+            "buf:u16:zeros:6",
+            "buf:u16:zeros:6",
+            "buf:u32:zeros:6",
+            "buf:u16:zeros:6"
+        ],
+        [],
+        [
+            (2, "u16:0,0x8000,0,0x8000,0x0080,0x8080"),
+            (3, "u16:0,0x8000,0,0x8000,0,0x8000"),
+            (4, "u32:0,0x80000000,0,0x80000000,0,0x80000000"),
+            (5, "u16:0,0x8000,0,0x8000,0,0x8000")
+        ],
+        []
     ),
 ];
 

@@ -7,7 +7,8 @@
 //! written under `--out` (default /tmp/fuzz-finds/).
 
 use pisa_fuzz::{
-    check, check_alone, generate, reduce, write_reproducer, Device, GenConfig, VulkanDevice,
+    check, check_alone, generate, reduce, write_reproducer, ApiDevice, Device, GenConfig,
+    VulkanDevice,
 };
 use std::path::PathBuf;
 
@@ -15,7 +16,11 @@ use std::path::PathBuf;
 fn device_by_name(name: &str) -> Result<Box<dyn Device>, String> {
     match name {
         "vulkan" => Ok(Box::new(VulkanDevice::new()?)),
-        _ => Err(format!("unknown device `{name}` (known: vulkan)")),
+        "cpu" => Ok(Box::new(ApiDevice::new(
+            "cpu",
+            pisa_interp::CpuDevice::new(),
+        ))),
+        _ => Err(format!("unknown device `{name}` (known: vulkan, cpu)")),
     }
 }
 

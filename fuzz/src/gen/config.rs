@@ -51,6 +51,11 @@ pub struct GenConfig {
     pub saturate: bool,
     /// NaN bit patterns as inputs (NaN payloads may legitimately differ).
     pub nan: bool,
+    /// After every floating-point result, replace a NaN by the type's
+    /// canonical quiet NaN: devices agree on whether a result is NaN, but
+    /// Vulkan drivers do not keep NaN payloads and signs as the spec asks
+    /// (03 §3.4; docs/spec-notes.md), so payloads are not compared.
+    pub canonical_nan: bool,
     /// `fmin`/`fmax` may see +0 and -0 together (their order is the driver's).
     pub signed_zero_minmax: bool,
     /// `frcp` (lowered, but not exactly specified).
@@ -112,6 +117,7 @@ impl Default for GenConfig {
             ftz: true,
             saturate: true,
             nan: true,
+            canonical_nan: true,
             signed_zero_minmax: false,
             frcp: false,
             transcendental: false,
@@ -162,7 +168,7 @@ impl GenConfig {
             };
         }
         flags!(int8 int16 int64 int128 vectors packed bit_ops division f32 f16 f64 rounding unlowered
-            ftz saturate nan signed_zero_minmax frcp transcendental fast_math loops irreducible
+            ftz saturate nan canonical_nan signed_zero_minmax frcp transcendental fast_math loops irreducible
             early_returns calls indirect_calls shared barriers fences private generic globals
             consts atomics float_atomics atomic_ld_st partial_groups offsets);
         Ok(())

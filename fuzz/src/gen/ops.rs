@@ -307,7 +307,69 @@ impl Gen<'_> {
         inst(format!("{s}cmp.{cop}.{w}b"), vec![r(d), a, b], vec![d])
     }
 
+    /// A floating-point instruction, its NaN result made canonical when
+    /// the configuration asks (`GenConfig::canonical_nan`).
     fn float_op(&mut self) -> Option<Stmt> {
+        let s = self.float_op_raw()?;
+        Some(self.canonical_nan(s))
+    }
+
+    /// Appends to a statement whose last instruction writes a float result
+    /// the two instructions that replace a NaN by the canonical one.
+    fn canonical_nan(&self, s: Stmt) -> Stmt {
+        if !self.cfg.canonical_nan {
+            return s;
+        }
+        let (mut lines, d) = match s {
+            Stmt::Inst(i) => match i.defs.first() {
+                Some(&d) => (vec![crate::print::inst(&i)], d),
+                None => return Stmt::Inst(i),
+            },
+            Stmt::Raw {
+                lines,
+                def: Some(d),
+                keep,
+                barrier,
+            } if !keep && !barrier => (lines, d),
+            other => return other,
+        };
+        let last = lines.last().cloned().unwrap_or_default();
+        let mnemonic = last.split_whitespace().next().unwrap_or("");
+        let parts: Vec<&str> = mnemonic.split('.').collect();
+        // the result type: `.to` of conversions, `.f` for `fmul.full`
+        let ty = match parts[0] {
+            "fcmp" | "f2i" | "pf2i" | "ftrunc2" => None,
+            "fext" | "ftrunc" | "i2f" => parts.get(1).copied(),
+            "fmul" if parts.get(1) == Some(&"full") => Some("f"),
+            op if op.starts_with('f') => parts.last().copied(),
+            _ => None,
+        };
+        let Some((w, nan, ty)) = (match ty {
+            Some("hf") => Some((16, 0x7e00u64, "hf")),
+            Some("bf") => Some((16, 0x7fc0, "bf")),
+            Some("f") => Some((32, 0x7fc0_0000, "f")),
+            Some("df") => Some((64, 0x7ff8_0000_0000_0000, "df")),
+            _ => None,
+        }) else {
+            return Stmt::Raw {
+                lines,
+                def: Some(d),
+                keep: false,
+                barrier: false,
+            };
+        };
+        let dr = crate::print::reg(d);
+        lines.push(format!("fcmp.ne.{ty} %tp, {dr}, {dr};"));
+        lines.push(format!("sel.{w}b {dr}, {nan:#x}, {dr}, %tp;"));
+        Stmt::Raw {
+            lines,
+            def: Some(d),
+            keep: false,
+            barrier: false,
+        }
+    }
+
+    fn float_op_raw(&mut self) -> Option<Stmt> {
         let ty = self.float_ty()?;
         let c = Class::int(fbits(ty));
         let d = self.pool(c);
@@ -429,6 +491,11 @@ impl Gen<'_> {
     }
 
     fn convert(&mut self) -> Option<Stmt> {
+        let s = self.convert_raw()?;
+        Some(self.canonical_nan(s))
+    }
+
+    fn convert_raw(&mut self) -> Option<Stmt> {
         let ints: Vec<u32> = [8, 16, 32, 64]
             .into_iter()
             .filter(|&w| match w {

@@ -79,6 +79,12 @@ impl Exec<'_> {
             }
             return self.set_cmp(item, &o[0], test(a, b));
         }
+        if opcode == Fmul && op.q.has(flag::FULL) {
+            // widening: the product in twice the width (13 §2.10)
+            let r = float::mul_full(ft, src(1), src(2), m);
+            set(item, &o[0], r);
+            return Ok(());
+        }
         let srcs: Vec<u64> = (1..o.len()).map(src).collect();
         let mut out = 0u64;
         for i in 0..n {

@@ -200,10 +200,14 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
     Ok(())
 }
 
-/// A named `Function` variable of type `t`, in the current (entry) block.
+/// A named `Function` variable of type `t`, in the current (entry) block,
+/// initialized to zero: a register read before any write reads 0 on every
+/// device, as on the reference device (docs/spec-notes.md), instead of
+/// whatever the driver leaves there.
 pub fn variable(tx: &mut ModuleCx, t: Word, name: &str) -> Word {
     let p = tx.ptr(StorageClass::Function, t);
-    let v = tx.b.variable(p, None, StorageClass::Function, None);
+    let zero = tx.const_null(t);
+    let v = tx.b.variable(p, None, StorageClass::Function, Some(zero));
     tx.b.name(v, name);
     v
 }

@@ -88,6 +88,11 @@ pub struct Options {
     /// Costs about 10% in loops with barriers on llvmpipe; not needed on
     /// drivers known not to cap loops.
     pub detect_loop_cap: bool,
+    /// Emit atomics with relaxed semantics and `fence` as a relaxed atomic
+    /// OR of 0 into the launch's status word: Mesa 22's llvmpipe
+    /// miscompiles acquire/release semantics in some loops, and on it they
+    /// are not needed (`spirv::lower::synchronization`).
+    pub relaxed_memory_orders: bool,
 }
 
 impl Default for Options {
@@ -95,16 +100,19 @@ impl Default for Options {
         Options {
             unroll_loops: false,
             detect_loop_cap: true,
+            relaxed_memory_orders: false,
         }
     }
 }
 
 impl Options {
-    /// The options for a device that does (`true`) or does not cap loops.
+    /// The options for a device that does (`true`) or does not cap loops:
+    /// Mesa's llvmpipe, whose other quirks these options also work around.
     pub fn for_loop_cap(caps_loops: bool) -> Options {
         Options {
             unroll_loops: caps_loops,
             detect_loop_cap: caps_loops,
+            relaxed_memory_orders: caps_loops,
         }
     }
 }

@@ -30,6 +30,8 @@ pub struct ModuleCx<'m> {
     pub layout: Layout,
     caps: BTreeSet<u32>,
     consts: FxHashMap<(Word, u64), Word>,
+    /// `OpConstantNull` by type.
+    nulls: FxHashMap<Word, Word>,
     /// rspirv de-duplicates types by a linear scan: cache them by key.
     types: FxHashMap<TypeKey, Word>,
     glsl: Option<Word>,
@@ -70,6 +72,7 @@ impl<'m> ModuleCx<'m> {
             layout,
             caps: BTreeSet::new(),
             consts: FxHashMap::default(),
+            nulls: FxHashMap::default(),
             types: FxHashMap::default(),
             glsl: None,
             interface: Vec::new(),
@@ -247,6 +250,16 @@ impl<'m> ModuleCx<'m> {
 
     pub fn const_u32(&mut self, v: u32) -> Word {
         self.const_uint(32, v as u64)
+    }
+
+    /// The zero value of any type (`OpConstantNull`).
+    pub fn const_null(&mut self, t: Word) -> Word {
+        if let Some(&id) = self.nulls.get(&t) {
+            return id;
+        }
+        let id = self.b.constant_null(t);
+        self.nulls.insert(t, id);
+        id
     }
 
     pub fn const_bool(&mut self, v: bool) -> Word {

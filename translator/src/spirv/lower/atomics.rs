@@ -40,6 +40,13 @@ fn order(fx: &mut FunctionCx, ins: &Ins, mem: Mem, load: bool, store: bool) -> O
         Some(Memorder::AcqRel | Memorder::SeqCst) => MemorySemantics::ACQUIRE_RELEASE,
         Some(Memorder::Relaxed | Memorder::Weak) | None => MemorySemantics::empty(),
     };
+    if fx.tx.options.relaxed_memory_orders {
+        // Mesa 22's llvmpipe miscompiles acquire/release semantics in some
+        // loop shapes (`spirv::lower::synchronization`); there every
+        // atomic is a locked x86 instruction and a work-group runs on one
+        // thread, so relaxed atomics order memory as the program asks
+        o = MemorySemantics::empty();
+    }
     if load && o.contains(MemorySemantics::ACQUIRE_RELEASE) {
         o = MemorySemantics::ACQUIRE;
     }

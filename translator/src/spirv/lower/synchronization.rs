@@ -40,7 +40,33 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             };
             let s = fx.tx.const_u32(scope as u32);
             let sem = fx.tx.const_u32((order | mem_sem(ins.qual())).bits());
-            fx.tx.b.memory_barrier(s, sem)?;
+            if fx.tx.options.relaxed_memory_orders {
+                // Mesa 22's llvmpipe miscompiles an OpMemoryBarrier, or an
+                // atomic with acquire/release semantics, inside a loop of a
+                // function whose callers keep values across the call when
+                // loops carry the loop-cap exits or are unrolled: some
+                // sub-groups lose their later stores (fuzz seed 7,
+                // tests/run/fence_in_loop.pisa; also
+                // `../shared/repros/fence-in-dispatch-loop.pisa`). There a
+                // work-group runs on one thread, sub-groups one after the
+                // other, switching only at barriers, so fences within a
+                // work-group have nothing to order; across work-groups a
+                // relaxed atomic OR of 0 into the launch's status word is a
+                // locked x86 instruction, a full hardware fence, which the
+                // compiler does not move memory accesses across.
+                let u32t = fx.tx.uint(32);
+                let addr = fx.tx.push_addr(crate::spirv::entry::Push::Status)?;
+                let pt = fx
+                    .tx
+                    .ptr(rspirv::spirv::StorageClass::PhysicalStorageBuffer, u32t);
+                let ptr = fx.tx.b.convert_u_to_ptr(pt, None, addr)?;
+                let zero = fx.tx.const_u32(0);
+                let relaxed = fx.tx.const_u32(0);
+                fx.tx.b.atomic_or(u32t, None, ptr, s, relaxed, zero)?;
+                let _ = sem;
+            } else {
+                fx.tx.b.memory_barrier(s, sem)?;
+            }
         }
         _ => return Ok(false),
     }
