@@ -34,6 +34,17 @@ macro_rules! case {
 }
 
 const CASES: &[Case] = &[
+    // dp4a signedness letters and .dsat, values by hand in the program's comment
+    case!(
+        "tests/run/dp4a.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u32:zeros:6"],
+        [],
+        [(0, "u32:18564,17284,4294952068,4294950788,2147483647,2147483648")],
+        []
+    ),
     // a fence in a loop of an irreducible region in a called function (fuzz seed 7): llvmpipe
     // lost the first sub-group's stores after the call unless memory orders are relaxed
     case!(

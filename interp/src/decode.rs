@@ -513,10 +513,11 @@ impl<'a> FuncDecoder<'a> {
                 q.imm = u32::from_str_radix(value.trim_start_matches("0x"), 16).unwrap_or(0)
             }
             "signedness" => {
-                // dp4a: `.us` = src0.. no: first letter src2? see exec: bit 0 src1, bit 1 src2
+                // dp4a (12 §1.1): the first letter is src1's signedness, the
+                // second src2's (`.us`: src1 unsigned, src2 signed)
                 let b = value.as_bytes();
-                let src2_signed = b[0] == b's';
-                let src1_signed = b[1] == b's';
+                let src1_signed = b[0] == b's';
+                let src2_signed = b[1] == b's';
                 q.imm = src1_signed as u32 | (src2_signed as u32) << 1;
             }
             _ => {}
