@@ -34,6 +34,20 @@ macro_rules! case {
 }
 
 const CASES: &[Case] = &[
+    // integer atomics of float-computed values (llvmpipe aborted compiling them; fuzz find)
+    case!(
+        "tests/run/atomic_of_float_bits.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u32:0,1073217536,0,1074003968,1069547520,1075838976"],
+        [],
+        [],
+        [
+            ("g", "u64:4618722892845154304,4618722892845154304,5698758935835512591,4618722892845154305"),
+            ("h", "u32:1086849024,1086849024,1338445583,1086849025")
+        ]
+    ),
     // dp4a signedness letters and .dsat, values by hand in the program's comment
     case!(
         "tests/run/dp4a.pisa",

@@ -93,6 +93,10 @@ pub struct Options {
     /// miscompiles acquire/release semantics in some loops, and on it they
     /// are not needed (`spirv::lower::synchronization`).
     pub relaxed_memory_orders: bool,
+    /// Hide where the operands of integer atomics come from (an OR with a
+    /// zero the compiler cannot see): Mesa 22's llvmpipe aborts on atomics
+    /// whose value was computed in floating point (`lower::atomics`).
+    pub opaque_atomic_operands: bool,
 }
 
 impl Default for Options {
@@ -101,6 +105,7 @@ impl Default for Options {
             unroll_loops: false,
             detect_loop_cap: true,
             relaxed_memory_orders: false,
+            opaque_atomic_operands: false,
         }
     }
 }
@@ -113,6 +118,7 @@ impl Options {
             unroll_loops: caps_loops,
             detect_loop_cap: caps_loops,
             relaxed_memory_orders: caps_loops,
+            opaque_atomic_operands: caps_loops,
         }
     }
 }
