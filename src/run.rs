@@ -159,7 +159,8 @@ fn open_device(
     // loops unrolled, others no loop-cap checks (the features are the same)
     let (words, layout) = match (module, rt.device_info().caps_loops) {
         (Some(m), caps) => {
-            let mut options = pisa_translator::spirv::Options::for_loop_cap(caps);
+            let mut options = pisa_translator::spirv::Options::for_loop_cap(caps)
+                .with_signed_zeros(rt.device_info().signed_zero_inf_nan_preserve);
             // a debugging aid for driver bugs: the driver workarounds to
             // apply, e.g. `PISA_SPIRV_OPTIONS=unroll,loop-cap` (README)
             if let Ok(v) = std::env::var("PISA_SPIRV_OPTIONS") {

@@ -73,6 +73,7 @@ pub fn cpu_device_info(index: usize) -> DeviceInfo {
             int64_atomics: true,
         },
         caps_loops: false,
+        signed_zero_inf_nan_preserve: [true; 3],
     }
 }
 

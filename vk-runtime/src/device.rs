@@ -40,6 +40,9 @@ pub struct DeviceInfo {
     /// 65,535 iterations per invocation in all); modules for it are
     /// translated with small loops unrolled (docs/control-flow.md).
     pub caps_loops: bool,
+    /// `shaderSignedZeroInfNanPreserveFloat16/32/64`: the device can be
+    /// told to keep the sign of zeros, infinities and NaNs (no `x + 0 → x`).
+    pub signed_zero_inf_nan_preserve: [bool; 3],
 }
 
 #[derive(Debug, Clone)]
@@ -196,9 +199,11 @@ impl Drop for Instance {
 fn describe(instance: &ash::Instance, p: vk::PhysicalDevice, index: usize) -> DeviceInfo {
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
     let mut sub = vk::PhysicalDeviceSubgroupProperties::default();
+    let mut float = vk::PhysicalDeviceFloatControlsProperties::default();
     let mut props2 = vk::PhysicalDeviceProperties2::default()
         .push_next(&mut driver)
-        .push_next(&mut sub);
+        .push_next(&mut sub)
+        .push_next(&mut float);
     unsafe { instance.get_physical_device_properties2(p, &mut props2) };
     let props = props2.properties;
     let (features, bda) = Features::query(instance, p);
@@ -238,6 +243,11 @@ fn describe(instance: &ash::Instance, p: vk::PhysicalDevice, index: usize) -> De
         buffer_device_address: bda,
         features,
         caps_loops: driver.driver_id == vk::DriverId::MESA_LLVMPIPE,
+        signed_zero_inf_nan_preserve: [
+            float.shader_signed_zero_inf_nan_preserve_float16 != 0,
+            float.shader_signed_zero_inf_nan_preserve_float32 != 0,
+            float.shader_signed_zero_inf_nan_preserve_float64 != 0,
+        ],
     }
 }
 

@@ -95,7 +95,9 @@ fn entry_points(words: &[u32]) -> Result<Vec<String>> {
 impl Runtime {
     /// Translates and loads a validated PISA module.
     pub fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId> {
-        let options = pisa_translator::spirv::Options::for_loop_cap(self.device_info().caps_loops);
+        let info = self.device_info();
+        let options = pisa_translator::spirv::Options::for_loop_cap(info.caps_loops)
+            .with_signed_zeros(info.signed_zero_inf_nan_preserve);
         let spv = pisa_translator::spirv::translate_with(module, &options)?;
         let layout = spv.layout.clone();
         self.load_spirv_with_layout(&spv.words, Some(layout))

@@ -297,6 +297,19 @@ pub fn emit_entry_points(tx: &mut ModuleCx) -> Result<(), TranslateError> {
     for (f, name, reqd) in entries {
         tx.b.entry_point(spirv::ExecutionModel::GLCompute, f, name, &iface);
         tx.b.execution_mode(f, spirv::ExecutionMode::LocalSize, reqd);
+        // PISA's arithmetic is IEEE's (03): the sign of zero results
+        // matters (`x + 0.0` is not `x` when x is -0), and infinities and
+        // NaNs are values; Vulkan lets drivers ignore that unless asked
+        for (i, bits) in [16u16, 32, 64].into_iter().enumerate() {
+            if tx.options.signed_zero_inf_nan_preserve[i] && tx.uses_float(bits) {
+                tx.cap(spirv::Capability::SignedZeroInfNanPreserve);
+                tx.b.execution_mode(
+                    f,
+                    spirv::ExecutionMode::SignedZeroInfNanPreserve,
+                    [bits as u32],
+                );
+            }
+        }
     }
     Ok(())
 }

@@ -97,6 +97,11 @@ pub struct Options {
     /// zero the compiler cannot see): Mesa 22's llvmpipe aborts on atomics
     /// whose value was computed in floating point (`lower::atomics`).
     pub opaque_atomic_operands: bool,
+    /// Declare `SignedZeroInfNanPreserve` for 16-, 32- and 64-bit floats (the
+    /// device's `shaderSignedZeroInfNanPreserveFloatN`): keeps IEEE signed
+    /// zeros, infinities and NaNs, which Vulkan otherwise leaves to the
+    /// driver (lavapipe folds `x + 0.0` to `x`; fuzz find).
+    pub signed_zero_inf_nan_preserve: [bool; 3],
 }
 
 impl Default for Options {
@@ -106,6 +111,7 @@ impl Default for Options {
             detect_loop_cap: true,
             relaxed_memory_orders: false,
             opaque_atomic_operands: false,
+            signed_zero_inf_nan_preserve: [false; 3],
         }
     }
 }
@@ -119,7 +125,15 @@ impl Options {
             detect_loop_cap: caps_loops,
             relaxed_memory_orders: caps_loops,
             opaque_atomic_operands: caps_loops,
+            signed_zero_inf_nan_preserve: [false; 3],
         }
+    }
+
+    /// Also keep IEEE signed zeros, infinities and NaNs for the float widths
+    /// the device can (`shaderSignedZeroInfNanPreserveFloat16/32/64`).
+    pub fn with_signed_zeros(mut self, supported: [bool; 3]) -> Options {
+        self.signed_zero_inf_nan_preserve = supported;
+        self
     }
 }
 

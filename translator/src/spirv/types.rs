@@ -182,6 +182,11 @@ impl<'m> ModuleCx<'m> {
         self.cached(TypeKey::Float(bits), |b| b.type_float(bits as u32, None))
     }
 
+    /// Whether the module uses the `bits`-wide float type.
+    pub fn uses_float(&self, bits: u16) -> bool {
+        self.types.contains_key(&TypeKey::Float(bits))
+    }
+
     pub fn bool_ty(&mut self) -> Word {
         self.cached(TypeKey::Bool, |b| b.type_bool())
     }
