@@ -168,7 +168,7 @@ fn open_device(
                 options.unroll_loops = on.contains(&"unroll");
                 options.detect_loop_cap = on.contains(&"loop-cap");
                 options.relaxed_memory_orders = on.contains(&"relaxed");
-                options.opaque_atomic_operands = on.contains(&"opaque-atomics");
+                options.opaque_operands = on.contains(&"opaque");
             }
             let spv = pisa_translator::spirv::translate_with(m, &options)
                 .with_context(|| format!("cannot translate {}", path.display()))?;

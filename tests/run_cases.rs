@@ -34,6 +34,17 @@ macro_rules! case {
 }
 
 const CASES: &[Case] = &[
+    // IEEE results with constant operands (llvmpipe's fast-math folds; fuzz find)
+    case!(
+        "tests/run/float_constant_folds.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u32:2139095040,2147483648,7,7,7,7,7,7"],
+        [],
+        [(0, "u32:2139095040,2147483648,4294967295,4294967295,0,0,0,4294967295")],
+        []
+    ),
     // integer atomics of float-computed values (llvmpipe aborted compiling them; fuzz find)
     case!(
         "tests/run/atomic_of_float_bits.pisa",

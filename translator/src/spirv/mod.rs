@@ -93,10 +93,12 @@ pub struct Options {
     /// miscompiles acquire/release semantics in some loops, and on it they
     /// are not needed (`spirv::lower::synchronization`).
     pub relaxed_memory_orders: bool,
-    /// Hide where the operands of integer atomics come from (an OR with a
-    /// zero the compiler cannot see): Mesa 22's llvmpipe aborts on atomics
-    /// whose value was computed in floating point (`lower::atomics`).
-    pub opaque_atomic_operands: bool,
+    /// Hide where the operands of floating-point instructions and integer
+    /// atomics come from (an OR with a zero the compiler cannot see): Mesa
+    /// 22's llvmpipe applies fast-math folds whatever the module declares,
+    /// and aborts on atomics of float-computed values
+    /// (`lower::FunctionCx::opaque`).
+    pub opaque_operands: bool,
     /// Declare `SignedZeroInfNanPreserve` for 16-, 32- and 64-bit floats (the
     /// device's `shaderSignedZeroInfNanPreserveFloatN`): keeps IEEE signed
     /// zeros, infinities and NaNs, which Vulkan otherwise leaves to the
@@ -110,7 +112,7 @@ impl Default for Options {
             unroll_loops: false,
             detect_loop_cap: true,
             relaxed_memory_orders: false,
-            opaque_atomic_operands: false,
+            opaque_operands: false,
             signed_zero_inf_nan_preserve: [false; 3],
         }
     }
@@ -124,7 +126,7 @@ impl Options {
             unroll_loops: caps_loops,
             detect_loop_cap: caps_loops,
             relaxed_memory_orders: caps_loops,
-            opaque_atomic_operands: caps_loops,
+            opaque_operands: caps_loops,
             signed_zero_inf_nan_preserve: [false; 3],
         }
     }

@@ -12,7 +12,6 @@ use super::{bits_of, Ins, R};
 use crate::ir::qualifier::{Addrspace, Memorder, Memscope, Op};
 use crate::ir::Qualifier;
 use crate::ir::*;
-use crate::spirv::entry::Push;
 use crate::spirv::function::FunctionCx;
 use crate::spirv::memory::Mem;
 use crate::spirv::TranslateError;
@@ -218,27 +217,6 @@ fn rmw_target(fx: &mut FunctionCx, ins: &Ins, bits: u16) -> R<Option<(Word, Mem,
     Ok(Some((addr, mem, o)))
 }
 
-/// An atomic's operand with its origin hidden from the driver's compiler
-/// (`Options::opaque_atomic_operands`): `v | (work_dim == 0xFFFFFFFF)`,
-/// always `v`. Mesa 22's llvmpipe (LLVM 15) aborts the process with
-/// "Cannot select: f64 = and" (or `or`, `xor`, an atomic add on f64...)
-/// when the value of an integer atomic was computed by floating-point
-/// arithmetic: it folds the bitcast into the atomic
-/// (`tests/run/atomic_of_float_bits.pisa`, found by the fuzzer).
-fn opaque(fx: &mut FunctionCx, v: Word, bits: u16) -> R<Word> {
-    if !fx.tx.options.opaque_atomic_operands || bits > 64 {
-        return Ok(v);
-    }
-    let dims = fx.tx.push_load(Push::WorkDim as u32)?;
-    let all = fx.tx.const_u32(u32::MAX);
-    let bt = fx.tx.bool_ty();
-    let never = fx.tx.b.i_equal(bt, None, dims, all)?;
-    let t = fx.tx.uint(bits);
-    let (one, zero) = (fx.tx.const_uint(bits, 1), fx.tx.const_uint(bits, 0));
-    let z = fx.tx.b.select(t, None, never, one, zero)?;
-    Ok(fx.tx.b.bitwise_or(t, None, v, z)?)
-}
-
 pub fn iatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let bits = bits_of(ins.q("type").unwrap_or("32b"));
     let Some((addr, mem, o)) = rmw_target(fx, ins, bits)? else {
@@ -249,15 +227,19 @@ pub fn iatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     };
     let src0 = match ins.op("src0") {
         Some(s) => {
+            // llvmpipe aborted on atomics of float-computed values
+            // (`tests/run/atomic_of_float_bits.pisa`)
             let v = fx.read(s, bits)?;
-            Some(opaque(fx, v, bits)?)
+            Some(fx.opaque(v, bits)?)
         }
         None => None,
     };
     let src1 = match ins.op("src1") {
         Some(s) => {
+            // llvmpipe aborted on atomics of float-computed values
+            // (`tests/run/atomic_of_float_bits.pisa`)
             let v = fx.read(s, bits)?;
-            Some(opaque(fx, v, bits)?)
+            Some(fx.opaque(v, bits)?)
         }
         None => None,
     };
