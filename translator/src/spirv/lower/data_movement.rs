@@ -165,8 +165,12 @@ fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             let dt = fx.tx.float(64);
             fx.tx.b.f_convert(dt, None, f)?
         }
+        // 15 §4.8: a subnormal source becomes a zero of its sign. bfloat16
+        // has f32's exponent range, so rounding would keep most of them; for
+        // the other pairs every subnormal source rounds to ±0 anyway.
         ("bf", "f") => {
             let a = fx.read(src, 32)?;
+            let a = super::floating_point::flush(fx, a, "f")?;
             let v = f32_bits_to_bf16(fx, a)?;
             fx.write(ins.opr("dst")?, v, 32)?;
             return Ok(true);
