@@ -1,7 +1,7 @@
 //! Floating-point arithmetic (spec chapter 13) for `.f`, `.df`, `.hf` and
 //! `.bf` with the default rounding (`.re`); 16-bit formats compute in f32 and
 //! round once (see `float16.rs`). `fabs`/`fneg` are bit operations, so NaN
-//! payloads pass through unchanged.
+//! payloads pass through (`fabs` sets the quiet bit of a NaN, 13 §2.1).
 
 use super::float16::{f32_to_half, half_to_f32};
 use super::{Ins, R};
@@ -42,8 +42,22 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             let v = if ins.i.opcode == Opcode::Fneg {
                 fx.tx.b.bitwise_xor(t, None, a, sign)?
             } else {
+                // 13 §2.1: a NaN source gives a quiet NaN with its sign
+                // cleared (payload kept); anything else just loses its sign
                 let mask = fx.tx.b.not(t, None, sign)?;
-                fx.tx.b.bitwise_and(t, None, a, mask)?
+                let abs = fx.tx.b.bitwise_and(t, None, a, mask)?;
+                let (inf, quiet): (u64, u64) = match ty {
+                    "df" => (0x7FF0_0000_0000_0000, 1 << 51),
+                    "hf" => (0x7C00, 0x0200),
+                    "bf" => (0x7F80, 0x0040),
+                    _ => (0x7F80_0000, 0x0040_0000),
+                };
+                let inf = fx.tx.const_uint(fbits, inf);
+                let quiet = fx.tx.const_uint(fbits, quiet);
+                let bt = fx.tx.bool_ty();
+                let nan = fx.tx.b.u_greater_than(bt, None, abs, inf)?;
+                let quieted = fx.tx.b.bitwise_or(t, None, abs, quiet)?;
+                fx.tx.b.select(t, None, nan, quieted, abs)?
             };
             fx.write(ins.opr("dst")?, v, fbits)?;
             return Ok(true);
