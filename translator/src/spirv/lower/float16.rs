@@ -2,7 +2,8 @@
 //! correctly rounded narrowing from it. Arithmetic on them is done in f32
 //! and rounded once: with 24 significant bits against 11 (half) or 8
 //! (bfloat16), that double rounding is innocuous for +, −, ×, ÷ and √
-//! (p' ≥ 2p + 2).
+//! (p' ≥ 2p + 2). It is not for `fmad`, which rounds the f32 sum to odd
+//! first (`floating_point::fmad16`).
 
 use super::R;
 use crate::spirv::function::FunctionCx;

@@ -167,8 +167,7 @@ fn half(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
             let one = fx.read_f(&Operand::Float(1.0, ins.i.mnemonic), 32)?;
             fx.tx.b.f_div(ft, None, one, *a)?
         }
-        // the product of two 16-bit values is exact in f32
-        (Opcode::Fmad, [a, b, c]) => fx.tx.glsl_op(ft, G::Fma, &[*a, *b, *c])?,
+        (Opcode::Fmad, [a, b, c]) => fmad16(fx, ty, *a, *b, *c)?,
         _ => return Ok(false),
     };
     let v = if ins.has("dsat") {
@@ -200,6 +199,93 @@ fn two_sum(fx: &mut FunctionCx, ft: Word, a: Word, b: Word) -> R<(Word, Word)> {
     let da = fx.tx.b.f_sub(ft, None, a, av)?;
     let e = fx.tx.b.f_add(ft, None, da, db)?;
     Ok((s, e))
+}
+
+/// `fmad.hf`/`fmad.bf` with one rounding: `a·b + c` in f32, rounded to odd,
+/// then rounded to 16 bits. The product of two 16-bit values has at most 22
+/// significant bits, so it is exact in f32 (for `.bf`, whose exponent range
+/// is f32's, while it neither overflows nor underflows: see below); TwoSum
+/// gives the exact error `e` of `s = RN32(p + c)`; when `e ≠ 0` and `s` is
+/// even, `s` moves one ulp toward `e`, which is the round-to-odd value
+/// RO32(p + c); and RN16(RO32(x)) = RN16(x) since 24 ≥ 11 + 2 (and f32's
+/// subnormal grid is 16 bits finer than `.bf`'s). Rounding an f32 `Fma` to
+/// 16 bits instead rounds twice: `fmad.hf` 0x3E00 × 0x3956 + 0x0001 is
+/// 0x3C01, through f32 0x3C00.
+///
+/// `.bf` only: a product at or past f32's overflow is computed from `a/2`
+/// and `c/2` (exact: a bfloat16 value has 16 spare bits below it in f32)
+/// and the sum doubled back (exact, or an overflow that bfloat16 has too).
+/// A nonzero product below 2^-134 (where f32 may round it) is less than
+/// half of bfloat16's smallest spacing 2^-133: the exact result is then `c`,
+/// or a zero of the product's sign when `c` is ±0.
+fn fmad16(fx: &mut FunctionCx, ty: &str, a: Word, b: Word, c: Word) -> R<Word> {
+    let ft = fx.tx.float(32);
+    let ut = fx.tx.uint(32);
+    let bt = fx.tx.bool_ty();
+    let one = f32c(fx, 0x3F80_0000)?;
+    let (sa, sc, back) = if ty == "bf" {
+        let p0 = fx.tx.b.f_mul(ft, None, a, b)?;
+        let ap = fx.tx.glsl_op(ft, G::FAbs, &[p0])?;
+        let inf = f32c(fx, 0x7F80_0000)?;
+        let over = fx.tx.b.f_ord_equal(bt, None, ap, inf)?;
+        let half = f32c(fx, 0x3F00_0000)?;
+        let two = f32c(fx, 0x4000_0000)?;
+        let h = fx.tx.b.select(ft, None, over, half, one)?;
+        let sa = fx.tx.b.f_mul(ft, None, a, h)?;
+        let sc = fx.tx.b.f_mul(ft, None, c, h)?;
+        let back = fx.tx.b.select(ft, None, over, two, one)?;
+        (sa, sc, Some(back))
+    } else {
+        (a, c, None)
+    };
+    let p = fx.tx.b.f_mul(ft, None, sa, b)?;
+    let (s, e) = two_sum(fx, ft, p, sc)?;
+    // round to odd; an infinite or NaN `s` makes `e` NaN and stays
+    let zero = f32c(fx, 0)?;
+    let inexact = fx.tx.b.f_ord_not_equal(bt, None, e, zero)?;
+    let sb = fx.tx.b.bitcast(ut, None, s)?;
+    let one_u = fx.tx.const_u32(1);
+    let zero_u = fx.tx.const_u32(0);
+    let low = fx.tx.b.bitwise_and(ut, None, sb, one_u)?;
+    let even = fx.tx.b.i_equal(bt, None, low, zero_u)?;
+    let adjust = fx.tx.b.logical_and(bt, None, inexact, even)?;
+    // toward e: one step up in magnitude when e has s's sign, else down
+    let eb = fx.tx.b.bitcast(ut, None, e)?;
+    let signs = fx.tx.b.bitwise_xor(ut, None, sb, eb)?;
+    let top = fx.tx.const_u32(0x7FFF_FFFF);
+    let differ = fx.tx.b.u_greater_than(bt, None, signs, top)?;
+    let minus = fx.tx.const_u32(u32::MAX);
+    let step = fx.tx.b.select(ut, None, differ, minus, one_u)?;
+    let moved = fx.tx.b.i_add(ut, None, sb, step)?;
+    let rb = fx.tx.b.select(ut, None, adjust, moved, sb)?;
+    let r = fx.tx.b.bitcast(ft, None, rb)?;
+    let Some(back) = back else {
+        return Ok(r);
+    };
+    let r = fx.tx.b.f_mul(ft, None, r, back)?;
+    // .bf products below 2^-134: |a * 2^24 * b| < 2^-110, exact near 2^-110
+    let c24 = f32c(fx, 0x4B80_0000)?;
+    let a24 = fx.tx.b.f_mul(ft, None, a, c24)?;
+    let q = fx.tx.b.f_mul(ft, None, a24, b)?;
+    let aq = fx.tx.glsl_op(ft, G::FAbs, &[q])?;
+    let lim = f32c(fx, 0x0880_0000)?;
+    let small = fx.tx.b.f_ord_less_than(bt, None, aq, lim)?;
+    let anz = fx.tx.b.f_ord_not_equal(bt, None, a, zero)?;
+    let bnz = fx.tx.b.f_ord_not_equal(bt, None, b, zero)?;
+    let cnan = fx.tx.b.is_nan(bt, None, c)?;
+    let cnum = fx.tx.b.logical_not(bt, None, cnan)?;
+    let tiny = fx.tx.b.logical_and(bt, None, small, anz)?;
+    let tiny = fx.tx.b.logical_and(bt, None, tiny, bnz)?;
+    let tiny = fx.tx.b.logical_and(bt, None, tiny, cnum)?;
+    let ab = fx.tx.b.bitcast(ut, None, a)?;
+    let bb = fx.tx.b.bitcast(ut, None, b)?;
+    let xs = fx.tx.b.bitwise_xor(ut, None, ab, bb)?;
+    let sign = fx.tx.const_u32(0x8000_0000);
+    let zs = fx.tx.b.bitwise_and(ut, None, xs, sign)?;
+    let zs = fx.tx.b.bitcast(ft, None, zs)?;
+    let cnz = fx.tx.b.f_ord_not_equal(bt, None, c, zero)?;
+    let t = fx.tx.b.select(ft, None, cnz, c, zs)?;
+    Ok(fx.tx.b.select(ft, None, tiny, t, r)?)
 }
 
 /// `frc` (13 §2.12): `src0 − round(src0, .rd)` with the subtraction rounded
