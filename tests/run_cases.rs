@@ -34,6 +34,17 @@ macro_rules! case {
 }
 
 const CASES: &[Case] = &[
+    // frnd keeps the sign of zero results (.rna lost it; fuzz find)
+    case!(
+        "tests/run/frnd_sign.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u32:3197737370,2147483648,1050253722,3207803699,1075838976,3223322624", "buf:u32:zeros:8"],
+        [],
+        [(1, "u32:2147483648,2147483648,0,3212836864,1077936128,3225419776,2147483648,2147483648")],
+        []
+    ),
     // IEEE results with constant operands (llvmpipe's fast-math folds; fuzz find)
     case!(
         "tests/run/float_constant_folds.pisa",

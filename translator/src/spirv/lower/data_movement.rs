@@ -125,9 +125,10 @@ fn round(fx: &mut FunctionCx, a: Word, fbits: u16, mode: Rndmode) -> R<Word> {
             let bt = fx.tx.bool_ty();
             let up = fx.tx.b.f_ord_greater_than_equal(bt, None, af, half)?;
             let s = fx.tx.glsl_op(ft, G::FSign, &[a])?;
-            let zero = fconst(fx, fbits, 0.0);
-            let add = fx.tx.b.select(ft, None, up, s, zero)?;
-            fx.tx.b.f_add(ft, None, t, add)?
+            // not `t + 0` when rounding toward zero: that turns the -0 of
+            // trunc(-0.3) into +0 (the result keeps the source's sign)
+            let away = fx.tx.b.f_add(ft, None, t, s)?;
+            fx.tx.b.select(ft, None, up, away, t)?
         }
         Rndmode::Re => fx.tx.glsl_op(ft, G::RoundEven, &[a])?,
     })
