@@ -11,6 +11,8 @@ use rspirv::spirv::{GlslStd450Op as G, Word};
 
 /// A 16-bit float source (`hf` or `bf` bits) extended exactly to f32.
 pub fn half_to_f32(fx: &mut FunctionCx, h: Word, from: &str) -> R<Word> {
+    // hidden from llvmpipe's fast-math folds (`FunctionCx::opaque`)
+    let h = fx.opaque(h, 16)?;
     let f32t = fx.tx.float(32);
     let h32 = fx.resize(h, 16, 32, false)?;
     if from == "bf" {
