@@ -135,6 +135,12 @@ fn open_device(
         timeout,
         timestamps: a.time || a.json,
         only_for: Some(vec![words.clone()]),
+        // the exact `fmad.f` goes through f64 where the device has it
+        optional: pisa_vk_runtime::Features {
+            float64: true,
+            int64: true,
+            ..Default::default()
+        },
         ..Default::default()
     });
     let mut rt = match (rt, module, &choice) {
@@ -160,7 +166,8 @@ fn open_device(
     let (words, layout) = match (module, rt.device_info().caps_loops) {
         (Some(m), caps) => {
             let mut options = pisa_translator::spirv::Options::for_loop_cap(caps)
-                .with_signed_zeros(rt.device_info().signed_zero_inf_nan_preserve);
+                .with_signed_zeros(rt.device_info().signed_zero_inf_nan_preserve)
+                .with_f64(rt.device_info().features.float64 && rt.device_info().features.int64);
             // a debugging aid for driver bugs: the driver workarounds to
             // apply, e.g. `PISA_SPIRV_OPTIONS=unroll,loop-cap` (README)
             if let Ok(v) = std::env::var("PISA_SPIRV_OPTIONS") {
@@ -169,6 +176,7 @@ fn open_device(
                 options.detect_loop_cap = on.contains(&"loop-cap");
                 options.relaxed_memory_orders = on.contains(&"relaxed");
                 options.opaque_operands = on.contains(&"opaque");
+                options.fma_f32_via_f64 &= on.contains(&"fma-f64");
             }
             let spv = pisa_translator::spirv::translate_with(m, &options)
                 .with_context(|| format!("cannot translate {}", path.display()))?;

@@ -34,6 +34,17 @@ macro_rules! case {
 }
 
 const CASES: &[Case] = &[
+    // fmad.f rounds once where Fma is not fused (lavapipe; fuzz find)
+    case!(
+        "tests/run/fmad_exact.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u32:1065353217,1065353215,3212836864,1602224128,1602224128,4286578687,1077936128,1065353217,880803840,0,0,0"],
+        [],
+        [(0, "u32:1065353217,1065353215,3212836864,1602224128,1602224128,4286578687,1077936128,1065353217,880803840,864026622,1937768448,1077936130")],
+        []
+    ),
     // frnd keeps the sign of zero results (.rna lost it; fuzz find)
     case!(
         "tests/run/frnd_sign.pisa",

@@ -61,6 +61,9 @@ pub struct RuntimeOptions {
     /// naming the feature and the PISA construct, if the device lacks one);
     /// `None`: every PISA-relevant feature the device has.
     pub only_for: Option<Vec<Vec<u32>>>,
+    /// With `only_for`: features to enable too where the device has them
+    /// (e.g. 64-bit floats and integers for the exact `fmad.f`).
+    pub optional: Features,
 }
 
 impl Default for RuntimeOptions {
@@ -72,6 +75,7 @@ impl Default for RuntimeOptions {
             pipeline_cache: true,
             timestamps: false,
             only_for: None,
+            optional: Features::default(),
         }
     }
 }
@@ -350,7 +354,7 @@ impl Runtime {
                     info.features.check(words)?;
                     need = need.union(Features::needed_by(words));
                 }
-                need
+                need.union(opts.optional.intersection(info.features))
             }
             // the PISA-relevant features the device has (docs/abi.md); a
             // module that needs a missing one is rejected when it is loaded

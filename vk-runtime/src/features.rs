@@ -58,6 +58,20 @@ impl Features {
         f
     }
 
+    /// The features both sets have.
+    pub fn intersection(self, o: Features) -> Features {
+        Features {
+            int8: self.int8 && o.int8,
+            int16: self.int16 && o.int16,
+            int64: self.int64 && o.int64,
+            float16: self.float16 && o.float16,
+            float64: self.float64 && o.float64,
+            storage8: self.storage8 && o.storage8,
+            storage16: self.storage16 && o.storage16,
+            int64_atomics: self.int64_atomics && o.int64_atomics,
+        }
+    }
+
     pub fn union(self, o: Features) -> Features {
         Features {
             int8: self.int8 || o.int8,

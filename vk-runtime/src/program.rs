@@ -97,7 +97,8 @@ impl Runtime {
     pub fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId> {
         let info = self.device_info();
         let options = pisa_translator::spirv::Options::for_loop_cap(info.caps_loops)
-            .with_signed_zeros(info.signed_zero_inf_nan_preserve);
+            .with_signed_zeros(info.signed_zero_inf_nan_preserve)
+            .with_f64(info.features.float64 && info.features.int64);
         let spv = pisa_translator::spirv::translate_with(module, &options)?;
         let layout = spv.layout.clone();
         self.load_spirv_with_layout(&spv.words, Some(layout))

@@ -104,6 +104,10 @@ pub struct Options {
     /// zeros, infinities and NaNs, which Vulkan otherwise leaves to the
     /// driver (lavapipe folds `x + 0.0` to `x`; fuzz find).
     pub signed_zero_inf_nan_preserve: [bool; 3],
+    /// Compute `fmad.f` exactly through f64 (needs `shaderFloat64` and
+    /// `shaderInt64`): Vulkan does not require `Fma` to be fused, and
+    /// lavapipe's is not (`lower::floating_point::fmad32`).
+    pub fma_f32_via_f64: bool,
 }
 
 impl Default for Options {
@@ -114,6 +118,7 @@ impl Default for Options {
             relaxed_memory_orders: false,
             opaque_operands: false,
             signed_zero_inf_nan_preserve: [false; 3],
+            fma_f32_via_f64: false,
         }
     }
 }
@@ -128,7 +133,15 @@ impl Options {
             relaxed_memory_orders: caps_loops,
             opaque_operands: caps_loops,
             signed_zero_inf_nan_preserve: [false; 3],
+            fma_f32_via_f64: false,
         }
+    }
+
+    /// Compute `fmad.f` exactly through f64 where the device has 64-bit
+    /// floats and integers.
+    pub fn with_f64(mut self, float64_and_int64: bool) -> Options {
+        self.fma_f32_via_f64 = float64_and_int64;
+        self
     }
 
     /// Also keep IEEE signed zeros, infinities and NaNs for the float widths

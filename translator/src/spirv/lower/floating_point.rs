@@ -78,7 +78,13 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             let a = src(fx, ins, "src0", ty, ftz)?;
             let b = src(fx, ins, "src1", ty, ftz)?;
             let c = src(fx, ins, "src2", ty, ftz)?;
-            fx.tx.glsl_op(ft, G::Fma, &[a, b, c])?
+            if fbits == 32 && fx.tx.options.fma_f32_via_f64 {
+                fmad32(fx, a, b, c)?
+            } else {
+                // Vulkan does not require `Fma` to be fused (lavapipe's is
+                // not): fmad.df may round twice there (docs/spec-notes.md)
+                fx.tx.glsl_op(ft, G::Fma, &[a, b, c])?
+            }
         }
         Opcode::Fsqrt => {
             let a = src(fx, ins, "src0", ty, ftz)?;
@@ -286,6 +292,47 @@ fn fmad16(fx: &mut FunctionCx, ty: &str, a: Word, b: Word, c: Word) -> R<Word> {
     let cnz = fx.tx.b.f_ord_not_equal(bt, None, c, zero)?;
     let t = fx.tx.b.select(ft, None, cnz, c, zs)?;
     Ok(fx.tx.b.select(ft, None, tiny, t, r)?)
+}
+
+/// `fmad.f` with one rounding on drivers whose `Fma` is not fused
+/// (Vulkan allows that; lavapipe's is not): the product of two f32 values
+/// is exact in f64; TwoSum gives the exact error of `s = RN64(p + c)`; a
+/// nonzero error with `s` even moves `s` one ulp toward it, which is the
+/// round-to-odd value RO64(p + c); and RN32(RO64(x)) = RN32(x) since
+/// 53 ≥ 24 + 2 (f64's range holds every product of f32 values, so neither
+/// step overflows or underflows). Infinities and NaNs make the error NaN,
+/// which leaves `s` as it is.
+fn fmad32(fx: &mut FunctionCx, a: Word, b: Word, c: Word) -> R<Word> {
+    let f32t = fx.tx.float(32);
+    let dt = fx.tx.float(64);
+    let ut = fx.tx.uint(64);
+    let bt = fx.tx.bool_ty();
+    let (a, b, c) = (
+        fx.tx.b.f_convert(dt, None, a)?,
+        fx.tx.b.f_convert(dt, None, b)?,
+        fx.tx.b.f_convert(dt, None, c)?,
+    );
+    let p = fx.tx.b.f_mul(dt, None, a, b)?;
+    let (s, e) = two_sum(fx, dt, p, c)?;
+    let zero = fx.tx.const_uint(64, 0);
+    let zero_f = fx.tx.b.bitcast(dt, None, zero)?;
+    let inexact = fx.tx.b.f_ord_not_equal(bt, None, e, zero_f)?;
+    let sb = fx.tx.b.bitcast(ut, None, s)?;
+    let one = fx.tx.const_uint(64, 1);
+    let low = fx.tx.b.bitwise_and(ut, None, sb, one)?;
+    let even = fx.tx.b.i_equal(bt, None, low, zero)?;
+    let adjust = fx.tx.b.logical_and(bt, None, inexact, even)?;
+    // toward e: one step up in magnitude when e has s's sign, else down
+    let eb = fx.tx.b.bitcast(ut, None, e)?;
+    let signs = fx.tx.b.bitwise_xor(ut, None, sb, eb)?;
+    let top = fx.tx.const_uint(64, 0x7FFF_FFFF_FFFF_FFFF);
+    let differ = fx.tx.b.u_greater_than(bt, None, signs, top)?;
+    let minus = fx.tx.const_uint(64, u64::MAX);
+    let step = fx.tx.b.select(ut, None, differ, minus, one)?;
+    let moved = fx.tx.b.i_add(ut, None, sb, step)?;
+    let rb = fx.tx.b.select(ut, None, adjust, moved, sb)?;
+    let r = fx.tx.b.bitcast(dt, None, rb)?;
+    Ok(fx.tx.b.f_convert(f32t, None, r)?)
 }
 
 /// `frc` (13 §2.12): `src0 − round(src0, .rd)` with the subtraction rounded
