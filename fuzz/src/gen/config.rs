@@ -56,6 +56,9 @@ pub struct GenConfig {
     /// Vulkan drivers do not keep NaN payloads and signs as the spec asks
     /// (03 §3.4; docs/spec-notes.md), so payloads are not compared.
     pub canonical_nan: bool,
+    /// `fmad.df`: Vulkan's `Fma` need not be fused and the back end has no
+    /// exact emulation for f64 yet (lavapipe rounds twice; issue 9).
+    pub fmad_df: bool,
     /// `fmin`/`fmax` may see +0 and -0 together (their order is the driver's).
     pub signed_zero_minmax: bool,
     /// `frcp` (lowered, but not exactly specified).
@@ -118,6 +121,7 @@ impl Default for GenConfig {
             saturate: true,
             nan: true,
             canonical_nan: true,
+            fmad_df: true,
             signed_zero_minmax: false,
             frcp: false,
             transcendental: false,
@@ -168,7 +172,7 @@ impl GenConfig {
             };
         }
         flags!(int8 int16 int64 int128 vectors packed bit_ops division f32 f16 f64 rounding unlowered
-            ftz saturate nan canonical_nan signed_zero_minmax frcp transcendental fast_math loops irreducible
+            ftz saturate nan canonical_nan fmad_df signed_zero_minmax frcp transcendental fast_math loops irreducible
             early_returns calls indirect_calls shared barriers fences private generic globals
             consts atomics float_atomics atomic_ld_st partial_groups offsets);
         Ok(())

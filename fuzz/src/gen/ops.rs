@@ -376,7 +376,10 @@ impl Gen<'_> {
         let ftz = self.ftz();
         Some(match self.rng.below(12) {
             0..=3 => {
-                let op = *self.rng.pick(&["fadd", "fsub", "fmul", "fmad"]);
+                let mut op = *self.rng.pick(&["fadd", "fsub", "fmul", "fmad"]);
+                if op == "fmad" && ty == "df" && !self.cfg.fmad_df {
+                    op = "fmul";
+                }
                 let (rnd, sat) = (self.rnd(), self.dsat());
                 let mut ops = vec![r(d), self.fsrc(ty), self.fsrc(ty)];
                 if op == "fmad" {
