@@ -144,7 +144,10 @@ fn src(fx: &mut FunctionCx, ins: &Ins, name: &str, ty: &str, ftz: bool) -> R<Wor
             let t = fx.tx.uint(fbits);
             fx.tx.b.bitcast(t, None, f)?
         }
-        _ => fx.read(op, fbits)?,
+        _ => {
+            let v = fx.read(op, fbits)?;
+            fx.opaque(v, fbits)?
+        }
     };
     let bits = flush(fx, bits, ty)?;
     let ft = fx.tx.float(fbits);
