@@ -433,7 +433,12 @@ impl Gen<'_> {
         let cands: Vec<Sig> = self
             .sigs
             .iter()
-            .filter(|s| (!s.barrier || self.f.uniform) && mult * s.cost <= 512)
+            // a function with a barrier only where barriers may be: not in
+            // the kernel's tail, after work-items may have returned early
+            // (the reference device caught such a program: seed 1213)
+            .filter(|s| {
+                (!s.barrier || (self.f.uniform && self.f.may_barrier)) && mult * s.cost <= 512
+            })
             .cloned()
             .collect();
         if cands.is_empty() {
