@@ -5,6 +5,8 @@
 #version 460
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_ARB_gpu_shader_int64 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 // the work-group size is given by specialization constants 0, 1, 2 (docs/abi.md)
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // the launch block every kernel receives as push constants (docs/abi.md)
@@ -22,6 +24,24 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer Args { F32 a
 shared float ta[256];
 shared float tb[256];
 
+// a*b + c with one rounding, as PISA's fmad.f (Vulkan's fma() may round
+// twice: lavapipe's does); computed as the translator emits it (see
+// mandelbrot.comp)
+float fma1(float a, float b, float c) {
+    precise double p = double(a) * double(b);
+    precise double dc = double(c);
+    precise double s = p + dc;
+    precise double bv = s - p;
+    precise double av = s - bv;
+    precise double e = (p - av) + (dc - bv);
+    uint64_t sb = doubleBitsToUint64(s);
+    if (e != 0.0lf && (sb & 1ul) == 0ul) {
+        uint64_t eb = doubleBitsToUint64(e);
+        sb += ((sb ^ eb) >> 63) != 0ul ? 0xFFFFFFFFFFFFFFFFul : 1ul;
+    }
+    return float(uint64BitsToDouble(sb));
+}
+
 void main() {
     uint lx = gl_LocalInvocationID.x;
     uint ly = gl_LocalInvocationID.y;
@@ -34,7 +54,7 @@ void main() {
         ta[ly * 16 + lx] = args.a.v[row * n + t + lx];
         tb[ly * 16 + lx] = args.b.v[(t + ly) * n + col];
         barrier();
-        for (uint k = 0; k < 16; k++) acc = fma(ta[ly * 16 + k], tb[k * 16 + lx], acc);
+        for (uint k = 0; k < 16; k++) acc = fma1(ta[ly * 16 + k], tb[k * 16 + lx], acc);
         barrier();
     }
     args.c.v[row * n + col] = acc;
