@@ -6,7 +6,6 @@
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_ARB_gpu_shader_int64 : require
-#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 // the work-group size is given by specialization constants 0, 1, 2 (docs/abi.md)
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 // the launch block every kernel receives as push constants (docs/abi.md)
