@@ -7,7 +7,7 @@ use crate::exec::NdInfo;
 use crate::group::{GroupError, GroupRun};
 use crate::memory::DeviceMemory;
 use pisa_translator::ir::{self, Space};
-use pisa_translator::spirv::layout::{self, Layout, RelocTarget};
+use pisa_translator::spirv::layout::{self, Layout};
 use pisa_vk_runtime::{
     resolve_launch, BufferId, Device, DeviceInfo, DeviceKind, Features, GlobalInfo, KernelInfo,
     Launch, LaunchTiming, ProgramId, Result, RuntimeError,
@@ -98,17 +98,7 @@ impl CpuDevice {
     pub fn load_program(&mut self, program: &ir::Program, source: &str) -> Result<ProgramId> {
         let layout = layout::layout(program);
         let data_base = self.memory.alloc(layout.data_bytes);
-        let mut init = layout.data_init.clone();
-        for r in &layout.relocations {
-            let v = match r.target {
-                RelocTarget::Data(off) => (data_base + off).wrapping_add(r.addend as u64),
-                RelocTarget::Function(v) => v.wrapping_add(r.addend as u64),
-            };
-            let at = r.offset as usize;
-            if let Some(slot) = init.get_mut(at..at + 8) {
-                slot.copy_from_slice(&v.to_le_bytes());
-            }
-        }
+        let init = layout.data_block(data_base);
         if let Some(block) = self.memory.allocation_mut(data_base) {
             block.copy_from_slice(&init);
         }
@@ -146,16 +136,7 @@ impl CpuDevice {
                     .unwrap_or(0) as u32
             })
             .collect();
-        let globals = layout
-            .data
-            .iter()
-            .map(|v| GlobalInfo {
-                name: v.name.clone(),
-                host_name: v.host_name.clone(),
-                offset: v.offset,
-                size: v.size,
-            })
-            .collect();
+        let globals = GlobalInfo::of_layout(&layout);
         self.programs.push(Some(Loaded {
             decoded,
             layout,

@@ -5,7 +5,7 @@
 use crate::error::VkContext;
 use crate::{BufferId, Result, Runtime, RuntimeError};
 use ash::vk;
-use pisa_translator::spirv::layout::{Layout, ParamSlot, RelocTarget};
+use pisa_translator::spirv::layout::{Layout, ParamSlot};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -38,6 +38,21 @@ pub struct GlobalInfo {
     pub host_name: Option<String>,
     pub offset: u64,
     pub size: u64,
+}
+
+impl GlobalInfo {
+    /// The data-block variables of a module's layout (docs/abi.md).
+    pub fn of_layout(l: &Layout) -> Vec<GlobalInfo> {
+        l.data
+            .iter()
+            .map(|v| GlobalInfo {
+                name: v.name.clone(),
+                host_name: v.host_name.clone(),
+                offset: v.offset,
+                size: v.size,
+            })
+            .collect()
+    }
 }
 
 pub(crate) struct Program {
@@ -161,29 +176,11 @@ impl Runtime {
             if l.data_bytes > 0 {
                 let id = self.alloc_buffer(l.data_bytes)?;
                 data_base = self.buffer_address(id)?;
-                let mut bytes = l.data_init.clone();
-                for r in &l.relocations {
-                    let v = match r.target {
-                        RelocTarget::Data(off) => data_base.wrapping_add(off),
-                        RelocTarget::Function(v) => v,
-                    }
-                    .wrapping_add(r.addend as u64);
-                    bytes[r.offset as usize..r.offset as usize + 8]
-                        .copy_from_slice(&v.to_le_bytes());
-                }
+                let bytes = l.data_block(data_base);
                 self.upload(id, 0, &bytes)?;
                 data = Some(id);
             }
-            globals = l
-                .data
-                .iter()
-                .map(|v| GlobalInfo {
-                    name: v.name.clone(),
-                    host_name: v.host_name.clone(),
-                    offset: v.offset,
-                    size: v.size,
-                })
-                .collect();
+            globals = GlobalInfo::of_layout(l);
         }
         self.programs.push(Some(Program {
             shader,

@@ -73,6 +73,25 @@ pub struct Layout {
     pub sets_status: bool,
 }
 
+impl Layout {
+    /// The data block's initial bytes with every relocation applied, for a
+    /// block at device address `data_base` (docs/abi.md, "The data block").
+    pub fn data_block(&self, data_base: u64) -> Vec<u8> {
+        let mut bytes = self.data_init.clone();
+        for r in &self.relocations {
+            let v = match r.target {
+                RelocTarget::Data(off) => data_base.wrapping_add(off),
+                RelocTarget::Function(v) => v,
+            }
+            .wrapping_add(r.addend as u64);
+            if let Some(slot) = bytes.get_mut(r.offset as usize..r.offset as usize + 8) {
+                slot.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        bytes
+    }
+}
+
 /// The value a function's address stands for: its index in the module + 1
 /// (0 stays the null pointer).
 pub fn function_address(index: usize) -> u64 {
