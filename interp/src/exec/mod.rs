@@ -148,7 +148,7 @@ impl Exec<'_> {
                 let [sx, sy, _] = self.group_size;
                 ((z * sy + y) * sx + x) as u64 % 32
             }
-            // callers reject these at decode time (not yet supported)
+            // rejected when the program is decoded (not yet supported)
             Special::ActiveMask | Special::PrintfBuffer => 0,
         }
     }
