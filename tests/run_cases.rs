@@ -1642,3 +1642,62 @@ fn the_cpu_device_rejects_what_it_does_not_model() {
         "{e}"
     );
 }
+
+/// Undefined behaviour the cpu device can see stops the launch with an
+/// error naming the instruction, the work-item and the address.
+#[test]
+fn the_cpu_device_reports_undefined_behaviour() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        // a wild pointer
+        (
+            "mov.64b %p, 0x10;\n\tst.global.32b [%p], %v;",
+            "out-of-bounds access of 4 bytes at device address 0x10",
+            &["`st.global.32b [%p], %v;`", "work-item [0, 0, 0]"],
+        ),
+        // one past the end of the 16-byte buffer
+        (
+            "ld.param.64b %p, [%o];\n\tld.global.32b %v, [%p + 16];",
+            "out-of-bounds access of 4 bytes",
+            &["`ld.global.32b %v, [%p + 16];`"],
+        ),
+        (
+            "ld.param.64b %p, [%o];\n\tld.global.32b %v, [%p + 2];",
+            "misaligned access of 4 bytes",
+            &["`ld.global.32b %v, [%p + 2];`"],
+        ),
+        (
+            "mov.32b %v, 0;\n\tudiv.32b %v, 7, %v;",
+            "integer division by zero",
+            &["`udiv.32b %v, 7, %v;`"],
+        ),
+        (
+            "addrof.64b %p, @c;\n\tst.global.32b [%p], %v;",
+            "read-only (.const) access",
+            &["`st.global.32b [%p], %v;`"],
+        ),
+    ];
+    for (body, what, also) in cases {
+        let src = format!(
+            ".version 0.1;\n.target 100;\n.const .align 4 @c[4] = {{ .32b 1 }};\n.kernel @k(.param[8] %o)\n{{\n\t.reg .64b %p;\n\t.reg .32b %v;\n\tmov.32b %v, %localid.x;\n\t{body}\n\treturn;\n}}\n"
+        );
+        let m = pisa_translator::assemble("ub.pisa", &src).unwrap_or_else(|d| panic!("{d}\n{src}"));
+        let mut dev = pisa_interp::CpuDevice::new();
+        let prog = dev.load(&m).unwrap();
+        let buf = dev.alloc_buffer(16).unwrap();
+        let addr = dev.buffer_address(buf).unwrap();
+        let e = dev
+            .launch(&Launch {
+                program: prog,
+                kernel: "k".into(),
+                range: NdRange::d1(4).local([4, 1, 1]),
+                args: vec![addr.to_le_bytes().to_vec()],
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(what), "{body}: {e}");
+        for a in *also {
+            assert!(e.contains(a), "{body}: {e} (expected {a})");
+        }
+        assert!(e.contains("ub.pisa:"), "{e}");
+    }
+}
