@@ -123,14 +123,22 @@ pub struct VulkanDevice {
 
 impl VulkanDevice {
     pub fn new() -> Result<VulkanDevice, String> {
-        let rt = Runtime::new(RuntimeOptions {
+        Ok(VulkanDevice {
+            rt: Self::runtime()?,
+            seen: 0,
+        })
+    }
+
+    fn runtime() -> Result<Runtime, String> {
+        Runtime::new(RuntimeOptions {
             validation: true,
             pipeline_cache: false,
-            timeout: Duration::from_secs(20),
+            // generous: a big random program can take seconds to compile
+            // and run on a software driver shared with other work
+            timeout: Duration::from_secs(120),
             ..Default::default()
         })
-        .map_err(|e| format!("no Vulkan device: {e}"))?;
-        Ok(VulkanDevice { rt, seen: 0 })
+        .map_err(|e| format!("no Vulkan device: {e}"))
     }
 }
 
@@ -142,6 +150,16 @@ impl Device for VulkanDevice {
         let (r, prog) = run_on(&mut self.rt, case);
         if let Some(p) = prog {
             self.rt.unload(p);
+        }
+        // a runtime is unusable after a timeout or a lost device: the next
+        // case gets a fresh one (this case still reports the failure)
+        if matches!(&r, Err(e) if e.contains("did not finish") || e.contains("device was lost") || e.contains("unusable"))
+        {
+            if let Ok(rt) = Self::runtime() {
+                self.rt = rt;
+                self.seen = 0;
+                return r;
+            }
         }
         let msgs = self.rt.validation_messages();
         let new: Vec<String> = msgs[self.seen.min(msgs.len())..].to_vec();
