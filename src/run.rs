@@ -37,7 +37,7 @@ pub struct RunArgs {
     /// Print the results as one JSON object.
     #[arg(long)]
     pub json: bool,
-    /// Report the kernel time from GPU timestamps.
+    /// Report the kernel time (from GPU timestamps where the device has them).
     #[arg(long)]
     pub time: bool,
     /// Device index or name substring, or `cpu` for the reference interpreter
@@ -408,7 +408,9 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         }
     }
     if a.time {
-        let src = if timing.kernel_ns.is_some() {
+        let src = if rt.device_info().name == pisa_interp::CPU_DEVICE_NAME {
+            "the reference interpreter, host clock"
+        } else if timing.kernel_ns.is_some() {
             "GPU timestamps"
         } else {
             "host clock"
