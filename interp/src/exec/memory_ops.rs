@@ -4,9 +4,9 @@
 //! atomic; the memory order and scope qualifiers need no further work.
 
 use super::{mask, set, set128, set_bytes, sext, Exec, Item, X};
-use crate::decode::{flag, Addr, AddrBaseD, Op, Opnd};
+use crate::decode::{Addr, AddrBaseD, Op, Opnd};
 use crate::float::{self, BinOp, FloatMode, FloatTy};
-use crate::memory::{arena_range, check_align, resolve_generic, Fault, FaultKind, Space};
+use crate::memory::{arena_range, check_align, resolve_generic, Fault, Space};
 use pisa_translator::ir::qualifier::{Addrspace, Op as AtomOp};
 use pisa_translator::ir::Opcode;
 
@@ -129,7 +129,6 @@ impl Exec<'_> {
                     self.write_mem(item, space, addr, &data)
                         .map_err(|f| self.fault(op, f))?;
                 }
-                let _ = q.has(flag::ATOMIC);
                 Ok(())
             }
             Opcode::Iatom | Opcode::Fatom => self.atomic(item, opcode, op, n, align),
@@ -256,6 +255,3 @@ fn store_reg(item: &mut Item, dst: &Opnd, data: &[u8]) {
         }
     }
 }
-
-#[allow(dead_code)]
-fn _kinds(_: FaultKind) {}
