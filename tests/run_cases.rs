@@ -34,6 +34,17 @@ macro_rules! case {
 }
 
 const CASES: &[Case] = &[
+    // .dsat of 16-bit results clamps the rounded value (fuzz seed 20608)
+    case!(
+        "tests/run/dsat_rounded.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u32:825559,478190720,1006681088", "buf:u32:zeros:3"],
+        [],
+        [(1, "u32:32768,32768,0")],
+        []
+    ),
     // fmad.f rounds once where Fma is not fused (lavapipe; fuzz find)
     case!(
         "tests/run/fmad_exact.pisa",

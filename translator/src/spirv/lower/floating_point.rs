@@ -179,12 +179,18 @@ fn half(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
         (Opcode::Fmad, [a, b, c]) => fmad16(fx, ty, *a, *b, *c)?,
         _ => return Ok(false),
     };
-    let v = if ins.has("dsat") {
-        saturate(fx, v, 32)?
-    } else {
-        v
-    };
     let h = f32_to_half(fx, v, ty)?;
+    // `.dsat` clamps the final, 16-bit result: a negative f32 result that
+    // rounds to −0 stays −0 (clamping the f32 value first gave +0; fuzz
+    // seed 20608). The rounded value widens exactly, and 0 and 1 narrow
+    // exactly.
+    let h = if ins.has("dsat") {
+        let w = half_to_f32(fx, h, ty)?;
+        let s = saturate(fx, w, 32)?;
+        f32_to_half(fx, s, ty)?
+    } else {
+        h
+    };
     let h = if ftz { flush(fx, h, ty)? } else { h };
     fx.write(ins.opr("dst")?, h, 16)?;
     Ok(true)
