@@ -73,8 +73,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    // SAFETY: sets the default action of SIGPIPE before any other thread
-    // exists, with no handler of ours involved. Writing to a closed pipe
+    // SAFETY: libc::signal with SIG_DFL installs no handler (nothing of ours
+    // runs in signal context), at the start of main, before any other thread
+    // exists. Writing to a closed pipe
     // (`pisa spirv --dis ... | head -1`) then ends the process quietly, as
     // command-line tools do, instead of panicking in print!.
     unsafe {

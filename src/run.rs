@@ -73,6 +73,9 @@ fn parse_dims(s: &str, what: &str) -> Result<([u32; 3], u32)> {
 fn explain_crashes() {
     extern "C" fn on_fault(_: libc::c_int) {
         const MSG: &[u8] = b"error: the kernel crashed pisa (segmentation fault): it accessed memory outside its buffers, e.g. through a wild pointer. Software Vulkan drivers such as lavapipe run kernels inside this process, so such faults end it.\n";
+        // SAFETY: write(2) and _exit(2) are async-signal-safe; `MSG` is a
+        // static buffer of `MSG.len()` bytes; the handler never returns (so
+        // the faulting instruction is not retried) and touches no Rust state.
         unsafe {
             libc::write(2, MSG.as_ptr().cast(), MSG.len());
             libc::_exit(139);
@@ -80,6 +83,9 @@ fn explain_crashes() {
     }
     let handler: extern "C" fn(libc::c_int) = on_fault;
     for sig in [libc::SIGSEGV, libc::SIGBUS] {
+        // SAFETY: installs a handler that only calls async-signal-safe
+        // functions (above) and has the `void (*)(int)` signature signal(2)
+        // expects; signal(2) itself is thread-safe.
         unsafe {
             libc::signal(sig, handler as libc::sighandler_t);
         }

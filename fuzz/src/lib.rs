@@ -3,6 +3,8 @@
 //! bit-for-bit comparison ([`check`], [`fuzz`]) and a reducer that shrinks a
 //! program while a predicate still holds ([`reduce`]).
 
+#![forbid(unsafe_code)]
+
 pub mod case;
 pub mod device;
 pub mod diff;

@@ -15,6 +15,8 @@
 //! `.const`, barriers in divergent control flow, bad function pointers) is an
 //! error naming the instruction and the work-item, never a guess.
 
+#![forbid(unsafe_code)]
+
 pub mod decode;
 pub mod device;
 pub mod exec;

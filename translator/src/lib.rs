@@ -4,6 +4,8 @@
 //! (catalog-driven checks) → [`Module`], a validated module that later stages
 //! trust without re-checking.
 
+#![forbid(unsafe_code)]
+
 pub mod catalog;
 pub mod diag;
 pub mod ir;

@@ -27,7 +27,11 @@ impl Buffer {
                     | vk::BufferUsageFlags::TRANSFER_DST,
             )
             .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: a valid create info (size >= 16, exclusive sharing) on a
+        // live device; SHADER_DEVICE_ADDRESS usage is allowed because the
+        // device was created with bufferDeviceAddress (`Runtime::new`).
         let buffer = unsafe { rt.device.create_buffer(&info, None) }.vk("vkCreateBuffer")?;
+        // SAFETY: `buffer` was just created on this device.
         let requirements = unsafe { rt.device.get_buffer_memory_requirements(buffer) };
         let allocator = rt.allocator.as_mut().ok_or(RuntimeError::Unusable)?;
         let alloc = match allocator.allocate(&AllocationCreateDesc {
@@ -41,19 +45,26 @@ impl Buffer {
         }) {
             Ok(a) => a,
             Err(e) => {
+                // SAFETY: `buffer` was created above on this device, is bound
+                // to no memory and was never used by the device.
                 unsafe { rt.device.destroy_buffer(buffer, None) };
                 return Err(e.into());
             }
         };
+        // SAFETY: `buffer` is not yet bound; the allocator was created for
+        // this device and allocated `alloc` from `requirements` (a memory type
+        // in its memoryTypeBits, an offset with its alignment, at least its
+        // size), with the DEVICE_ADDRESS flag (`buffer_device_address: true`).
         unsafe {
             rt.device
                 .bind_buffer_memory(buffer, alloc.memory(), alloc.offset())
         }
         .vk("vkBindBufferMemory")?;
-        let address = unsafe {
-            rt.device
-                .get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(buffer))
-        };
+        let info = vk::BufferDeviceAddressInfo::default().buffer(buffer);
+        // SAFETY: the bufferDeviceAddress feature is enabled; `buffer` has
+        // SHADER_DEVICE_ADDRESS usage and is bound wholly to one memory object
+        // allocated with the DEVICE_ADDRESS flag (just above).
+        let address = unsafe { rt.device.get_buffer_device_address(&info) };
         Ok(Buffer {
             buffer,
             alloc: Some(alloc),
@@ -76,10 +87,17 @@ impl Buffer {
             .ok_or_else(|| RuntimeError::BadLaunch("buffer memory is not host-visible".into()))
     }
 
+    /// The caller makes sure no submitted work still uses the buffer (nor,
+    /// through its device address, its memory).
     pub fn destroy(mut self, device: &ash::Device, allocator: Option<&mut Allocator>) {
         if let (Some(a), Some(allocator)) = (self.alloc.take(), allocator) {
             let _ = allocator.free(a);
         }
+        // SAFETY: `device` is the one that created the buffer (the runtime's
+        // only device), the buffer is destroyed once (`self` is consumed), and
+        // the callers (`Runtime::release_buffer`, `Runtime::drop`) ensure no
+        // pending command uses it. Its memory was freed just before, which
+        // Vulkan allows for a buffer that is no longer used.
         unsafe { device.destroy_buffer(self.buffer, None) };
     }
 }
@@ -155,6 +173,24 @@ impl Runtime {
     }
 
     pub fn free_buffer(&mut self, id: BufferId) {
+        if self.poisoned {
+            return;
+        }
+        if !self.in_flight.is_empty() {
+            // a submission not yet waited for may use the buffer (through its
+            // device address): let the device finish first
+            // SAFETY: `&mut self` gives the external synchronization of the
+            // runtime's one queue that vkDeviceWaitIdle needs.
+            if unsafe { self.device.device_wait_idle() }.is_err() {
+                self.poisoned = true;
+                return;
+            }
+        }
+        self.release_buffer(id);
+    }
+
+    /// Frees a buffer that no submission still uses (the caller knows).
+    pub(crate) fn release_buffer(&mut self, id: BufferId) {
         if self.poisoned {
             return;
         }

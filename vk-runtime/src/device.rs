@@ -88,6 +88,12 @@ pub(crate) struct Instance {
     pub messages: Arc<Mutex<Vec<String>>>,
 }
 
+// SAFETY: (the contract of this `unsafe fn`) it is called only by the
+// Vulkan loader or the validation layer, as the messenger's
+// `pfnUserCallback`: `data` is null or points to callback data valid for the
+// duration of the call, and `user` is the `pUserData` it was registered with
+// (`Instance::new`). It does not unwind: a panic in an `extern "system"` fn
+// aborts.
 unsafe extern "system" fn on_message(
     severity: vk::DebugUtilsMessageSeverityFlagsEXT,
     _ty: vk::DebugUtilsMessageTypeFlagsEXT,
@@ -99,6 +105,9 @@ unsafe extern "system" fn on_message(
         vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
             | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
     ) {
+        // SAFETY: `data` is null or valid for the duration of the callback
+        // (the contract above); its `pMessage` is null or a NUL-terminated
+        // string valid as long, and the message is copied before returning.
         let msg = unsafe { data.as_ref() }
             .and_then(|d| unsafe { d.message_as_c_str() })
             .map_or_else(
@@ -106,6 +115,11 @@ unsafe extern "system" fn on_message(
                 |m| m.to_string_lossy().into_owned(),
             );
         eprintln!("vulkan validation: {msg}");
+        // SAFETY: `user` is `Arc::as_ptr` of the instance's `messages`, which
+        // outlives the messenger: `Instance::drop` destroys the messenger
+        // before the `Arc` is dropped, and a poisoned runtime never drops its
+        // instance. A `Mutex` may be shared between threads, which the
+        // callback may be called from.
         if let Some(list) = unsafe { (user as *const Mutex<Vec<String>>).as_ref() } {
             if let Ok(mut l) = list.lock() {
                 l.push(msg);
@@ -117,6 +131,9 @@ unsafe extern "system" fn on_message(
 
 impl Instance {
     pub fn new(validation: bool) -> Result<Instance> {
+        // SAFETY: loads the system's Vulkan loader library, which runs only
+        // its own initializers; the `Entry` is kept in the `Instance` (and so
+        // the library stays loaded) as long as any object made from it.
         let entry =
             unsafe { ash::Entry::load() }.map_err(|e| RuntimeError::NoLoader(e.to_string()))?;
         let app = vk::ApplicationInfo::default()
@@ -125,6 +142,7 @@ impl Instance {
         let mut layers = Vec::new();
         let mut exts = Vec::new();
         if validation {
+            // SAFETY: a global command of the loaded loader; no arguments.
             let available = unsafe { entry.enumerate_instance_layer_properties() }
                 .vk("vkEnumerateInstanceLayerProperties")?;
             if !available
@@ -142,6 +160,9 @@ impl Instance {
             .application_info(&app)
             .enabled_layer_names(&layers)
             .enabled_extension_names(&exts);
+        // SAFETY: `info` and what it points to (application info, the layer and
+        // extension names, static C strings) outlive the call; the layer is
+        // requested only if the loader lists it, and debug utils come with it.
         let instance = unsafe { entry.create_instance(&info, None) }.map_err(|e| match e {
             vk::Result::ERROR_INCOMPATIBLE_DRIVER => RuntimeError::NoDevice,
             e => RuntimeError::Vulkan {
@@ -164,6 +185,9 @@ impl Instance {
                 )
                 .pfn_user_callback(Some(on_message))
                 .user_data(Arc::as_ptr(&messages) as *mut c_void);
+            // SAFETY: VK_EXT_debug_utils was enabled on `instance` (with the
+            // layer); `on_message` has the callback's signature and contract;
+            // the user data outlives the messenger (see `on_message`).
             let m = unsafe { du.create_debug_utils_messenger(&info, None) }
                 .vk("vkCreateDebugUtilsMessengerEXT")?;
             Some((du, m))
@@ -179,6 +203,7 @@ impl Instance {
     }
 
     pub fn devices(&self) -> Result<Vec<(vk::PhysicalDevice, DeviceInfo)>> {
+        // SAFETY: `self.instance` is live (destroyed only in `drop`).
         let pdevs = unsafe { self.instance.enumerate_physical_devices() }
             .vk("vkEnumeratePhysicalDevices")?;
         Ok(pdevs
@@ -191,6 +216,11 @@ impl Instance {
 
 impl Drop for Instance {
     fn drop(&mut self) {
+        // SAFETY: the messenger and the instance were created here and are
+        // destroyed once, the messenger first. Every object made from the
+        // instance is gone: a `Runtime` destroys its device before dropping
+        // its instance, and never drops it when poisoned (the device lives
+        // on); `list_devices` creates no device.
         unsafe {
             if let Some((du, m)) = self.debug.take() {
                 du.destroy_debug_utils_messenger(m, None);
@@ -208,6 +238,10 @@ fn describe(instance: &ash::Instance, p: vk::PhysicalDevice, index: usize) -> De
         .push_next(&mut driver)
         .push_next(&mut sub)
         .push_next(&mut float);
+    // SAFETY: `p` was enumerated from this live instance, created for Vulkan
+    // 1.2, so vkGetPhysicalDeviceProperties2 is core; the chain holds
+    // distinct, valid output structures that outlive the call. A device of an
+    // older version skips the structures it does not know, leaving defaults.
     unsafe { instance.get_physical_device_properties2(p, &mut props2) };
     let props = props2.properties;
     let (features, bda) = Features::query(instance, p);
@@ -312,6 +346,8 @@ pub struct Runtime {
     pub(crate) cache_path: Option<std::path::PathBuf>,
     pub(crate) info: DeviceInfo,
     pub(crate) timestamp_period: f32,
+    /// `maxComputeWorkGroupSize`: the largest local size per dimension.
+    pub(crate) max_workgroup_size: [u32; 3],
     pub(crate) timestamps: bool,
     pub(crate) timeout: Duration,
     pub(crate) buffers: Vec<Option<crate::buffer::Buffer>>,
@@ -320,6 +356,8 @@ pub struct Runtime {
     pub(crate) poisoned: bool,
     /// Per-submission objects ready for reuse.
     pub(crate) slots: Vec<crate::launch::Slot>,
+    /// Those of submissions not yet waited for, by [`crate::Pending`] serial.
+    pub(crate) in_flight: Vec<(u64, crate::launch::Slot)>,
 }
 
 impl Runtime {
@@ -338,6 +376,7 @@ impl Runtime {
                 construct: "`.global`/`.const` memory and pointer arguments",
             });
         }
+        // SAFETY: `pdev` was enumerated from this live instance.
         let qfs = unsafe {
             inst.instance
                 .get_physical_device_queue_family_properties(pdev)
@@ -382,33 +421,75 @@ impl Runtime {
             .push_next(&mut f2)
             .push_next(&mut v11)
             .push_next(&mut v12);
+        // SAFETY: `pdev` belongs to this live instance; `dinfo` and its chain
+        // (queue infos, priorities, feature structures, distinct types) outlive
+        // the call; one queue of a family that exists; every feature enabled
+        // is one the device reports (`info.features`, or a subset checked by
+        // `Features::check`), bufferDeviceAddress included (checked above),
+        // and the device's 1.2 feature structures are known to it, or it would
+        // not have reported bufferDeviceAddress through them.
         let device =
             unsafe { inst.instance.create_device(pdev, &dinfo, None) }.vk("vkCreateDevice")?;
+        // SAFETY: one queue (index 0) of `queue_family` was created with the
+        // device.
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
-        let allocator = Allocator::new(&AllocatorCreateDesc {
+        // on an error from here on, what was created on the device is destroyed
+        // before the device, and the device before the instance (dropped on
+        // return)
+        let allocator = match Allocator::new(&AllocatorCreateDesc {
             instance: inst.instance.clone(),
             device: device.clone(),
             physical_device: pdev,
             debug_settings: Default::default(),
             buffer_device_address: true,
             allocation_sizes: Default::default(),
-        })?;
-        let cmd_pool = unsafe {
-            device.create_command_pool(
-                &vk::CommandPoolCreateInfo::default()
-                    .queue_family_index(queue_family)
-                    .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
-                None,
-            )
-        }
-        .vk("vkCreateCommandPool")?;
+        }) {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: the device was created above, has no objects (the
+                // allocator allocated nothing it keeps), was given no work, and
+                // is destroyed once, before its instance.
+                unsafe { device.destroy_device(None) };
+                return Err(e.into());
+            }
+        };
+        let pool_info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(queue_family)
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: a pool for the device's queue family, on the live device.
+        let cmd_pool = match unsafe { device.create_command_pool(&pool_info, None) } {
+            Ok(p) => p,
+            Err(e) => {
+                drop(allocator);
+                // SAFETY: the device was created above, has no objects left
+                // (the allocator freed its memory when dropped), was given no
+                // work, and is destroyed once, before its instance.
+                unsafe { device.destroy_device(None) };
+                return Err(e).vk("vkCreateCommandPool");
+            }
+        };
+        // SAFETY: `pdev` was enumerated from this live instance.
         let props = unsafe { inst.instance.get_physical_device_properties(pdev) };
         let cache_path = if opts.pipeline_cache {
             crate::cache::path(&props)
         } else {
             None
         };
-        let pipeline_cache = crate::cache::create(&device, cache_path.as_deref())?;
+        let pipeline_cache = match crate::cache::create(&device, cache_path.as_deref()) {
+            Ok(c) => c,
+            Err(e) => {
+                drop(allocator);
+                // SAFETY: the command pool was created on this device and
+                // never used; then the device has no objects left (the
+                // allocator freed its memory when dropped), was given no
+                // work, and is destroyed once, before its instance.
+                unsafe {
+                    device.destroy_command_pool(cmd_pool, None);
+                    device.destroy_device(None);
+                }
+                return Err(e);
+            }
+        };
         let mut info = info;
         info.features = f;
         Ok(Runtime {
@@ -421,12 +502,14 @@ impl Runtime {
             cache_path,
             info,
             timestamp_period: props.limits.timestamp_period,
+            max_workgroup_size: props.limits.max_compute_work_group_size,
             timestamps,
             timeout: opts.timeout,
             buffers: Vec::new(),
             programs: Vec::new(),
             poisoned: false,
             slots: Vec::new(),
+            in_flight: Vec::new(),
         })
     }
 
@@ -473,11 +556,22 @@ impl Drop for Runtime {
             std::mem::forget(self.allocator.take());
             return;
         }
-        unsafe {
-            let _ = self.device.device_wait_idle();
+        // SAFETY: `&mut self` gives the external synchronization of the
+        // runtime's one queue that vkDeviceWaitIdle needs.
+        if unsafe { self.device.device_wait_idle() }.is_err() {
+            // lost: treated as poisoned (see above)
+            std::mem::forget(self.allocator.take());
+            return;
         }
         self.save_pipeline_cache();
-        for slot in std::mem::take(&mut self.slots) {
+        let in_flight = std::mem::take(&mut self.in_flight)
+            .into_iter()
+            .map(|(_, s)| s);
+        for slot in std::mem::take(&mut self.slots).into_iter().chain(in_flight) {
+            // SAFETY: the fence and the query pool were created on this device
+            // and are destroyed once (the slots were taken out of the
+            // runtime); the device is idle, so no submission uses them. The
+            // command buffer goes with its pool below.
             unsafe {
                 self.device.destroy_fence(slot.fence, None);
                 if let Some((q, _)) = slot.query {
@@ -494,6 +588,10 @@ impl Drop for Runtime {
             b.destroy(&self.device, self.allocator.as_mut());
         }
         drop(self.allocator.take());
+        // SAFETY: the device is idle and every other object created on it was
+        // destroyed above (programs, buffers, slots; the allocator freed its
+        // memory; command buffers go with their pool), each once. The
+        // instance is dropped last, after its device, and never used again.
         unsafe {
             self.device
                 .destroy_pipeline_cache(self.pipeline_cache, None);

@@ -22,6 +22,10 @@ impl Features {
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .push_next(&mut v11)
             .push_next(&mut v12);
+        // SAFETY: `pdev` was enumerated from this live instance, created for
+        // Vulkan 1.2, so vkGetPhysicalDeviceFeatures2 is core; the chain holds
+        // distinct, valid output structures that outlive the call (a device
+        // of an older version skips those it does not know, leaving zeros).
         unsafe { instance.get_physical_device_features2(pdev, &mut f2) };
         let f = f2.features;
         (

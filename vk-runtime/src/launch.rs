@@ -6,7 +6,12 @@ use crate::error::VkContext;
 use crate::program::{KernelInfo, ProgramId};
 use crate::{BufferId, Result, Runtime, RuntimeError};
 use ash::vk;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+
+/// Numbers submissions across all runtimes, so a [`Pending`] names its
+/// submission's objects in the runtime that made it and in no other.
+static NEXT_SUBMISSION: AtomicU64 = AtomicU64::new(0);
 
 /// A 1–3 dimensional NDRange.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,10 +54,12 @@ pub struct LaunchTiming {
     pub kernel_ns: Option<u64>,
 }
 
-/// Launches submitted but not yet waited for.
+/// Launches submitted but not yet waited for. The runtime keeps the
+/// submission's objects until it is waited for (or the runtime is dropped).
 #[must_use = "wait for the launches with Runtime::wait"]
 pub struct Pending {
-    slot: Slot,
+    /// The key of the submission in its runtime's `in_flight`.
+    serial: u64,
     count: u32,
 }
 
@@ -140,7 +147,17 @@ fn align_up(x: u32, a: u32) -> u32 {
 impl Runtime {
     fn resolve(&self, l: &Launch) -> Result<(usize, [u32; 3], Vec<u8>)> {
         let p = self.program(l.program)?;
-        resolve_launch(&p.kernels, l, self.info.max_workgroup_invocations)
+        let r = resolve_launch(&p.kernels, l, self.info.max_workgroup_invocations)?;
+        // a pipeline's work-group size must be within maxComputeWorkGroupSize
+        // in each dimension too (the partial work-groups are smaller)
+        let max = self.max_workgroup_size;
+        if (0..3).any(|d| r.1[d] > max[d]) {
+            return Err(RuntimeError::BadLaunch(format!(
+                "local size {:?} exceeds the device's maximum work-group size {max:?}",
+                r.1
+            )));
+        }
+        Ok(r)
     }
 
     /// A reusable set of per-submission objects (command buffer, fence,
@@ -151,15 +168,17 @@ impl Runtime {
             Some(s) => s,
             None => {
                 let d = &self.device;
-                let cmd = unsafe {
-                    d.allocate_command_buffers(
-                        &vk::CommandBufferAllocateInfo::default()
-                            .command_pool(self.cmd_pool)
-                            .level(vk::CommandBufferLevel::PRIMARY)
-                            .command_buffer_count(1),
-                    )
-                }
-                .vk("vkAllocateCommandBuffers")?[0];
+                let info = vk::CommandBufferAllocateInfo::default()
+                    .command_pool(self.cmd_pool)
+                    .level(vk::CommandBufferLevel::PRIMARY)
+                    .command_buffer_count(1);
+                // SAFETY: `self.cmd_pool` was created on this device and lives
+                // as long as the runtime; `&mut self` gives it its external
+                // synchronization. ash returns exactly one buffer, as asked.
+                let cmd =
+                    unsafe { d.allocate_command_buffers(&info) }.vk("vkAllocateCommandBuffers")?[0];
+                // SAFETY: a plain fence on a live device (unsignalled, as
+                // `queue_submit` needs it).
                 let fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
                     .vk("vkCreateFence")?;
                 Slot {
@@ -173,18 +192,19 @@ impl Runtime {
         };
         if self.timestamps && slot.query.is_none_or(|(_, n)| n < 2 * count) {
             if let Some((q, _)) = slot.query.take() {
+                // SAFETY: `q` was created on this device, and no pending
+                // command buffer uses it: the slot is not in flight (new, or
+                // returned by `wait` after its fence signalled).
                 unsafe { self.device.destroy_query_pool(q, None) };
             }
             let n = (2 * count).next_power_of_two();
-            let q = unsafe {
-                self.device.create_query_pool(
-                    &vk::QueryPoolCreateInfo::default()
-                        .query_type(vk::QueryType::TIMESTAMP)
-                        .query_count(n),
-                    None,
-                )
-            }
-            .vk("vkCreateQueryPool")?;
+            let info = vk::QueryPoolCreateInfo::default()
+                .query_type(vk::QueryType::TIMESTAMP)
+                .query_count(n);
+            // SAFETY: a timestamp query pool of n >= 1 queries on a live
+            // device.
+            let q =
+                unsafe { self.device.create_query_pool(&info, None) }.vk("vkCreateQueryPool")?;
             slot.query = Some((q, n));
         }
         for (buf, need) in [
@@ -193,7 +213,8 @@ impl Runtime {
         ] {
             if buf.is_none_or(|(_, cap)| cap < need) {
                 if let Some((b, _)) = buf.take() {
-                    self.free_buffer(b);
+                    // the slot is not in flight, so neither is its buffer
+                    self.release_buffer(b);
                 }
                 let cap = need.next_power_of_two();
                 *buf = Some((self.alloc_buffer(cap)?, cap));
@@ -222,44 +243,92 @@ impl Runtime {
         }
         let count = prepared.len() as u32;
         let slot = self.take_slot(count, blocks.len() as u64)?;
-        let (pbuf, sbuf) = (slot.params.map(|p| p.0), slot.status.map(|s| s.0));
-        let (Some(pbuf), Some(sbuf)) = (pbuf, sbuf) else {
+        if let Err(e) = self.record(&slot, prepared, &blocks) {
+            // nothing was submitted: the slot is reused as it is (its command
+            // buffer is reset before it is recorded again)
+            self.slots.push(slot);
+            return Err(e);
+        }
+        let cmds = [slot.cmd];
+        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+        // SAFETY: `self.queue` is this device's queue, externally synchronized
+        // by `&mut self`. `slot.cmd` was fully recorded by `record` (executable
+        // state, ONE_TIME_SUBMIT, not pending: see `record`), and everything it
+        // uses (pipelines, layouts, query pool, buffers) belongs to this device
+        // and stays alive until the fence has signalled: `wait`, `unload`,
+        // `free_buffer` and `Drop` wait for it (or the device) first, and a
+        // poisoned runtime destroys nothing. `slot.fence` is unsignalled
+        // (created so, or reset by `wait`) and not in use by another
+        // submission, since each slot is in at most one submission.
+        let submitted = unsafe { self.device.queue_submit(self.queue, &submit, slot.fence) };
+        if let Err(e) = submitted.vk("vkQueueSubmit") {
+            if matches!(e, RuntimeError::DeviceLost) {
+                self.poisoned = true;
+            } else {
+                // a failed vkQueueSubmit leaves the command buffer and the
+                // fence as they were: not pending, unsignalled
+                self.slots.push(slot);
+            }
+            return Err(e);
+        }
+        let serial = NEXT_SUBMISSION.fetch_add(1, Ordering::Relaxed);
+        self.in_flight.push((serial, slot));
+        Ok(Pending { serial, count })
+    }
+
+    /// Fills the slot's argument and status buffers and records the launches
+    /// into its command buffer.
+    #[allow(clippy::type_complexity)]
+    fn record(
+        &mut self,
+        slot: &Slot,
+        prepared: Vec<(&Launch, [u32; 3], Vec<(Region, vk::Pipeline)>, u64)>,
+        blocks: &[u8],
+    ) -> Result<()> {
+        let count = prepared.len() as u32;
+        let (Some((pbuf, _)), Some((sbuf, _))) = (slot.params, slot.status) else {
             return Err(RuntimeError::Unusable);
         };
-        self.upload(pbuf, 0, &blocks)?;
+        // the slot is not in use by the device (see below), so neither are
+        // its buffers
+        self.upload(pbuf, 0, blocks)?;
         self.upload(sbuf, 0, &vec![0; 4 * count as usize])?;
         let params_base = self.buffer_address(pbuf)?;
         let status_base = self.buffer_address(sbuf)?;
         let cmd = slot.cmd;
         let query = slot.query.map(|q| q.0);
-        unsafe {
-            let d = &self.device;
-            d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
-                .vk("vkResetCommandBuffer")?;
-            d.begin_command_buffer(
-                cmd,
-                &vk::CommandBufferBeginInfo::default()
-                    .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-            )
-            .vk("vkBeginCommandBuffer")?;
-            if let Some(q) = query {
-                d.cmd_reset_query_pool(cmd, q, 0, 2 * count);
-            }
+        let d = &self.device;
+        // SAFETY: `cmd` was allocated on this device from `self.cmd_pool`,
+        // which has RESET_COMMAND_BUFFER, and is not pending: the slot is new,
+        // or `wait` returned it after its fence signalled, or its last
+        // recording or submission failed (nothing pending). `&mut self`
+        // gives the pool and `cmd` their external synchronization.
+        unsafe { d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()) }
+            .vk("vkResetCommandBuffer")?;
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: `cmd` was just reset, so it is in the initial state.
+        unsafe { d.begin_command_buffer(cmd, &begin) }.vk("vkBeginCommandBuffer")?;
+        if let (Some(q), true) = (query, count > 0) {
+            // SAFETY: `cmd` is recording; `q` is a timestamp query pool of this
+            // device with at least `2 * count` queries (`take_slot`), so the
+            // range 0..2*count is inside it.
+            unsafe { d.cmd_reset_query_pool(cmd, q, 0, 2 * count) };
         }
         for (i, (l, local, regions, poff)) in prepared.into_iter().enumerate() {
             let p = self.program(l.program)?;
             let (layout, data_base) = (p.layout, p.data_base);
             let params = params_base + poff;
             let status = status_base + 4 * i as u64;
-            let d = &self.device;
-            unsafe {
-                if i > 0 {
-                    // in-order semantics between launches of one submission
-                    let mb = [vk::MemoryBarrier::default()
-                        .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                        .dst_access_mask(
-                            vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
-                        )];
+            if i > 0 {
+                // in-order semantics between launches of one submission
+                let mb = [vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                    .dst_access_mask(vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE)];
+                // SAFETY: `cmd` is recording, outside any render pass, for a
+                // queue family with COMPUTE; a global memory barrier between
+                // compute-shader stages with shader access masks they support.
+                unsafe {
                     d.cmd_pipeline_barrier(
                         cmd,
                         vk::PipelineStageFlags::COMPUTE_SHADER,
@@ -268,54 +337,67 @@ impl Runtime {
                         &mb,
                         &[],
                         &[],
-                    );
-                }
-                if let Some(q) = query {
-                    d.cmd_write_timestamp(
-                        cmd,
-                        vk::PipelineStageFlags::TOP_OF_PIPE,
-                        q,
-                        2 * i as u32,
-                    );
-                }
-                for (r, pipeline) in regions {
-                    let mut pc = [0u8; pisa_translator::spirv::PUSH_BYTES as usize];
-                    let mut put =
-                        |at: usize, bytes: &[u8]| pc[at..at + bytes.len()].copy_from_slice(bytes);
-                    put(0, &data_base.to_le_bytes());
-                    put(8, &params.to_le_bytes());
-                    let per_dim = [
-                        (16, l.range.offset),
-                        (32, l.range.global),
-                        (44, r.group_offset),
-                        (56, local),
-                    ];
-                    for (base, v) in per_dim {
-                        for (k, x) in v.iter().enumerate() {
-                            put(base + 4 * k, &x.to_le_bytes());
-                        }
+                    )
+                };
+            }
+            if let Some(q) = query {
+                // SAFETY: `cmd` is recording; query 2i < 2*count is inside `q`
+                // and was reset above; `q` exists only when the queue family
+                // has timestamp_valid_bits > 0 (`Runtime::new`).
+                unsafe {
+                    d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, q, 2 * i as u32)
+                };
+            }
+            for (r, pipeline) in regions {
+                let mut pc = [0u8; pisa_translator::spirv::PUSH_BYTES as usize];
+                let mut put =
+                    |at: usize, bytes: &[u8]| pc[at..at + bytes.len()].copy_from_slice(bytes);
+                put(0, &data_base.to_le_bytes());
+                put(8, &params.to_le_bytes());
+                let per_dim = [
+                    (16, l.range.offset),
+                    (32, l.range.global),
+                    (44, r.group_offset),
+                    (56, local),
+                ];
+                for (base, v) in per_dim {
+                    for (k, x) in v.iter().enumerate() {
+                        put(base + 4 * k, &x.to_le_bytes());
                     }
-                    put(28, &l.range.dims.clamp(1, 3).to_le_bytes());
-                    put(72, &status.to_le_bytes());
+                }
+                put(28, &l.range.dims.clamp(1, 3).to_le_bytes());
+                put(72, &status.to_le_bytes());
+                // SAFETY: `cmd` is recording. `pipeline` is a compute pipeline
+                // of this program, created with `layout` (`Runtime::pipeline`),
+                // whose one push-constant range is COMPUTE bytes
+                // 0..PUSH_BYTES, exactly `pc`; both live until the program is
+                // unloaded, which waits for the device to be idle. The group
+                // counts are 1..=maxComputeWorkGroupCount (`regions_of`).
+                unsafe {
                     d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
                     d.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::COMPUTE, 0, &pc);
                     d.cmd_dispatch(cmd, r.groups[0], r.groups[1], r.groups[2]);
                 }
-                if let Some(q) = query {
+            }
+            if let Some(q) = query {
+                // SAFETY: as for the TOP_OF_PIPE timestamp; 2i+1 < 2*count.
+                unsafe {
                     d.cmd_write_timestamp(
                         cmd,
                         vk::PipelineStageFlags::BOTTOM_OF_PIPE,
                         q,
                         2 * i as u32 + 1,
-                    );
-                }
+                    )
+                };
             }
         }
-        let d = &self.device;
+        let mb = [vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ)];
+        // SAFETY: `cmd` is recording, outside any render pass; a global
+        // barrier from compute-shader writes to host reads, then the end of
+        // the recording begun above.
         unsafe {
-            let mb = [vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ)];
             d.cmd_pipeline_barrier(
                 cmd,
                 vk::PipelineStageFlags::COMPUTE_SHADER,
@@ -325,27 +407,28 @@ impl Runtime {
                 &[],
                 &[],
             );
-            d.end_command_buffer(cmd).vk("vkEndCommandBuffer")?;
+            d.end_command_buffer(cmd)
         }
-        let cmds = [cmd];
-        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-        if let Err(e) =
-            unsafe { d.queue_submit(self.queue, &submit, slot.fence) }.vk("vkQueueSubmit")
-        {
-            if matches!(e, RuntimeError::DeviceLost) {
-                self.poisoned = true;
-            } else {
-                self.slots.push(slot);
-            }
-            return Err(e);
-        }
-        Ok(Pending { slot, count })
+        .vk("vkEndCommandBuffer")
     }
 
     /// Waits for submitted launches, up to the runtime's timeout.
     pub fn wait(&mut self, p: Pending) -> Result<Vec<LaunchTiming>> {
+        // a Pending of another runtime names none of this one's submissions
+        // (serials are unique across runtimes)
+        let at = self
+            .in_flight
+            .iter()
+            .position(|(s, _)| *s == p.serial)
+            .ok_or_else(|| {
+                RuntimeError::BadArgument("the launches were submitted to another runtime".into())
+            })?;
+        let fence = self.in_flight[at].1.fence;
         let ns = self.timeout.as_nanos().min(u64::MAX as u128) as u64;
-        match unsafe { self.device.wait_for_fences(&[p.slot.fence], true, ns) } {
+        // SAFETY: `fence` was created on this device and is not destroyed
+        // while its submission is in `in_flight` (only `Drop` destroys it, after
+        // waiting for the device).
+        match unsafe { self.device.wait_for_fences(&[fence], true, ns) } {
             Ok(()) => {}
             Err(vk::Result::TIMEOUT) => {
                 self.poisoned = true;
@@ -356,25 +439,32 @@ impl Runtime {
                 return Err(Err::<(), _>(e).vk("vkWaitForFences").unwrap_err());
             }
         }
-        let slot = p.slot;
-        unsafe { self.device.reset_fences(&[slot.fence]) }.vk("vkResetFences")?;
+        // SAFETY: the fence is of this device and signalled, so the one
+        // submission that used it has completed and it is in no queue
+        // operation; `&mut self` synchronizes it externally.
+        unsafe { self.device.reset_fences(&[fence]) }.vk("vkResetFences")?;
+        let (_, slot) = self.in_flight.swap_remove(at);
         let status = match slot.status {
             Some((b, _)) => self.download(b)?,
             None => Vec::new(),
         };
         let mut timings = vec![LaunchTiming::default(); p.count as usize];
-        if let Some((q, _)) = slot.query {
+        if let (Some((q, _)), true) = (slot.query, p.count > 0) {
             let mut data = vec![0u64; 2 * p.count as usize];
-            if unsafe {
+            // SAFETY: `q` is a query pool of this device with at least
+            // 2*count queries, all reset and written by the command buffer that
+            // has completed (its fence signalled), so WAIT returns at once;
+            // `data` holds 2*count 64-bit results, matching TYPE_64 and the
+            // query count ash passes (`data.len()`).
+            let results = unsafe {
                 self.device.get_query_pool_results(
                     q,
                     0,
                     &mut data,
                     vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
                 )
-            }
-            .is_ok()
-            {
+            };
+            if results.is_ok() {
                 for (i, t) in timings.iter_mut().enumerate() {
                     let ticks = data[2 * i + 1].saturating_sub(data[2 * i]);
                     t.kernel_ns = Some((ticks as f64 * self.timestamp_period as f64) as u64);

@@ -66,16 +66,23 @@ pub(crate) struct Program {
 }
 
 impl Program {
+    /// The caller has waited for the device to be idle (`unload`, `Drop`).
     pub fn destroy(self, rt: &mut Runtime) {
+        for p in self.pipelines.values() {
+            // SAFETY: each pipeline was created on `rt.device` and is destroyed
+            // once (`self` is consumed); the device is idle, so no pending
+            // command buffer uses it (callers wait first).
+            unsafe { rt.device.destroy_pipeline(*p, None) };
+        }
+        // SAFETY: as for the pipelines; the layout and the shader module are
+        // no longer needed by any pipeline (destroyed above) or command.
         unsafe {
-            for p in self.pipelines.values() {
-                rt.device.destroy_pipeline(*p, None);
-            }
             rt.device.destroy_pipeline_layout(self.layout, None);
             rt.device.destroy_shader_module(self.shader, None);
         }
         if let Some(d) = self.data {
-            rt.free_buffer(d);
+            // the device is idle: nothing uses the data block
+            rt.release_buffer(d);
         }
     }
 }
@@ -139,22 +146,26 @@ impl Runtime {
         self.usable()?;
         let names = entry_points(words)?;
         self.info.features.check(words)?;
-        let shader = unsafe {
-            self.device
-                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(words), None)
-        }
-        .vk("vkCreateShaderModule")?;
+        let info = vk::ShaderModuleCreateInfo::default().code(words);
+        // SAFETY: `code` is a whole number of 32-bit words starting with the
+        // SPIR-V magic number, with consistent instruction lengths
+        // (`entry_points`), and the capabilities it declares are enabled on
+        // the device (`features.check` above). Vulkan also requires valid
+        // SPIR-V: the translator's output is (spirv-val in its tests).
+        // FIXME: `load_spirv` takes the caller's SPIR-V, which is not
+        // validated here (e.g. with spirv-tools); invalid SPIR-V is
+        // undefined behaviour for the driver, reachable from safe code.
+        let shader =
+            unsafe { self.device.create_shader_module(&info, None) }.vk("vkCreateShaderModule")?;
         let range = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
             .offset(0)
             .size(pisa_translator::spirv::PUSH_BYTES)];
-        let pl = unsafe {
-            self.device.create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&range),
-                None,
-            )
-        }
-        .vk("vkCreatePipelineLayout")?;
+        let info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&range);
+        // SAFETY: one push-constant range, COMPUTE, 0..PUSH_BYTES (a multiple
+        // of 4 within the 128 bytes every device supports), on a live device.
+        let pl = unsafe { self.device.create_pipeline_layout(&info, None) }
+            .vk("vkCreatePipelineLayout")?;
         let kernels = names
             .iter()
             .map(|n| {
@@ -206,8 +217,12 @@ impl Runtime {
         if self.poisoned {
             return;
         }
-        unsafe {
-            let _ = self.device.device_wait_idle();
+        // SAFETY: `&mut self` gives the external synchronization of the
+        // runtime's one queue that vkDeviceWaitIdle needs.
+        if unsafe { self.device.device_wait_idle() }.is_err() {
+            // lost: destroying what may still be in use is not safe
+            self.poisoned = true;
+            return;
         }
         if let Some(p) = self.programs.get_mut(id.0).and_then(|p| p.take()) {
             p.destroy(self);
@@ -265,6 +280,13 @@ impl Runtime {
         let info = [vk::ComputePipelineCreateInfo::default()
             .stage(stage)
             .layout(p.layout)];
+        // SAFETY: `p.shader` and `p.layout` are this program's live objects on
+        // this device; `name` is a NUL-terminated entry point of the module
+        // (`entry_points`); the specialization entries (ids 0..3, 4 bytes at
+        // 4*i) lie within `data` (16 bytes); the pipeline cache is this
+        // device's and internally synchronized; the local size is within
+        // maxComputeWorkGroupSize and maxComputeWorkGroupInvocations
+        // (`Runtime::resolve`, `resolve_launch`).
         let pl = unsafe {
             self.device
                 .create_compute_pipelines(self.pipeline_cache, &info, None)
