@@ -34,6 +34,17 @@ macro_rules! case {
 }
 
 const CASES: &[Case] = &[
+    // fmad.bf with a product beyond f32's range (fuzz seed 21389)
+    case!(
+        "tests/run/fmad_bf_huge.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u32:2130738944,2139160448,65280", "buf:u32:zeros:4"],
+        [],
+        [(1, "u32:65408,32640,32640,32640")],
+        []
+    ),
     // .dsat of 16-bit results clamps the rounded value (fuzz seed 20608)
     case!(
         "tests/run/dsat_rounded.pisa",

@@ -300,7 +300,25 @@ fn fmad16(fx: &mut FunctionCx, ty: &str, a: Word, b: Word, c: Word) -> R<Word> {
     let zs = fx.tx.b.bitcast(ft, None, zs)?;
     let cnz = fx.tx.b.f_ord_not_equal(bt, None, c, zero)?;
     let t = fx.tx.b.select(ft, None, cnz, c, zs)?;
-    Ok(fx.tx.b.select(ft, None, tiny, t, r)?)
+    let r = fx.tx.b.select(ft, None, tiny, t, r)?;
+    // an infinite `c` with finite a, b is the exact result, also when the
+    // product is too large even for the halved f32 sum (which then gave
+    // inf − inf = NaN; fuzz seed 21389)
+    let cinf = fx.tx.b.is_inf(bt, None, c)?;
+    let a_fin = finite(fx, a)?;
+    let b_fin = finite(fx, b)?;
+    let fin = fx.tx.b.logical_and(bt, None, a_fin, b_fin)?;
+    let keep_c = fx.tx.b.logical_and(bt, None, cinf, fin)?;
+    Ok(fx.tx.b.select(ft, None, keep_c, c, r)?)
+}
+
+/// Whether an f32 value is neither infinite nor NaN.
+fn finite(fx: &mut FunctionCx, v: Word) -> R<Word> {
+    let bt = fx.tx.bool_ty();
+    let inf = fx.tx.b.is_inf(bt, None, v)?;
+    let nan = fx.tx.b.is_nan(bt, None, v)?;
+    let bad = fx.tx.b.logical_or(bt, None, inf, nan)?;
+    Ok(fx.tx.b.logical_not(bt, None, bad)?)
 }
 
 /// `fmad.f` with one rounding on drivers whose `Fma` is not fused
