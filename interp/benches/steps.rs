@@ -36,7 +36,10 @@ spin:
 
 fn main() {
     let m = pisa_translator::assemble("hash.pisa", LOOP).expect("the bench kernel assembles");
-    for (label, items, iters) in [("hash loop, 1 item", 1u32, 3_000_000u32), ("hash loop, 256 items", 256, 20_000)] {
+    for (label, items, iters) in [
+        ("hash loop, 1 item", 1u32, 3_000_000u32),
+        ("hash loop, 256 items", 256, 20_000),
+    ] {
         let mut dev = CpuDevice::new();
         let prog = dev.load(&m).expect("loads");
         let out = dev.alloc_buffer(4 * items as u64).expect("buffer");
