@@ -126,13 +126,13 @@ fn open_device(
         };
     }
     // translate first: the device then enables only what the module needs
-    let (words, layout) = match (module, words) {
+    let words = match (module, words) {
         (Some(m), _) => {
-            let spv = pisa_translator::spirv::translate(m)
-                .with_context(|| format!("cannot translate {}", path.display()))?;
-            (spv.words, Some(spv.layout))
+            pisa_translator::spirv::translate(m)
+                .with_context(|| format!("cannot translate {}", path.display()))?
+                .words
         }
-        (None, Some(w)) => (w, None),
+        (None, Some(w)) => w,
         _ => bail!("nothing to run"),
     };
     explain_crashes();
@@ -167,31 +167,10 @@ fn open_device(
         }
         (Err(e), _, _) => return Err(e).context("cannot start the Vulkan runtime"),
     };
-    // translated again for the device: a driver that caps loops gets small
-    // loops unrolled, others no loop-cap checks (the features are the same)
-    let (words, layout) = match (module, rt.device_info().caps_loops) {
-        (Some(m), caps) => {
-            let mut options = pisa_translator::spirv::Options::for_loop_cap(caps)
-                .with_signed_zeros(rt.device_info().signed_zero_inf_nan_preserve)
-                .with_f64(rt.device_info().features.float64 && rt.device_info().features.int64);
-            // a debugging aid for driver bugs: the driver workarounds to
-            // apply, e.g. `PISA_SPIRV_OPTIONS=unroll,loop-cap` (README)
-            if let Ok(v) = std::env::var("PISA_SPIRV_OPTIONS") {
-                let on: Vec<&str> = v.split(',').map(str::trim).collect();
-                options.unroll_loops = on.contains(&"unroll");
-                options.detect_loop_cap = on.contains(&"loop-cap");
-                options.relaxed_memory_orders = on.contains(&"relaxed");
-                options.opaque_operands = on.contains(&"opaque");
-                options.fma_f32_via_f64 &= on.contains(&"fma-f64");
-            }
-            let spv = pisa_translator::spirv::translate_with(m, &options)
-                .with_context(|| format!("cannot translate {}", path.display()))?;
-            (spv.words, Some(spv.layout))
-        }
-        _ => (words, layout),
-    };
-    let prog = match layout {
-        Some(l) => rt.load_translated(&words, l),
+    // translated again for the device, with the workarounds its driver
+    // needs (the features are the same)
+    let prog = match module {
+        Some(m) => rt.load(m),
         None => rt.load_spirv(&words),
     }
     .with_context(|| format!("cannot load {}", path.display()))?;

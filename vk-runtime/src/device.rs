@@ -45,6 +45,28 @@ pub struct DeviceInfo {
     pub signed_zero_inf_nan_preserve: [bool; 3],
 }
 
+impl DeviceInfo {
+    /// How modules are translated for this device: the driver workarounds
+    /// it needs (docs/abi.md) and the exact `fmad.f` where it has 64-bit
+    /// floats and integers. `PISA_SPIRV_OPTIONS=unroll,loop-cap,relaxed,
+    /// opaque,fma-f64` (any subset) overrides the workarounds, to track
+    /// down driver bugs (README).
+    pub fn translate_options(&self) -> pisa_translator::spirv::Options {
+        let mut options = pisa_translator::spirv::Options::for_loop_cap(self.caps_loops)
+            .with_signed_zeros(self.signed_zero_inf_nan_preserve)
+            .with_f64(self.features.float64 && self.features.int64);
+        if let Ok(v) = std::env::var("PISA_SPIRV_OPTIONS") {
+            let on: Vec<&str> = v.split(',').map(str::trim).collect();
+            options.unroll_loops = on.contains(&"unroll");
+            options.detect_loop_cap = on.contains(&"loop-cap");
+            options.relaxed_memory_orders = on.contains(&"relaxed");
+            options.opaque_operands = on.contains(&"opaque");
+            options.fma_f32_via_f64 &= on.contains(&"fma-f64");
+        }
+        options
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct RuntimeOptions {
     /// Device index or name substring; `None`: `PISA_DEVICE`, else the best.

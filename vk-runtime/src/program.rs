@@ -117,10 +117,7 @@ fn entry_points(words: &[u32]) -> Result<Vec<String>> {
 impl Runtime {
     /// Translates and loads a validated PISA module.
     pub fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId> {
-        let info = self.device_info();
-        let options = pisa_translator::spirv::Options::for_loop_cap(info.caps_loops)
-            .with_signed_zeros(info.signed_zero_inf_nan_preserve)
-            .with_f64(info.features.float64 && info.features.int64);
+        let options = self.device_info().translate_options();
         let spv = pisa_translator::spirv::translate_with(module, &options)?;
         let layout = spv.layout.clone();
         self.load_spirv_with_layout(&spv.words, Some(layout))
