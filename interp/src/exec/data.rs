@@ -3,7 +3,7 @@
 //! [`crate::float`]) and addresses (`addrof`, `addrcast`, `isaddr`).
 
 use super::float_ops::mode;
-use super::{mask, set, set_bytes, sext, Exec, Item, X};
+use super::{mask, set, set_bytes, sext, Exec, Item, MAX_VALUE_BYTES, X};
 use crate::decode::{Op, Opnd};
 use crate::float::{self, FloatTy, Round};
 use crate::memory::{resolve_generic, to_generic, Space};
@@ -31,13 +31,14 @@ impl Exec<'_> {
                     _ => ty.bits as usize / 8,
                 };
                 let n = n.max(1);
-                let bytes = self.get_bytes(item, &o[1], n);
-                let mut v = bytes;
-                v.resize(n, 0);
-                if let Opnd::Reg { bytes, .. } = &o[0] {
-                    v.resize(*bytes as usize, 0);
-                }
-                set_bytes(item, &o[0], &v);
+                // zero beyond `n`: the destination is zero-extended
+                let mut buf = [0u8; MAX_VALUE_BYTES];
+                self.read_bytes(item, &o[1], &mut buf[..n]);
+                let dst = match &o[0] {
+                    Opnd::Reg { bytes, .. } => *bytes as usize,
+                    _ => n,
+                };
+                set_bytes(item, &o[0], &buf[..dst]);
             }
             Sext | Zext | Trunc => {
                 let from = q.from.map_or(32, |t| t.bits as u32);
@@ -88,17 +89,15 @@ impl Exec<'_> {
                     off: off + (index * eb) as u32,
                     bytes: (moved * eb) as u16,
                 };
-                let v = if matches!(opcode, Extract | ExtractDynamic) {
-                    self.get_bytes(item, &at, moved * eb)
+                let (src, dst) = if matches!(opcode, Extract | ExtractDynamic) {
+                    (&at, elem_op)
                 } else {
-                    self.get_bytes(item, elem_op, moved * eb)
+                    (elem_op, &at)
                 };
-                let dst = if matches!(opcode, Extract | ExtractDynamic) {
-                    elem_op
-                } else {
-                    &at
-                };
-                set_bytes(item, dst, &v);
+                let mut buf = [0u8; MAX_VALUE_BYTES];
+                let v = &mut buf[..moved * eb];
+                self.read_bytes(item, src, v);
+                set_bytes(item, dst, v);
             }
             F2i | Pf2i => {
                 let from = q.from.unwrap_or_default();

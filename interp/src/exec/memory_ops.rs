@@ -3,7 +3,7 @@
 //! [`crate::memory`]. One work-item runs at a time, so every access is
 //! atomic; the memory order and scope qualifiers need no further work.
 
-use super::{mask, set, set128, set_bytes, sext, Exec, Item, X};
+use super::{mask, set, set128, set_bytes, sext, Exec, Item, MAX_VALUE_BYTES, X};
 use crate::decode::{Addr, AddrBaseD, Op, Opnd};
 use crate::float::{self, BinOp, FloatMode, FloatTy};
 use crate::memory::{arena_range, check_align, resolve_generic, Fault, Space};
@@ -102,8 +102,9 @@ impl Exec<'_> {
                         ),
                     ));
                 };
-                let v = bytes.to_vec();
-                store_reg(item, &o[0], &v);
+                let mut buf = [0u8; MAX_VALUE_BYTES];
+                buf[..n].copy_from_slice(bytes);
+                store_reg(item, &o[0], &buf);
                 Ok(())
             }
             Opcode::Ld | Opcode::St => {
@@ -117,16 +118,14 @@ impl Exec<'_> {
                 };
                 let (space, addr) = self.locate(q.space, self.address(item, a));
                 check_align(space, addr, align, n).map_err(|f| self.fault(op, f))?;
+                let mut buf = [0u8; MAX_VALUE_BYTES];
                 if opcode == Opcode::Ld {
-                    let mut buf = vec![0u8; n];
-                    self.read_mem(item, space, addr, &mut buf)
+                    self.read_mem(item, space, addr, &mut buf[..n])
                         .map_err(|f| self.fault(op, f))?;
                     store_reg(item, val, &buf);
                 } else {
-                    let data = self.get_bytes(item, val, n);
-                    let mut data = data;
-                    data.resize(n, 0);
-                    self.write_mem(item, space, addr, &data)
+                    self.read_bytes(item, val, &mut buf[..n]);
+                    self.write_mem(item, space, addr, &buf[..n])
                         .map_err(|f| self.fault(op, f))?;
                 }
                 Ok(())
@@ -144,13 +143,14 @@ impl Exec<'_> {
         };
         let (space, addr) = self.locate(q.space, self.address(item, a));
         check_align(space, addr, align, n).map_err(|f| self.fault(op, f))?;
-        let mut buf = vec![0u8; n];
-        self.read_mem(item, space, addr, &mut buf)
+        let mut bytes = [0u8; 16];
+        let buf = &mut bytes[..n];
+        self.read_mem(item, space, addr, buf)
             .map_err(|f| self.fault(op, f))?;
         let bits = (n * 8) as u32;
         let aop = q.atom.unwrap_or(AtomOp::Add);
         if bits == 128 {
-            let old = u128::from_le_bytes(buf.as_slice().try_into().expect("16 bytes"));
+            let old = u128::from_le_bytes(bytes);
             let s0 = o.get(2).map_or(0, |s| self.get128(item, s));
             let s1 = o.get(3).map_or(0, |s| self.get128(item, s));
             let new = match aop {
@@ -170,7 +170,7 @@ impl Exec<'_> {
             return Ok(());
         }
         let mut b8 = [0u8; 8];
-        b8[..n].copy_from_slice(&buf);
+        b8[..n].copy_from_slice(buf);
         let old = u64::from_le_bytes(b8);
         let s0 = o.get(2).map_or(0, |s| self.get(item, s, bits));
         let s1 = o.get(3).map_or(0, |s| self.get(item, s, bits));
@@ -239,18 +239,14 @@ impl Exec<'_> {
     }
 }
 
-/// Loaded bytes into a destination register (zero-extended to its size).
-fn store_reg(item: &mut Item, dst: &Opnd, data: &[u8]) {
+/// Loaded bytes (zero-padded) into a destination register, zero-extended
+/// to its size.
+fn store_reg(item: &mut Item, dst: &Opnd, data: &[u8; MAX_VALUE_BYTES]) {
     match dst {
-        Opnd::Reg { bytes, .. } => {
-            let mut v = data.to_vec();
-            v.resize(*bytes as usize, 0);
-            set_bytes(item, dst, &v);
-        }
+        Opnd::Reg { bytes, .. } => set_bytes(item, dst, &data[..*bytes as usize]),
         other => {
             let mut b = [0u8; 8];
-            let k = data.len().min(8);
-            b[..k].copy_from_slice(&data[..k]);
+            b.copy_from_slice(&data[..8]);
             set(item, other, u64::from_le_bytes(b));
         }
     }

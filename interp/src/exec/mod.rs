@@ -75,6 +75,9 @@ pub struct Trap {
 
 pub type X<T> = Result<T, Trap>;
 
+/// The largest register value in bytes (`.v64.32b`).
+pub const MAX_VALUE_BYTES: usize = 256;
+
 /// What executing one work-item can see.
 pub struct Exec<'a> {
     pub prog: &'a Decoded,
@@ -180,12 +183,20 @@ impl Exec<'_> {
         }
     }
 
-    /// Bytes of a register operand (whole vectors, swizzled parts).
-    pub fn get_bytes(&self, item: &Item, o: &Opnd, n: usize) -> Vec<u8> {
+    /// Bytes of an operand (whole vectors, swizzled parts, immediates
+    /// zero-extended) into `out`, without allocating: the buffers are on
+    /// the caller's stack ([`MAX_VALUE_BYTES`]).
+    pub fn read_bytes(&self, item: &Item, o: &Opnd, out: &mut [u8]) {
         let f = item.frames.last().expect("a frame");
+        let n = out.len();
         match o {
-            Opnd::Reg { off, .. } => f.regs[*off as usize..*off as usize + n].to_vec(),
-            other => self.get(item, other, 64).to_le_bytes()[..n.min(8)].to_vec(),
+            Opnd::Reg { off, .. } => out.copy_from_slice(&f.regs[*off as usize..*off as usize + n]),
+            other => {
+                let v = self.get(item, other, 64).to_le_bytes();
+                let k = n.min(8);
+                out[..k].copy_from_slice(&v[..k]);
+                out[k..].fill(0);
+            }
         }
     }
 
@@ -274,10 +285,15 @@ impl Exec<'_> {
                     frame.pc = if p { *then } else { *otherwise };
                 }
                 Kind::Return(v) => {
-                    let value = v.as_ref().map(|v| self.get_bytes(item, v, value_bytes(v)));
+                    let mut buf = [0u8; MAX_VALUE_BYTES];
+                    let returned = v.as_ref().map(|v| {
+                        let n = value_bytes(v);
+                        self.read_bytes(item, v, &mut buf[..n]);
+                    });
                     let done = item.frames.pop().expect("the frame");
-                    if let (Some(dst), Some(value)) = (done.ret, value) {
-                        write_value(item, &dst, &value);
+                    if let (Some(dst), Some(())) = (done.ret, returned) {
+                        // the rest of `buf` is zeros: values are zero-extended
+                        write_value(item, &dst, &buf);
                     }
                     if item.frames.is_empty() {
                         return Ok(Stop::Done);
@@ -398,9 +414,8 @@ impl Exec<'_> {
         }
         let mut regs = vec![0u8; callee.frame_bytes as usize];
         for (&(off, size), a) in callee.params.iter().zip(&call.args) {
-            let bytes = self.get_bytes(item, a, size as usize);
             let o = off as usize;
-            regs[o..o + bytes.len()].copy_from_slice(&bytes);
+            self.read_bytes(item, a, &mut regs[o..o + size as usize]);
         }
         item.frames.push(Frame {
             func: target as u32,
@@ -423,14 +438,10 @@ fn value_bytes(o: &Opnd) -> usize {
     }
 }
 
-fn write_value(item: &mut Item, dst: &Opnd, value: &[u8]) {
+fn write_value(item: &mut Item, dst: &Opnd, value: &[u8; MAX_VALUE_BYTES]) {
     match dst {
-        Opnd::Reg { bytes, .. } => {
-            let mut v = value.to_vec();
-            v.resize(*bytes as usize, 0);
-            set_bytes(item, dst, &v);
-        }
-        Opnd::Pred { .. } => set(item, dst, value.first().copied().unwrap_or(0) as u64),
+        Opnd::Reg { bytes, .. } => set_bytes(item, dst, &value[..*bytes as usize]),
+        Opnd::Pred { .. } => set(item, dst, value[0] as u64),
         _ => {}
     }
 }
