@@ -22,6 +22,31 @@ fn spirv_val(words: &[u32]) -> Option<Result<(), String>> {
     })
 }
 
+/// The Vulkan device (lavapipe in CI); `None`, with a message, on a
+/// machine without one outside CI.
+fn lavapipe() -> Option<VulkanDevice> {
+    std::env::set_var(
+        "XDG_RUNTIME_DIR",
+        std::env::var("XDG_RUNTIME_DIR").unwrap_or("/tmp".into()),
+    );
+    match VulkanDevice::new() {
+        Ok(d) => Some(d),
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("skipped: {e}");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// How many seeds a lavapipe test runs: `PISA_FUZZ_SEEDS`, else `default`.
+fn seeds(default: u64) -> u64 {
+    std::env::var("PISA_FUZZ_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
 /// The configuration the lavapipe tests run: the default, less what lavapipe
 /// is known to get wrong (see the crate's findings in `tests/finds.md`).
 fn lavapipe_cfg() -> GenConfig {
@@ -104,23 +129,11 @@ fn every_feature_flag_off_still_valid() {
 
 #[test]
 fn runs_on_lavapipe_deterministically() {
-    std::env::set_var(
-        "XDG_RUNTIME_DIR",
-        std::env::var("XDG_RUNTIME_DIR").unwrap_or("/tmp".into()),
-    );
-    let mut dev = match VulkanDevice::new() {
-        Ok(d) => d,
-        Err(e) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipped: {e}");
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    let Some(mut dev) = lavapipe() else {
+        return;
     };
     let cfg = lavapipe_cfg();
-    let n: u64 = std::env::var("PISA_FUZZ_SEEDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(24);
+    let n = seeds(24);
     for seed in 0..n {
         let case = generate(seed, &cfg);
         let v = check_alone(&case, &mut dev);
@@ -204,24 +217,12 @@ fn differential_cfg() -> GenConfig {
 /// device (`PISA_FUZZ_SEEDS=N` runs more; the fuzz example runs millions).
 #[test]
 fn lavapipe_and_the_cpu_device_agree() {
-    std::env::set_var(
-        "XDG_RUNTIME_DIR",
-        std::env::var("XDG_RUNTIME_DIR").unwrap_or("/tmp".into()),
-    );
-    let mut vk = match VulkanDevice::new() {
-        Ok(d) => d,
-        Err(e) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipped: {e}");
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    let Some(mut vk) = lavapipe() else {
+        return;
     };
     let mut cpu = pisa_fuzz::ApiDevice::new("cpu", pisa_interp::CpuDevice::new());
     let cfg = differential_cfg();
-    let n: u64 = std::env::var("PISA_FUZZ_SEEDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(40);
+    let n = seeds(40);
     for seed in 0..n {
         let case = generate(seed, &cfg);
         let v = pisa_fuzz::check(&case, &mut cpu, &mut vk);
