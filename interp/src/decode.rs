@@ -110,8 +110,6 @@ pub enum Special {
     WorkDim,
     LaneId,
     SubgroupSize,
-    ActiveMask,
-    PrintfBuffer,
 }
 
 /// A decoded operand.
@@ -232,6 +230,8 @@ struct FuncDecoder<'a> {
     f: &'a Function,
     reg_off: Vec<u32>,
     reg_bytes: Vec<u16>,
+    /// Bytes of all registers (8-byte aligned each).
+    frame_bytes: u32,
     param_off: Vec<Option<u32>>,
     sites: &'a mut Vec<Site>,
 }
@@ -304,9 +304,8 @@ impl<'a> FuncDecoder<'a> {
                 _ => None,
             });
         }
-        // keep register offsets in a side table; the frame size is `at`
-        reg_off.push(at);
         FuncDecoder {
+            frame_bytes: at,
             program,
             source,
             layout,
@@ -365,7 +364,8 @@ impl<'a> FuncDecoder<'a> {
             name: self.program.name(f.name).to_string(),
             kind: f.kind,
             ops,
-            frame_bytes: *self.reg_off.last().unwrap_or(&0) + 16,
+            // padding: an 8-byte read at any register offset stays inside
+            frame_bytes: self.frame_bytes + 16,
             params,
             ret_bytes: f.ret.map(|t| (t.total_bits() / 8).max(1) as u16),
             declaration: f.is_declaration(),

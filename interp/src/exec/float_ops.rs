@@ -4,7 +4,7 @@
 
 use super::{mask, set, Exec, Item, X};
 use crate::decode::{flag, Op, Quals};
-use crate::float::{self, BinOp, FloatMode, FloatTy, UnOp};
+use crate::float::{self, BinOp, FloatMode, UnOp};
 use pisa_translator::ir::qualifier::Cop;
 use pisa_translator::ir::Opcode;
 
@@ -14,21 +14,6 @@ pub fn mode(q: &Quals) -> FloatMode {
         ftz: q.has(flag::FTZ),
         dsat: q.has(flag::DSAT),
         nanp: q.has(flag::NANP),
-    }
-}
-
-/// A denormal as a zero of its sign (`.ftz` sources).
-pub fn flush(ty: FloatTy, v: u64) -> u64 {
-    let (exp_mask, sign) = match ty {
-        FloatTy::Half => (0x7C00u64, 0x8000u64),
-        FloatTy::BFloat => (0x7F80, 0x8000),
-        FloatTy::Single => (0x7F80_0000, 0x8000_0000),
-        FloatTy::Double => (0x7FF0_0000_0000_0000, 0x8000_0000_0000_0000),
-    };
-    if v & exp_mask == 0 {
-        v & sign
-    } else {
-        v
     }
 }
 
@@ -59,14 +44,7 @@ impl Exec<'_> {
         if opcode == Fcmp {
             let cop = op.q.cop.unwrap_or(Cop::Eq);
             let (a, b) = (src(1), src(2));
-            let test = |x: u64, y: u64| {
-                let (x, y) = if m.ftz {
-                    (flush(ft, x), flush(ft, y))
-                } else {
-                    (x, y)
-                };
-                float::compare(cmp_op(cop), ft, x, y)
-            };
+            let test = |x: u64, y: u64| float::compare_ftz(cmp_op(cop), ft, x, y, m.ftz);
             if n == 2 {
                 let mut r = 0u64;
                 for i in 0..2 {

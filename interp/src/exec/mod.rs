@@ -151,8 +151,6 @@ impl Exec<'_> {
                 let [sx, sy, _] = self.group_size;
                 ((z * sy + y) * sx + x) as u64 % 32
             }
-            // rejected when the program is decoded (not yet supported)
-            Special::ActiveMask | Special::PrintfBuffer => 0,
         }
     }
 

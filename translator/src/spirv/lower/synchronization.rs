@@ -39,7 +39,6 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 }
             };
             let s = fx.tx.const_u32(scope as u32);
-            let sem = fx.tx.const_u32((order | mem_sem(ins.qual())).bits());
             if fx.tx.options.relaxed_memory_orders {
                 // Mesa 22's llvmpipe miscompiles an OpMemoryBarrier, or an
                 // atomic with acquire/release semantics, inside a loop of a
@@ -63,8 +62,8 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 let zero = fx.tx.const_u32(0);
                 let relaxed = fx.tx.const_u32(0);
                 fx.tx.b.atomic_or(u32t, None, ptr, s, relaxed, zero)?;
-                let _ = sem;
             } else {
+                let sem = fx.tx.const_u32((order | mem_sem(ins.qual())).bits());
                 fx.tx.b.memory_barrier(s, sem)?;
             }
         }
