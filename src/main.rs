@@ -4,6 +4,7 @@ mod run;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use pisa_translator::link::Input;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -20,11 +21,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Assemble and validate PISA files; exit 1 if any has an error.
+    /// Assemble and validate PISA files, and link them into one program when
+    /// there are several; exit 1 if any has an error.
     Check {
-        /// PISA source files.
+        /// PISA source files (modules of one program).
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Check each file as a program of its own (no linking).
+        #[arg(long)]
+        each: bool,
         /// Print diagnostics as JSON lines (one object per diagnostic).
         #[arg(long)]
         json: bool,
@@ -37,10 +42,11 @@ enum Command {
         #[arg(long, value_parser = ["vulkan"])]
         target: Option<String>,
     },
-    /// Translate a PISA file to SPIR-V (Vulkan 1.2, SPIR-V 1.5).
+    /// Translate a PISA program to SPIR-V (Vulkan 1.2, SPIR-V 1.5).
     Spirv {
-        /// PISA source file.
-        file: PathBuf,
+        /// PISA source files (several are linked into one program).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Write the SPIR-V binary here.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -56,11 +62,22 @@ enum Command {
     /// as basic blocks, and with --structured the structured control flow
     /// the SPIR-V back end emits.
     Ir {
-        /// PISA source file.
-        file: PathBuf,
+        /// PISA source files (several are linked into one program).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Also print each function's structured control-flow tree.
         #[arg(long)]
         structured: bool,
+    },
+    /// Link PISA modules into one (`.import`s resolved against `.export`s,
+    /// internal symbols kept apart) and print it as PISA text.
+    Link {
+        /// PISA source files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Write the linked module here (`-` or none: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
     },
     /// Run a kernel on a Vulkan device and print its results.
     Run(Box<run::RunArgs>),
@@ -95,17 +112,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Check {
             files,
+            each,
             json,
             quiet,
             target,
-        } => check(&files, json, quiet, target.is_some()),
+        } => check(&files, each, json, quiet, target.is_some()),
         Command::Spirv {
-            file,
+            files,
             output,
             dis,
             unroll_loops,
-        } => spirv(&file, output.as_deref(), dis, unroll_loops),
-        Command::Ir { file, structured } => ir(&file, structured),
+        } => spirv(&files, output.as_deref(), dis, unroll_loops),
+        Command::Ir { files, structured } => ir(&files, structured),
+        Command::Link { files, output } => link(&files, output.as_deref()),
         Command::Run(a) => run::run(*a),
         Command::Devices { json } => run::devices(json),
     }
@@ -137,10 +156,23 @@ fn display_name(path: &Path) -> String {
     }
 }
 
-fn assemble_file(path: &Path) -> Result<Option<pisa_translator::Module>> {
-    let bytes = read_input(path).with_context(|| format!("cannot read {}", display_name(path)))?;
-    let text = String::from_utf8_lossy(&bytes);
-    match pisa_translator::assemble(&display_name(path), &text) {
+/// Reads the files, assembles them and links them into one program (one
+/// file: assembled as it is), printing every diagnostic; `None` if invalid.
+pub(crate) fn assemble_files(paths: &[PathBuf]) -> Result<Option<pisa_translator::Module>> {
+    let mut texts = Vec::with_capacity(paths.len());
+    for path in paths {
+        let bytes =
+            read_input(path).with_context(|| format!("cannot read {}", display_name(path)))?;
+        texts.push((
+            display_name(path),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ));
+    }
+    let inputs: Vec<Input> = texts
+        .iter()
+        .map(|(name, text)| Input { name, text })
+        .collect();
+    match pisa_translator::link::link(&inputs) {
         Ok(m) => {
             eprint!("{}", m.warnings().render());
             Ok(Some(m))
@@ -152,25 +184,63 @@ fn assemble_file(path: &Path) -> Result<Option<pisa_translator::Module>> {
     }
 }
 
-fn spirv(path: &Path, output: Option<&Path>, dis: bool, unroll_loops: bool) -> Result<ExitCode> {
-    let Some(module) = assemble_file(path)? else {
+/// How a list of input files is named in messages.
+pub(crate) fn display_names(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| display_name(p))
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+/// Refuses an output path that is one of the inputs (`-o k.pisa` would
+/// overwrite the program).
+fn refuse_overwriting_inputs(out: &Path, inputs: &[PathBuf]) -> Result<()> {
+    if is_stdio(out) || !out.exists() {
+        return Ok(());
+    }
+    let out_c = std::fs::canonicalize(out).ok();
+    for path in inputs {
+        if !is_stdio(path) && out_c.is_some() && std::fs::canonicalize(path).ok() == out_c {
+            anyhow::bail!("-o {} is the input file itself", out.display());
+        }
+    }
+    Ok(())
+}
+
+fn link(paths: &[PathBuf], output: Option<&Path>) -> Result<ExitCode> {
+    if let Some(out) = output {
+        refuse_overwriting_inputs(out, paths)?;
+    }
+    let Some(module) = assemble_files(paths)? else {
+        return Ok(ExitCode::from(1));
+    };
+    match output {
+        Some(out) if !is_stdio(out) => std::fs::write(out, module.source())
+            .with_context(|| format!("cannot write {}", out.display()))?,
+        _ => print!("{}", module.source()),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn spirv(
+    paths: &[PathBuf],
+    output: Option<&Path>,
+    dis: bool,
+    unroll_loops: bool,
+) -> Result<ExitCode> {
+    if let Some(out) = output {
+        refuse_overwriting_inputs(out, paths)?;
+    }
+    let Some(module) = assemble_files(paths)? else {
         return Ok(ExitCode::from(1));
     };
     let options = pisa_translator::spirv::Options {
         unroll_loops,
         ..Default::default()
     };
-    if let Some(out) = output {
-        // `pisa spirv k.pisa -o k.pisa` would replace the program with binary
-        if !is_stdio(out)
-            && std::fs::canonicalize(out).ok() == std::fs::canonicalize(path).ok()
-            && out.exists()
-        {
-            anyhow::bail!("-o {} is the input file itself", out.display());
-        }
-    }
     let spv = pisa_translator::spirv::translate_with(&module, &options)
-        .with_context(|| format!("cannot translate {}", path.display()))?;
+        .with_context(|| format!("cannot translate {}", display_names(paths)))?;
     match output {
         Some(out) if is_stdio(out) => {
             if dis {
@@ -192,8 +262,8 @@ fn spirv(path: &Path, output: Option<&Path>, dis: bool, unroll_loops: bool) -> R
     Ok(ExitCode::SUCCESS)
 }
 
-fn ir(path: &Path, structured: bool) -> Result<ExitCode> {
-    let Some(module) = assemble_file(path)? else {
+fn ir(paths: &[PathBuf], structured: bool) -> Result<ExitCode> {
+    let Some(module) = assemble_files(paths)? else {
         return Ok(ExitCode::from(1));
     };
     let program = pisa_translator::ir::build(&module);
@@ -209,26 +279,35 @@ fn ir(path: &Path, structured: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Diagnostics shown in text per file at most (JSON lines carry them all).
+/// Diagnostics shown in text per program at most (JSON lines carry them all).
 const MAX_SHOWN: usize = 200;
 
-/// What translating a valid module for Vulkan reports, as a diagnostic.
+/// What translating a valid module for Vulkan reports, as a diagnostic;
+/// `texts` are the input files by name (for the quoted source line).
 fn translation_diagnostic(
     m: &pisa_translator::Module,
-    text: &str,
+    texts: &[(String, String)],
 ) -> Option<pisa_translator::Diagnostic> {
     use pisa_translator::spirv::TranslateError;
     let e = pisa_translator::spirv::translate(m).err()?;
-    let (message, line, col) = match &e {
+    let (message, file, line, col) = match &e {
         TranslateError::Unsupported {
-            what, line, col, ..
+            what,
+            file,
+            line,
+            col,
         } => (
             format!("not supported by the Vulkan back end yet: {what}"),
+            file.clone(),
             *line,
             *col,
         ),
-        other => (other.to_string(), 1, 1),
+        other => (other.to_string(), m.file().to_string(), 1, 1),
     };
+    let text = texts
+        .iter()
+        .find(|(name, _)| *name == file)
+        .map_or("", |(_, t)| t.as_str());
     let source_line = text
         .lines()
         .nth(line.saturating_sub(1) as usize)
@@ -247,7 +326,7 @@ fn translation_diagnostic(
         severity: pisa_translator::Severity::Error,
         code: "unsupported",
         message,
-        file: m.file().to_string(),
+        file,
         line,
         col,
         len,
@@ -256,38 +335,46 @@ fn translation_diagnostic(
     })
 }
 
-fn check(files: &[PathBuf], json: bool, quiet: bool, vulkan: bool) -> Result<ExitCode> {
+/// The diagnostics of one program (one file, or several linked), and
+/// whether it failed.
+fn check_program(texts: &[(String, String)], vulkan: bool) -> (pisa_translator::Diagnostics, bool) {
+    let inputs: Vec<Input> = texts
+        .iter()
+        .map(|(name, text)| Input { name, text })
+        .collect();
+    match pisa_translator::link::link(&inputs) {
+        Ok(m) => {
+            let mut d = m.warnings().clone();
+            let unsupported = vulkan.then(|| translation_diagnostic(&m, texts)).flatten();
+            let failed = unsupported.is_some();
+            d.0.extend(unsupported);
+            (d, failed)
+        }
+        Err(d) => (d, true),
+    }
+}
+
+fn check(files: &[PathBuf], each: bool, json: bool, quiet: bool, vulkan: bool) -> Result<ExitCode> {
     let mut failed = false;
-    let mut unreadable = false;
+    let mut texts = Vec::new();
     for path in files {
         // an unreadable file is reported, and the others are still checked
-        let bytes = match read_input(path) {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!("error: cannot read {}: {e}", display_name(path));
-                unreadable = true;
-                continue;
-            }
-        };
-        // invalid UTF-8 is replaced so that the assembler can point at it
-        let text = String::from_utf8_lossy(&bytes);
-        let name = display_name(path);
-        let diags = match pisa_translator::assemble(&name, &text) {
-            Ok(m) => {
-                let mut d = m.warnings().clone();
-                if vulkan {
-                    if let Some(e) = translation_diagnostic(&m, &text) {
-                        failed = true;
-                        d.0.push(e);
-                    }
-                }
-                d
-            }
-            Err(d) => {
-                failed = true;
-                d
-            }
-        };
+        match read_input(path) {
+            // invalid UTF-8 is replaced so that the assembler can point at it
+            Ok(b) => texts.push((display_name(path), String::from_utf8_lossy(&b).into_owned())),
+            Err(e) => eprintln!("error: cannot read {}: {e}", display_name(path)),
+        }
+    }
+    let unreadable = texts.len() < files.len();
+    // one program of all files, or (--each, or a file missing) one per file
+    let programs: Vec<&[(String, String)]> = if each || unreadable {
+        texts.chunks(1).collect()
+    } else {
+        vec![&texts[..]]
+    };
+    for program in programs {
+        let (diags, bad) = check_program(program, vulkan);
+        failed |= bad;
         let shown: Vec<_> = diags
             .0
             .iter()
@@ -300,9 +387,8 @@ fn check(files: &[PathBuf], json: bool, quiet: bool, vulkan: bool) -> Result<Exi
                 eprint!("{}", d.render());
             } else {
                 eprintln!(
-                    "... and {} more diagnostics in {} (`--json` lists them all)",
-                    shown.len() - MAX_SHOWN,
-                    path.display()
+                    "... and {} more diagnostics (`--json` lists them all)",
+                    shown.len() - MAX_SHOWN
                 );
                 break;
             }

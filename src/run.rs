@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
-    /// PISA source (or a SPIR-V module with --spirv).
-    pub file: Option<std::path::PathBuf>,
+    /// PISA source files (several are linked into one program), or a
+    /// SPIR-V module (also with --spirv).
+    pub files: Vec<std::path::PathBuf>,
     /// Launch a raw SPIR-V module that follows docs/abi.md.
     #[arg(long, value_name = "FILE.spv")]
     pub spirv: Option<std::path::PathBuf>,
@@ -102,7 +103,7 @@ pub fn is_cpu_choice(choice: Option<&str>) -> bool {
 /// named).
 fn open_device(
     a: &RunArgs,
-    path: &std::path::Path,
+    what: &str,
     module: Option<&pisa_translator::Module>,
     words: Option<Vec<u32>>,
     timeout: Duration,
@@ -116,7 +117,7 @@ fn open_device(
         d.set_timeout(timeout);
         let prog = d
             .load(module)
-            .with_context(|| format!("cannot load {}", path.display()))?;
+            .with_context(|| format!("cannot load {what}"))?;
         Ok((Box::new(d), prog))
     };
     if is_cpu_choice(choice.as_deref()) {
@@ -129,7 +130,7 @@ fn open_device(
     let words = match (module, words) {
         (Some(m), _) => {
             pisa_translator::spirv::translate(m)
-                .with_context(|| format!("cannot translate {}", path.display()))?
+                .with_context(|| format!("cannot translate {what}"))?
                 .words
         }
         (None, Some(w)) => w,
@@ -173,18 +174,31 @@ fn open_device(
         Some(m) => rt.load(m),
         None => rt.load_spirv(&words),
     }
-    .with_context(|| format!("cannot load {}", path.display()))?;
+    .with_context(|| format!("cannot load {what}"))?;
     Ok((Box::new(rt), prog))
 }
 
 pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     // everything the user typed is checked before anything runs
-    let path = a
-        .spirv
-        .clone()
-        .or(a.file.clone())
-        .ok_or_else(|| anyhow!("give a PISA file or --spirv FILE.spv"))?;
-    let is_spirv = a.spirv.is_some() || path.extension().is_some_and(|e| e == "spv");
+    let spirv_path = match (&a.spirv, &a.files[..]) {
+        (Some(p), []) => Some(p.clone()),
+        (Some(_), _) => bail!("give PISA files or --spirv FILE.spv, not both"),
+        (None, []) => bail!("give a PISA file or --spirv FILE.spv"),
+        (None, [p]) if p.extension().is_some_and(|e| e == "spv") => Some(p.clone()),
+        (None, files)
+            if files
+                .iter()
+                .any(|p| p.extension().is_some_and(|e| e == "spv")) =>
+        {
+            bail!("a SPIR-V module runs by itself: it cannot be linked with other files")
+        }
+        (None, _) => None,
+    };
+    let is_spirv = spirv_path.is_some();
+    let what = match &spirv_path {
+        Some(p) => p.display().to_string(),
+        None => crate::display_names(&a.files),
+    };
     let (global, dims) = parse_dims(&a.global, "global")?;
     let local = a
         .local
@@ -267,14 +281,14 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     let module = if is_spirv {
         None
     } else {
-        match crate::assemble_file(&path)? {
+        match crate::assemble_files(&a.files)? {
             Some(m) => Some(m),
             None => return Ok(std::process::ExitCode::from(1)),
         }
     };
-    let words = if is_spirv {
+    let words = if let Some(path) = &spirv_path {
         let bytes =
-            crate::read_input(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            crate::read_input(path).with_context(|| format!("cannot read {}", path.display()))?;
         if bytes.len() % 4 != 0 {
             bail!(
                 "{} is not a SPIR-V module (size is not a multiple of 4)",
@@ -291,7 +305,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         None
     };
 
-    let (mut device, prog) = open_device(&a, &path, module.as_ref(), words, timeout)?;
+    let (mut device, prog) = open_device(&a, &what, module.as_ref(), words, timeout)?;
     let rt: &mut dyn Device = device.as_mut();
     for (name, bytes) in &set_globals {
         rt.write_global(prog, name, bytes)

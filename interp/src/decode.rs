@@ -210,6 +210,8 @@ pub struct DFunc {
 /// Where an instruction is, for messages.
 #[derive(Debug, Clone)]
 pub struct Site {
+    /// `file:line:col` of the instruction, in the file the user wrote.
+    pub at: String,
     pub line: u32,
     pub col: u32,
     pub text: String,
@@ -217,7 +219,6 @@ pub struct Site {
 
 #[derive(Debug, Clone)]
 pub struct Decoded {
-    pub file: String,
     pub functions: Vec<DFunc>,
     pub sites: Vec<Site>,
 }
@@ -255,11 +256,7 @@ pub fn decode(
         let mut d = FuncDecoder::new(program, source, layout, data_base, f, &mut sites);
         functions.push(d.function()?);
     }
-    Ok(Decoded {
-        file: program.source.file.clone(),
-        functions,
-        sites,
-    })
+    Ok(Decoded { functions, sites })
 }
 
 fn reg_size(kind: &RegKind) -> u16 {
@@ -319,6 +316,7 @@ impl<'a> FuncDecoder<'a> {
     }
 
     fn site(&mut self, span: pisa_translator::diag::Span) -> u32 {
+        let at = self.program.source.describe(span);
         let (line, col) = self.program.source.line_col(span);
         let text = self
             .source
@@ -326,7 +324,12 @@ impl<'a> FuncDecoder<'a> {
             .unwrap_or("")
             .trim()
             .to_string();
-        self.sites.push(Site { line, col, text });
+        self.sites.push(Site {
+            at,
+            line,
+            col,
+            text,
+        });
         self.sites.len() as u32 - 1
     }
 

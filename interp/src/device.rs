@@ -110,10 +110,7 @@ impl CpuDevice {
             .collect();
         self.memory.set_read_only(data_base, read_only);
         let decoded = decode(program, source, &layout, data_base).map_err(|u| {
-            RuntimeError::Unsupported(format!(
-                "{}:{}:{}: `{}`: {}",
-                program.source.file, u.site.line, u.site.col, u.site.text, u.what
-            ))
+            RuntimeError::Unsupported(format!("{}: `{}`: {}", u.site.at, u.site.text, u.what))
         })?;
         let kernels = layout
             .kernels
@@ -179,9 +176,7 @@ impl CpuDevice {
             GroupError::Barrier(m) => RuntimeError::Kernel(m),
             GroupError::Trap { trap, local } => {
                 let site = p.decoded.sites.get(trap.site as usize);
-                let at = site.map_or(String::new(), |s| {
-                    format!("{}:{}:{}: `{}`: ", p.decoded.file, s.line, s.col, s.text)
-                });
+                let at = site.map_or(String::new(), |s| format!("{}: `{}`: ", s.at, s.text));
                 RuntimeError::Kernel(format!(
                     "{at}{} (work-item {local:?} of work-group {group:?})",
                     trap.what

@@ -9,7 +9,9 @@
 pub mod catalog;
 pub mod diag;
 pub mod ir;
+pub mod link;
 pub mod module;
+pub mod source_map;
 pub mod spirv;
 pub mod syntax;
 pub mod validate;

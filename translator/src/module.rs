@@ -8,23 +8,30 @@ use crate::syntax::ast::{FuncDecl, Item, SourceAst, VarDecl};
 
 #[derive(Debug)]
 pub struct Module {
-    /// The file name diagnostics and debug info use.
-    pub(crate) file: String,
     pub(crate) version: String,
     pub(crate) target: String,
     pub(crate) ast: SourceAst,
     /// Warnings found while validating (errors make `assemble` fail instead).
     pub(crate) warnings: crate::Diagnostics,
-    /// Byte offset where each source line starts (for debug info and errors).
-    pub(crate) line_starts: Vec<u32>,
-    /// The source text (the reference interpreter quotes instructions from it).
+    /// Where each span of `source` came from (one file, or several linked).
+    pub(crate) map: crate::source_map::SourceMap,
+    /// The source text (the reference interpreter quotes instructions from
+    /// it); for a linked module, the linked text `pisa link` prints.
     pub(crate) source: String,
 }
 
 impl Module {
-    /// The file name diagnostics and debug info use.
+    /// The name the program goes by: its (first) file's name.
     pub fn file(&self) -> &str {
-        &self.file
+        self.map.program_name()
+    }
+    /// Where spans of [`Module::source`] came from.
+    pub fn source_map(&self) -> &crate::source_map::SourceMap {
+        &self.map
+    }
+    /// `file:line:col` of a span, in the file it came from.
+    pub fn describe(&self, span: crate::diag::Span) -> String {
+        self.map.describe(span)
     }
     /// `.version` as written.
     pub fn version(&self) -> &str {
@@ -54,9 +61,9 @@ impl Module {
             Item::Func(_) => None,
         })
     }
-    /// 1-based line and byte column of a source offset.
+    /// 1-based line and byte column of a span in the file it came from.
     pub fn line_col(&self, span: crate::diag::Span) -> (u32, u32) {
-        crate::diag::line_col(&self.line_starts, span.start)
+        self.map.line_col(span)
     }
     /// The text of an interned name.
     pub fn name(&self, n: crate::syntax::ast::Name) -> &str {

@@ -12,6 +12,13 @@ pub trait Device {
     /// Assembles nothing: loads a validated module (translating it as this
     /// device needs).
     fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId>;
+    /// Assembles PISA source files, links them into one program when there
+    /// are several (`.export`/`.import`, spec 06 §2.5.2 and 08 §4.3.1), and
+    /// loads it.
+    fn load_sources(&mut self, sources: &[pisa_translator::link::Input]) -> Result<ProgramId> {
+        let module = pisa_translator::link::link(sources).map_err(crate::RuntimeError::Assemble)?;
+        self.load(&module)
+    }
     fn kernels(&self, id: ProgramId) -> Result<Vec<KernelInfo>>;
     fn globals(&self, id: ProgramId) -> Result<Vec<GlobalInfo>>;
     fn read_global(&self, id: ProgramId, name: &str) -> Result<Vec<u8>>;

@@ -29,6 +29,9 @@ pub enum RuntimeError {
     LoopLimit,
     #[error("the runtime is unusable after an earlier timeout or device loss")]
     Unusable,
+    /// The sources did not assemble or link (every diagnostic, rendered).
+    #[error("{0}")]
+    Assemble(pisa_translator::Diagnostics),
     #[error(transparent)]
     Translate(#[from] pisa_translator::spirv::TranslateError),
     #[error("no kernel `{name}` in this module; its kernels: {}", if kernels.is_empty() { "none".to_string() } else { kernels.join(", ") })]

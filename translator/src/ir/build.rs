@@ -28,10 +28,7 @@ pub fn build(m: &Module) -> Program {
         variables,
         address_taken,
         symbols: m.ast.interner.clone(),
-        source: SourceMap {
-            file: m.file.clone(),
-            line_starts: m.line_starts.clone(),
-        },
+        source: m.map.clone(),
     };
     verify::debug_verify(&p, "build");
     for f in &mut p.functions {

@@ -322,19 +322,7 @@ pub struct Variable {
     pub span: Span,
 }
 
-/// Where source positions point: the file name and where each line starts.
-#[derive(Debug, Clone, Default)]
-pub struct SourceMap {
-    pub file: String,
-    pub line_starts: Vec<u32>,
-}
-
-impl SourceMap {
-    /// 1-based line and byte column of a source offset.
-    pub fn line_col(&self, span: Span) -> (u32, u32) {
-        crate::diag::line_col(&self.line_starts, span.start)
-    }
-}
+pub use crate::source_map::SourceMap;
 
 /// The whole module in IR form: what every back end reads. Function `i` is
 /// the module's `i`-th function in declaration order.

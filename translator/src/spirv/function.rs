@@ -230,7 +230,16 @@ impl FunctionCx<'_, '_> {
 
     /// Debug line information for an instruction at `span`.
     pub fn line(&mut self, span: Span) {
-        let starts = &self.tx.program.source.line_starts;
+        let map = &self.tx.program.source;
+        if !map.pieces.is_empty() {
+            // a linked module: each piece maps back to its own file
+            let at = map.locate(span);
+            if let Some(&file) = self.tx.file_ids.get(at.file as usize) {
+                self.tx.b.line(file, at.line, at.col);
+            }
+            return;
+        }
+        let starts = &map.files[0].line_starts;
         let ahead = |i: usize| starts.get(i + 1).is_some_and(|&s| s <= span.start);
         let mut i = self.line;
         if starts.get(i).is_some_and(|&s| s <= span.start) {
@@ -246,7 +255,7 @@ impl FunctionCx<'_, '_> {
         }
         self.line = i;
         let col = span.start - starts.get(i).copied().unwrap_or(0) + 1;
-        let file = self.tx.file_id;
+        let file = self.tx.file_ids[0];
         self.tx.b.line(file, i as u32 + 1, col);
     }
 }

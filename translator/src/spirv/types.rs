@@ -46,7 +46,8 @@ pub struct ModuleCx<'m> {
     pub shared_arena: Option<Word>,
     /// SPIR-V function id of each PISA function, by name.
     pub func_ids: HashMap<Name, Word>,
-    pub file_id: Word,
+    /// `OpString` of each input file, for debug lines.
+    pub file_ids: Vec<Word>,
     /// Some loop sets the launch's status word (docs/abi.md, loop caps).
     pub uses_status: bool,
 }
@@ -59,13 +60,20 @@ impl<'m> ModuleCx<'m> {
             spirv::AddressingModel::PhysicalStorageBuffer64,
             spirv::MemoryModel::GLSL450,
         );
-        let file_id = b.string(program.source.file.clone());
-        b.source(
-            spirv::SourceLanguage::Unknown,
-            0,
-            Some(file_id),
-            None::<String>,
-        );
+        let file_ids: Vec<Word> = program
+            .source
+            .files
+            .iter()
+            .map(|f| b.string(f.name.clone()))
+            .collect();
+        for &file in &file_ids {
+            b.source(
+                spirv::SourceLanguage::Unknown,
+                0,
+                Some(file),
+                None::<String>,
+            );
+        }
         let mut tx = ModuleCx {
             program,
             b,
@@ -84,7 +92,7 @@ impl<'m> ModuleCx<'m> {
             private_arena: None,
             shared_arena: None,
             func_ids: HashMap::new(),
-            file_id,
+            file_ids,
             uses_status: false,
         };
         tx.cap(Capability::Shader);
@@ -139,10 +147,11 @@ impl<'m> ModuleCx<'m> {
     }
 
     pub fn unsupported(&self, span: Span, what: impl Into<String>) -> TranslateError {
-        let (line, col) = self.program.source.line_col(span);
+        let at = self.program.source.locate(span);
+        let (line, col) = (at.line, at.col);
         TranslateError::Unsupported {
             what: what.into(),
-            file: self.program.source.file.clone(),
+            file: self.program.source.file_name(at.file).to_string(),
             line,
             col,
         }

@@ -66,9 +66,14 @@ pub struct Lexer<'s> {
 
 impl<'s> Lexer<'s> {
     pub fn new(src: &'s str) -> Self {
+        Self::starting_at(src, 0)
+    }
+
+    /// A lexer that starts at byte `pos` of `src` (a token boundary).
+    pub fn starting_at(src: &'s str, pos: usize) -> Self {
         Lexer {
             src: src.as_bytes(),
-            pos: 0,
+            pos,
         }
     }
 

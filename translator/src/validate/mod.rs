@@ -79,11 +79,9 @@ pub fn assemble(file: &str, source: &str) -> Result<Module, Diagnostics> {
     if diags.has_errors() {
         return Err(diags);
     }
-    let line_starts = crate::diag::line_starts(source);
     Ok(Module {
-        line_starts,
+        map: crate::source_map::SourceMap::single(file, source),
         source: source.to_string(),
-        file: file.to_string(),
         version,
         target,
         ast,

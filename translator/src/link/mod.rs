@@ -1,0 +1,93 @@
+//! Linking: several PISA modules become one program (spec 06 §2.5.2 and
+//! 08 §4.3.1 for `.export`/`.import`, 10 §6.1 for the version and target
+//! rules).
+//!
+//! Each file is assembled on its own first, so its errors point into it.
+//! Then [`symbols::plan`] resolves every `.import` against the `.export`s
+//! of the other modules, checks signatures, sizes, host names and headers,
+//! and decides which internal symbols need new names; [`splice::splice`]
+//! writes the linked program as PISA text (what `pisa link` prints); that
+//! text is assembled as one module whose [`SourceMap`] maps every position
+//! back to the file it came from. The back ends never see a linked module
+//! as anything but one module.
+//!
+//! Choices (docs/spec-notes.md, "Linking"): kernels share the namespace of
+//! exports (two kernels of one name do not link); every `.import` must be
+//! resolved, used or not; an imported variable's size and alignment must
+//! not exceed its definition's.
+
+mod compat;
+mod splice;
+mod symbols;
+
+pub use compat::can_execute;
+pub use splice::symbol_text;
+
+use crate::diag::Diagnostics;
+use crate::source_map::{SourceFile, SourceMap};
+use crate::Module;
+
+/// One input file: the name diagnostics print, and its text.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    pub name: &'a str,
+    pub text: &'a str,
+}
+
+/// Assembles each input and links them into one module. One input is
+/// assembled as it is (its `.import`s stay declarations). On failure the
+/// diagnostics of every file are returned, each in the file it concerns.
+pub fn link(inputs: &[Input]) -> Result<Module, Diagnostics> {
+    let mut modules = Vec::with_capacity(inputs.len());
+    let mut failed = Diagnostics::default();
+    for input in inputs {
+        match crate::assemble(input.name, input.text) {
+            Ok(m) => modules.push(m),
+            Err(d) => failed.0.extend(d.0),
+        }
+    }
+    if failed.has_errors() {
+        // the warnings of the files that did assemble are worth seeing too
+        for m in &modules {
+            failed.0.extend(m.warnings().0.iter().cloned());
+        }
+        return Err(failed);
+    }
+    match modules.len() {
+        0 => return Err(Diagnostics::default()),
+        1 => return Ok(modules.remove(0)),
+        _ => {}
+    }
+    let plan = symbols::plan(&modules, inputs)?;
+    let (text, pieces) = splice::splice(&modules, inputs, &plan);
+    let mut linked = crate::assemble(inputs[0].name, &text).map_err(|mut d| {
+        // each file and the link checks passed, so this is the linker's bug
+        for diag in &mut d.0 {
+            diag.notes.push(
+                "in the linked text (a bug of the linker: `pisa link` prints the text)".into(),
+            );
+        }
+        d
+    })?;
+    linked.map = SourceMap {
+        files: inputs
+            .iter()
+            .map(|i| SourceFile {
+                name: i.name.to_string(),
+                line_starts: crate::diag::line_starts(i.text),
+            })
+            .collect(),
+        pieces,
+    };
+    // the linked text's own warnings repeat the files' at other places
+    linked.warnings = Diagnostics(
+        modules
+            .iter()
+            .flat_map(|m| m.warnings().0.iter().cloned())
+            .collect(),
+    );
+    Ok(linked)
+}
+
+#[cfg(test)]
+mod tests;
