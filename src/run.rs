@@ -459,7 +459,7 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
             let features: Vec<String> = feats.iter().map(|f| q(f)).collect();
             let [cx, cy, cz] = d.max_workgroup_count;
             println!(
-                "{{\"index\":{},\"name\":{},\"kind\":{},\"driver\":{},\"vulkan\":\"{}.{}.{}\",\"default\":{is_default},\"subgroup_size\":{},\"max_workgroup_invocations\":{},\"max_workgroup_count\":[{cx},{cy},{cz}],\"max_shared_bytes\":{},\"caps_loops\":{},\"features\":[{}]}}",
+                "{{\"index\":{},\"name\":{},\"kind\":{},\"driver\":{},\"vulkan\":\"{}.{}.{}\",\"default\":{is_default},\"subgroup_size\":{},\"pisa_subgroups\":{},\"max_workgroup_invocations\":{},\"max_workgroup_count\":[{cx},{cy},{cz}],\"max_shared_bytes\":{},\"caps_loops\":{},\"features\":[{}]}}",
                 d.index,
                 q(&d.name),
                 q(&format!("{:?}", d.kind)),
@@ -468,6 +468,7 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
                 d.api_version.1,
                 d.api_version.2,
                 d.subgroup_size,
+                q(subgroups_32(d)),
                 d.max_workgroup_invocations,
                 d.max_shared_bytes,
                 d.caps_loops,
@@ -488,7 +489,7 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
             continue;
         }
         println!(
-            "{}: {}{} ({:?}), driver {}, Vulkan {}.{}.{}, subgroup size {}, max work-group {} (groups per dispatch {:?}), shared {} KiB\n   features: {}{}",
+            "{}: {}{} ({:?}), driver {}, Vulkan {}.{}.{}, subgroup size {} (PISA's sub-groups of 32: {}), max work-group {} (groups per dispatch {:?}), shared {} KiB\n   features: {}{}",
             d.index,
             d.name,
             if is_default { " [default]" } else { "" },
@@ -498,6 +499,7 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
             d.api_version.1,
             d.api_version.2,
             d.subgroup_size,
+            subgroups_32(d),
             d.max_workgroup_invocations,
             d.max_workgroup_count,
             d.max_shared_bytes / 1024,
@@ -510,4 +512,17 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
         );
     }
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// How a device runs PISA's sub-groups of 32 (`pisa devices`).
+fn subgroups_32(d: &pisa_vk_runtime::DeviceInfo) -> &'static str {
+    if d.name == pisa_interp::CPU_DEVICE_NAME {
+        // the reference interpreter runs sub-groups of 32 in lockstep
+        "native"
+    } else {
+        // every Vulkan device runs them through the translator's SIMT
+        // emulation (translator/src/spirv/simt): Vulkan promises no
+        // reconvergence, whatever the native width
+        "emulated"
+    }
 }

@@ -35,10 +35,10 @@ pub struct ControlVars {
     /// The target of a jump out of several constructs (0: none).
     pending: Option<Word>,
     /// Per loop: set when the loop is left by one of its own exits.
-    exited: HashMap<BlockId, Word>,
+    pub(super) exited: HashMap<BlockId, Word>,
     /// Loaded once in the entry block when the function has loops: the
     /// never-true condition and the pointer to the launch's status word.
-    never: Option<Word>,
+    pub(super) never: Option<Word>,
     status: Option<Word>,
 }
 
@@ -122,11 +122,11 @@ struct Frame {
     direct: bool,
 }
 
-struct Emitter {
-    vars: ControlVars,
+pub(super) struct Emitter {
+    pub(super) vars: ControlVars,
     frames: Vec<Frame>,
     /// The current SPIR-V block is open (not yet terminated).
-    open: bool,
+    pub(super) open: bool,
 }
 
 pub fn emit_body(fx: &mut FunctionCx, tree: &[Node], vars: ControlVars) -> R<()> {
@@ -144,8 +144,10 @@ pub fn emit_body(fx: &mut FunctionCx, tree: &[Node], vars: ControlVars) -> R<()>
     Ok(())
 }
 
-/// A distinct nonzero number per label, for the `pending` variable.
-fn code(l: Label) -> u32 {
+/// A distinct nonzero number per label, for the `pending` variable (and
+/// the SIMT emitter's lane states), below 2^30 for any function SPIR-V can
+/// hold.
+pub(super) fn code(l: Label) -> u32 {
     match l {
         Label::Merge(b) => 3 * b.0 + 1,
         Label::Loop(b) => 3 * b.0 + 2,
@@ -154,7 +156,15 @@ fn code(l: Label) -> u32 {
 }
 
 impl Emitter {
-    fn nodes(&mut self, fx: &mut FunctionCx, nodes: &[Node]) -> R<()> {
+    pub(super) fn new(vars: ControlVars) -> Emitter {
+        Emitter {
+            vars,
+            frames: Vec::new(),
+            open: true,
+        }
+    }
+
+    pub(super) fn nodes(&mut self, fx: &mut FunctionCx, nodes: &[Node]) -> R<()> {
         crate::ir::stack_safe(|| self.nodes_deep(fx, nodes))
     }
 
@@ -197,32 +207,7 @@ impl Emitter {
 
     fn code(&mut self, fx: &mut FunctionCx, b: BlockId) -> R<()> {
         for inst in &fx.func.block(b).insts {
-            match inst {
-                Inst::Pisa(i) => {
-                    fx.line(i.span);
-                    lower::lower(fx, i)?;
-                }
-                Inst::SetConst { dst, value } => {
-                    let Some(Reg::Val { ptr, .. }) = fx.reg(*dst) else {
-                        return Err(TranslateError::Internal("set: not a register".into()));
-                    };
-                    let v = fx.tx.const_u32(*value);
-                    fx.tx.b.store(ptr, v, None, [])?;
-                }
-                Inst::TestConst { dst, src, value } => {
-                    let (Some(Reg::Pred { ptr: p }), Some(Reg::Val { ptr: s, .. })) =
-                        (fx.reg(*dst), fx.reg(*src))
-                    else {
-                        return Err(TranslateError::Internal("test: bad registers".into()));
-                    };
-                    let u32t = fx.tx.uint(32);
-                    let bt = fx.tx.bool_ty();
-                    let x = fx.tx.b.load(u32t, None, s, None, [])?;
-                    let c = fx.tx.const_u32(*value);
-                    let eq = fx.tx.b.i_equal(bt, None, x, c)?;
-                    fx.tx.b.store(p, eq, None, [])?;
-                }
-            }
+            lower_inst(fx, inst)?;
         }
         Ok(())
     }
@@ -378,7 +363,7 @@ impl Emitter {
 
     /// A work-item at a loop's merge without its exit flag was cut short by
     /// the driver: report it in the status word.
-    fn check_exit(&mut self, fx: &mut FunctionCx, flag: Word) -> R<()> {
+    pub(super) fn check_exit(&mut self, fx: &mut FunctionCx, flag: Word) -> R<()> {
         let bt = fx.tx.bool_ty();
         let ok = fx.tx.b.load(bt, None, flag, None, [])?;
         let (cut, next) = (fx.tx.b.id(), fx.tx.b.id());
@@ -476,7 +461,38 @@ impl Emitter {
     }
 }
 
-fn read_cond(fx: &mut FunctionCx, c: Cond) -> R<Word> {
+/// One instruction of a basic block.
+pub(super) fn lower_inst(fx: &mut FunctionCx, inst: &Inst) -> R<()> {
+    match inst {
+        Inst::Pisa(i) => {
+            fx.line(i.span);
+            lower::lower(fx, i)?;
+        }
+        Inst::SetConst { dst, value } => {
+            let Some(Reg::Val { ptr, .. }) = fx.reg(*dst) else {
+                return Err(TranslateError::Internal("set: not a register".into()));
+            };
+            let v = fx.tx.const_u32(*value);
+            fx.tx.b.store(ptr, v, None, [])?;
+        }
+        Inst::TestConst { dst, src, value } => {
+            let (Some(Reg::Pred { ptr: p }), Some(Reg::Val { ptr: s, .. })) =
+                (fx.reg(*dst), fx.reg(*src))
+            else {
+                return Err(TranslateError::Internal("test: bad registers".into()));
+            };
+            let u32t = fx.tx.uint(32);
+            let bt = fx.tx.bool_ty();
+            let x = fx.tx.b.load(u32t, None, s, None, [])?;
+            let c = fx.tx.const_u32(*value);
+            let eq = fx.tx.b.i_equal(bt, None, x, c)?;
+            fx.tx.b.store(p, eq, None, [])?;
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn read_cond(fx: &mut FunctionCx, c: Cond) -> R<Word> {
     let Some(Reg::Pred { ptr }) = fx.reg(c.pred) else {
         return Err(TranslateError::Internal(
             "condition is not a predicate".into(),

@@ -182,6 +182,32 @@ impl ModuleCx<'_> {
         let u32t = self.uint(32);
         Ok(self.b.composite_extract(u32t, None, w, [d])?)
     }
+
+    /// The work-item's linear id in its work-group: x + y·sx + z·sx·sy (the
+    /// order sub-groups take work-items in, spec 01).
+    pub fn local_linear_id(&mut self) -> R<Word> {
+        let u32t = self.uint(32);
+        let x = self.builtin_elem(BuiltIn::LocalInvocationId, "pisa_local_id", 0)?;
+        let y = self.builtin_elem(BuiltIn::LocalInvocationId, "pisa_local_id", 1)?;
+        let z = self.builtin_elem(BuiltIn::LocalInvocationId, "pisa_local_id", 2)?;
+        let sx = self.wg_elem(0)?;
+        let sy = self.wg_elem(1)?;
+        let zy = self.b.i_mul(u32t, None, z, sy)?;
+        let zy = self.b.i_add(u32t, None, zy, y)?;
+        let row = self.b.i_mul(u32t, None, zy, sx)?;
+        Ok(self.b.i_add(u32t, None, row, x)?)
+    }
+
+    /// The number of work-items in this work-group (a partial last group
+    /// has fewer).
+    pub fn group_items(&mut self) -> R<Word> {
+        let u32t = self.uint(32);
+        let sx = self.wg_elem(0)?;
+        let sy = self.wg_elem(1)?;
+        let sz = self.wg_elem(2)?;
+        let xy = self.b.i_mul(u32t, None, sx, sy)?;
+        Ok(self.b.i_mul(u32t, None, xy, sz)?)
+    }
 }
 
 impl FunctionCx<'_, '_> {
@@ -222,6 +248,23 @@ impl FunctionCx<'_, '_> {
                 (tx.b.u_convert(u64t, None, v)?, 64)
             }
             "workdim" => (tx.push_load(Push::WorkDim as u32)?, 32),
+            // sub-groups are the work-group's work-items in linear order,
+            // 32 at a time (docs/spec-notes.md, "Sub-groups")
+            "laneid" => {
+                let id = tx.local_linear_id()?;
+                let m = tx.const_u32(31);
+                (tx.b.bitwise_and(u32t, None, id, m)?, 32)
+            }
+            "subgroupsize" => (tx.const_u32(32), 32),
+            // computed by the SIMT emitter for the instruction being lowered
+            "activemask" => match self.simt.as_ref().and_then(|s| s.activemask) {
+                Some(m) => (m, 32),
+                None => {
+                    return Err(TranslateError::Internal(
+                        "%activemask outside a SIMT function".into(),
+                    ))
+                }
+            },
             _ => return Err(self.unsupported(r.span, format!("special register %{name}"))),
         })
     }

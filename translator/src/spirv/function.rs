@@ -37,6 +37,9 @@ pub struct FunctionCx<'t, 'm> {
     pub tx: &'t mut ModuleCx<'m>,
     pub func: &'m ir::Function,
     regs: Vec<Reg>,
+    /// In a SIMT function (`spirv::simt`): its lane state and what the
+    /// sync point being lowered needs.
+    pub simt: Option<super::simt::SimtCx>,
     /// The line of the last instruction (instructions mostly come in source
     /// order: the next one's line is found by a short forward scan).
     line: usize,
@@ -66,6 +69,7 @@ pub fn check_recursion(tx: &ModuleCx) -> Result<(), TranslateError> {
 /// modules with entry points (docs/abi.md).
 pub fn emit_all(tx: &mut ModuleCx<'_>) -> Result<(), TranslateError> {
     let program = tx.program;
+    tx.simt_functions = super::simt::analysis::simt_functions(program);
     let library = !program.functions.iter().any(|f| f.kind == FuncKind::Kernel);
     if library {
         tx.cap(spirv::Capability::Linkage);
@@ -108,13 +112,14 @@ pub fn emit_all(tx: &mut ModuleCx<'_>) -> Result<(), TranslateError> {
 }
 
 /// The SPIR-V signature of a function: registers by value; kernels take
-/// nothing (their `.param`s are in the argument block).
+/// nothing (their `.param`s are in the argument block); a SIMT function
+/// (`spirv::simt`) takes its caller's active flag last.
 pub fn fn_type(tx: &mut ModuleCx, f: &ir::Function) -> (Word, Word, Vec<Word>) {
     let ret = match f.ret {
         Some(t) => tx.reg_ty(t),
         None => tx.void(),
     };
-    let params: Vec<Word> = f
+    let mut params: Vec<Word> = f
         .params
         .iter()
         .filter_map(|&r| match f.reg(r).kind {
@@ -122,6 +127,9 @@ pub fn fn_type(tx: &mut ModuleCx, f: &ir::Function) -> (Word, Word, Vec<Word>) {
             _ => None,
         })
         .collect();
+    if f.kind == FuncKind::Function && tx.simt_functions.get(f.index as usize) == Some(&true) {
+        params.push(tx.bool_ty());
+    }
     let fty = tx.b.type_function(ret, params.clone());
     (ret, fty, params)
 }
@@ -179,8 +187,13 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
             },
         });
     }
+    let simt = tx.simt_functions.get(f.index as usize) == Some(&true);
+    let simt_vars = simt.then(|| super::simt::SimtVars::declare(tx, f));
     let mut control_vars = control::ControlVars::declare(tx, &tree)?;
     control_vars.init(tx)?;
+    let entry_active = (simt && f.kind == FuncKind::Function)
+        .then(|| param_ids.last().copied())
+        .flatten();
     let mut values = param_ids.into_iter();
     for &p in &f.params {
         if let (Reg::Val { ptr, .. }, FuncKind::Function) = (regs[p.index()], f.kind) {
@@ -193,9 +206,13 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
         tx,
         func: f,
         regs,
+        simt: None,
         line: 0,
     };
-    control::emit_body(&mut fx, &tree, control_vars)?;
+    match simt_vars {
+        Some(vars) => super::simt::emit_body(&mut fx, &tree, control_vars, vars, entry_active)?,
+        None => control::emit_body(&mut fx, &tree, control_vars)?,
+    }
     fx.tx.b.end_function()?;
     Ok(())
 }

@@ -17,6 +17,7 @@ mod function;
 pub mod layout;
 mod lower;
 mod memory;
+mod simt;
 mod types;
 
 use crate::ir::Program;

@@ -50,6 +50,10 @@ pub struct ModuleCx<'m> {
     pub file_ids: Vec<Word>,
     /// Some loop sets the launch's status word (docs/abi.md, loop caps).
     pub uses_status: bool,
+    /// Per function (by index): emitted in SIMT mode (`spirv::simt`).
+    pub simt_functions: Vec<bool>,
+    /// The `Workgroup` array cross-lane instructions exchange values in.
+    pub sg_exchange: Option<Word>,
 }
 
 impl<'m> ModuleCx<'m> {
@@ -94,6 +98,8 @@ impl<'m> ModuleCx<'m> {
             func_ids: HashMap::new(),
             file_ids,
             uses_status: false,
+            simt_functions: Vec::new(),
+            sg_exchange: None,
         };
         tx.cap(Capability::Shader);
         tx.cap(Capability::PhysicalStorageBufferAddresses);

@@ -31,6 +31,17 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let Operand::Call(c) = ins.opr("target")? else {
         return Err(TranslateError::Internal("call target expected".into()));
     };
+    if let Some(active) = fx.simt.and_then(|s| s.active) {
+        // a sync point of a SIMT function (`spirv::simt`)
+        let active = if cond {
+            let p = fx.read_pred(ins.opr("pred")?)?;
+            let bt = fx.tx.bool_ty();
+            fx.tx.b.logical_and(bt, None, active, p)?
+        } else {
+            active
+        };
+        return simt_call(fx, ins, &c.target, &c.args, active).map(|()| true);
+    }
     let after = if cond {
         let p = fx.read_pred(ins.opr("pred")?)?;
         let call = fx.tx.b.id();
@@ -81,25 +92,88 @@ fn param_types(f: &Function) -> Vec<Option<Ty>> {
         .collect()
 }
 
-fn direct_call(fx: &mut FunctionCx, ins: &Ins, f: &Function, actual: &[Operand]) -> R<()> {
+/// A call in a SIMT function, made by every invocation: a SIMT callee
+/// gets `active` as its last argument, any other callee is called by the
+/// active lanes only; only they take the result.
+fn simt_call(
+    fx: &mut FunctionCx,
+    ins: &Ins,
+    target: &Operand,
+    actual: &[Operand],
+    active: Word,
+) -> R<()> {
+    let call = |fx: &mut FunctionCx, f: &Function, active: Word| -> R<()> {
+        if fx.tx.simt_functions[f.index as usize] {
+            let r = call_value(fx, f, actual, Some(active))?;
+            crate::spirv::simt::guarded(fx, active, |fx| store_result(fx, ins, f, r))
+        } else {
+            crate::spirv::simt::guarded(fx, active, |fx| direct_call(fx, ins, f, actual))
+        }
+    };
+    match target {
+        Operand::Symbol(callee, span) => {
+            let f = callee_decl(fx, *callee)?;
+            if f.is_declaration() {
+                let name = fx.tx.program.name(*callee).to_string();
+                return Err(fx.unsupported(
+                    *span,
+                    format!("call to imported function @{name} (link its module first)"),
+                ));
+            }
+            call(fx, f, active)
+        }
+        // through a register: every candidate in turn, for the lanes whose
+        // pointer holds its address
+        target => {
+            let ptr = fx.read(target, 64)?;
+            let sel = fx.resize(ptr, 64, 32, false)?;
+            let bt = fx.tx.bool_ty();
+            for f in candidates(fx, ins, actual) {
+                let addr = crate::spirv::layout::function_address(f.index as usize) as u32;
+                let a = fx.tx.const_u32(addr);
+                let hit = fx.tx.b.i_equal(bt, None, sel, a)?;
+                let lane = fx.tx.b.logical_and(bt, None, active, hit)?;
+                call(fx, f, lane)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Calls `f` with the actual arguments (and a SIMT callee's active flag).
+fn call_value(
+    fx: &mut FunctionCx,
+    f: &Function,
+    actual: &[Operand],
+    active: Option<Word>,
+) -> R<Word> {
     let mut args = Vec::new();
     for (a, p) in actual.iter().zip(param_types(f)) {
         if let Some(ty) = p {
             args.push(read_value(fx, a, ty)?);
         }
     }
+    args.extend(active);
     let ret_ty = match f.ret {
         Some(t) => fx.tx.reg_ty(t),
         None => fx.tx.void(),
     };
     let id = fx.tx.func_ids[&f.name];
-    let r = fx.tx.b.function_call(ret_ty, None, id, args)?;
+    Ok(fx.tx.b.function_call(ret_ty, None, id, args)?)
+}
+
+fn store_result(fx: &mut FunctionCx, ins: &Ins, f: &Function, r: Word) -> R<()> {
     if let (Some(rv), Some(ty)) = (ins.op("retval"), f.ret) {
         if !matches!(rv, Operand::Void(_)) {
             store_value(fx, rv, r, ty)?;
         }
     }
     Ok(())
+}
+
+fn direct_call(fx: &mut FunctionCx, ins: &Ins, f: &Function, actual: &[Operand]) -> R<()> {
+    let r = call_value(fx, f, actual, None)?;
+    store_result(fx, ins, f, r)
 }
 
 /// The shape (bits, count) of a register operand.
@@ -119,6 +193,36 @@ fn shape(fx: &FunctionCx, op: &Operand) -> Option<(u16, u8)> {
 /// is its index + 1, docs/abi.md). Any other value is undefined behaviour in
 /// PISA; here it calls nothing.
 fn indirect_call(fx: &mut FunctionCx, ins: &Ins, target: &Operand, actual: &[Operand]) -> R<()> {
+    let candidates = candidates(fx, ins, actual);
+    let ptr = fx.read(target, 64)?;
+    let sel = fx.resize(ptr, 64, 32, false)?;
+    let done = fx.tx.b.id();
+    let labels: Vec<Word> = candidates.iter().map(|_| fx.tx.b.id()).collect();
+    fx.tx.b.selection_merge(done, SelectionControl::NONE)?;
+    fx.tx.b.switch(
+        sel,
+        done,
+        candidates.iter().zip(&labels).map(|(f, &l)| {
+            (
+                rspirv::dr::Operand::LiteralBit32(crate::spirv::layout::function_address(
+                    f.index as usize,
+                ) as u32),
+                l,
+            )
+        }),
+    )?;
+    for (f, l) in candidates.into_iter().zip(labels) {
+        fx.tx.b.begin_block(Some(l))?;
+        direct_call(fx, ins, f, actual)?;
+        fx.tx.b.branch(done)?;
+    }
+    fx.tx.b.begin_block(Some(done))?;
+    Ok(())
+}
+
+/// The functions a call through a register may reach: those whose address
+/// the module takes and whose signature fits the call.
+fn candidates<'m>(fx: &FunctionCx<'_, 'm>, ins: &Ins, actual: &[Operand]) -> Vec<&'m Function> {
     let arg_shapes: Vec<Option<(u16, u8)>> = actual.iter().map(|a| shape(fx, a)).collect();
     let ret_shape = match ins.op("retval") {
         Some(Operand::Void(_)) | None => None,
@@ -145,28 +249,5 @@ fn indirect_call(fx: &mut FunctionCx, ins: &Ins, target: &Operand, actual: &[Ope
             candidates.push(f);
         }
     }
-    let ptr = fx.read(target, 64)?;
-    let sel = fx.resize(ptr, 64, 32, false)?;
-    let done = fx.tx.b.id();
-    let labels: Vec<Word> = candidates.iter().map(|_| fx.tx.b.id()).collect();
-    fx.tx.b.selection_merge(done, SelectionControl::NONE)?;
-    fx.tx.b.switch(
-        sel,
-        done,
-        candidates.iter().zip(&labels).map(|(f, &l)| {
-            (
-                rspirv::dr::Operand::LiteralBit32(crate::spirv::layout::function_address(
-                    f.index as usize,
-                ) as u32),
-                l,
-            )
-        }),
-    )?;
-    for (f, l) in candidates.into_iter().zip(labels) {
-        fx.tx.b.begin_block(Some(l))?;
-        direct_call(fx, ins, f, actual)?;
-        fx.tx.b.branch(done)?;
-    }
-    fx.tx.b.begin_block(Some(done))?;
-    Ok(())
+    candidates
 }

@@ -1,0 +1,551 @@
+//! Cross-lane instructions (spec 18) and `%activemask` (spec 04) through
+//! the work-group's *exchange*: a `Workgroup` array where every invocation
+//! stores its value and whether it is active, at its linear id, between two
+//! work-group barriers; each active lane then reads the slots of its
+//! sub-group (32 consecutive linear ids). The SIMT emitter guarantees that
+//! every invocation of the work-group reaches these barriers together.
+//!
+//! Layout of the array (u32 words): values at `[0, MAX_ITEMS)`, active
+//! flags at `[MAX_ITEMS, 2·MAX_ITEMS)`, then the two counters of
+//! [`any_active`].
+
+use super::guarded;
+use crate::ir::qualifier::Op;
+use crate::ir::Opcode;
+use crate::ir::Qualifier;
+use crate::spirv::function::FunctionCx;
+use crate::spirv::lower::{Ins, R};
+use crate::spirv::TranslateError;
+use rspirv::spirv::{GlslStd450Op as G, MemorySemantics, Scope, StorageClass, Word};
+
+/// The largest work-group the exchange serves (Vulkan devices allow at most
+/// 1024 invocations per work-group in practice; the runtime checks).
+pub const MAX_ITEMS: u32 = 1024;
+const FLAGS: u32 = MAX_ITEMS;
+const COUNTERS: u32 = 2 * MAX_ITEMS;
+
+fn exchange_var(fx: &mut FunctionCx) -> Word {
+    if let Some(v) = fx.tx.sg_exchange {
+        return v;
+    }
+    let u32t = fx.tx.uint(32);
+    let n = fx.tx.const_u32(2 * MAX_ITEMS + 2);
+    let arr = fx.tx.b.type_array(u32t, n);
+    let pt = fx.tx.ptr(StorageClass::Workgroup, arr);
+    let v = fx.tx.global_var(pt, StorageClass::Workgroup);
+    fx.tx.b.name(v, "pisa_subgroup_exchange");
+    fx.tx.interface.push(v);
+    fx.tx.sg_exchange = Some(v);
+    v
+}
+
+fn slot(fx: &mut FunctionCx, index: Word) -> R<Word> {
+    let var = exchange_var(fx);
+    let u32t = fx.tx.uint(32);
+    let pt = fx.tx.ptr(StorageClass::Workgroup, u32t);
+    Ok(fx.tx.b.access_chain(pt, None, var, [index])?)
+}
+
+/// A work-group barrier that orders the exchange's accesses.
+pub fn barrier(fx: &mut FunctionCx) -> R<()> {
+    let wg = fx.tx.const_u32(Scope::Workgroup as u32);
+    let sem = fx
+        .tx
+        .const_u32((MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY).bits());
+    fx.tx.b.control_barrier(wg, wg, sem)?;
+    Ok(())
+}
+
+/// The sub-group of the calling lane, after every invocation published.
+struct Lanes {
+    /// Linear id of lane 0 of the sub-group.
+    base: Word,
+    /// Work-items in the work-group (lanes past it do not exist).
+    items: Word,
+    laneid: Word,
+}
+
+/// Every invocation stores `value` and `active`; returns once all have.
+fn publish(fx: &mut FunctionCx, value: Word, active: Word) -> R<Lanes> {
+    let u32t = fx.tx.uint(32);
+    let id = fx.tx.local_linear_id()?;
+    let items = fx.tx.group_items()?;
+    // the previous exchange's readers are done
+    barrier(fx)?;
+    let p = slot(fx, id)?;
+    fx.tx.b.store(p, value, None, [])?;
+    let flags = fx.tx.const_u32(FLAGS);
+    let fi = fx.tx.b.i_add(u32t, None, id, flags)?;
+    let p = slot(fx, fi)?;
+    let (one, zero) = (fx.tx.const_u32(1), fx.tx.const_u32(0));
+    let a = fx.tx.b.select(u32t, None, active, one, zero)?;
+    fx.tx.b.store(p, a, None, [])?;
+    barrier(fx)?;
+    let m = fx.tx.const_u32(31);
+    let laneid = fx.tx.b.bitwise_and(u32t, None, id, m)?;
+    let base = fx.tx.b.i_sub(u32t, None, id, laneid)?;
+    Ok(Lanes {
+        base,
+        items,
+        laneid,
+    })
+}
+
+impl Lanes {
+    /// Linear id of lane `j`, and whether that lane exists.
+    fn index(&self, fx: &mut FunctionCx, j: Word) -> R<(Word, Word)> {
+        let u32t = fx.tx.uint(32);
+        let bt = fx.tx.bool_ty();
+        let i = fx.tx.b.i_add(u32t, None, self.base, j)?;
+        let exists = fx.tx.b.u_less_than(bt, None, i, self.items)?;
+        // a lane past the work-group reads a slot in bounds (and ignores it)
+        let last = fx.tx.const_u32(MAX_ITEMS - 1);
+        let i = fx.tx.glsl_op(u32t, G::UMin, &[i, last])?;
+        Ok((i, exists))
+    }
+
+    fn value(&self, fx: &mut FunctionCx, j: Word) -> R<Word> {
+        let u32t = fx.tx.uint(32);
+        let (i, _) = self.index(fx, j)?;
+        let p = slot(fx, i)?;
+        Ok(fx.tx.b.load(u32t, None, p, None, [])?)
+    }
+
+    /// Lane `j` exists and is active.
+    fn active(&self, fx: &mut FunctionCx, j: Word) -> R<Word> {
+        let u32t = fx.tx.uint(32);
+        let bt = fx.tx.bool_ty();
+        let (i, exists) = self.index(fx, j)?;
+        let flags = fx.tx.const_u32(FLAGS);
+        let fi = fx.tx.b.i_add(u32t, None, i, flags)?;
+        let p = slot(fx, fi)?;
+        let a = fx.tx.b.load(u32t, None, p, None, [])?;
+        let zero = fx.tx.const_u32(0);
+        let a = fx.tx.b.i_not_equal(bt, None, a, zero)?;
+        Ok(fx.tx.b.logical_and(bt, None, a, exists)?)
+    }
+
+    /// The active mask of the sub-group (bit j: lane j is active).
+    fn mask(&self, fx: &mut FunctionCx) -> R<Word> {
+        let u32t = fx.tx.uint(32);
+        let mut m = fx.tx.const_u32(0);
+        for j in 0..32 {
+            let jc = fx.tx.const_u32(j);
+            let a = self.active(fx, jc)?;
+            let bit = fx.tx.const_u32(1 << j);
+            let zero = fx.tx.const_u32(0);
+            let b = fx.tx.b.select(u32t, None, a, bit, zero)?;
+            m = fx.tx.b.bitwise_or(u32t, None, m, b)?;
+        }
+        Ok(m)
+    }
+
+    /// Bit `lane` of `mask` is set (lane < 32).
+    fn bit(&self, fx: &mut FunctionCx, mask: Word, lane: Word) -> R<Word> {
+        let u32t = fx.tx.uint(32);
+        let bt = fx.tx.bool_ty();
+        let m31 = fx.tx.const_u32(31);
+        let l = fx.tx.b.bitwise_and(u32t, None, lane, m31)?;
+        let s = fx.tx.b.shift_right_logical(u32t, None, mask, l)?;
+        let one = fx.tx.const_u32(1);
+        let b = fx.tx.b.bitwise_and(u32t, None, s, one)?;
+        Ok(fx.tx.b.i_equal(bt, None, b, one)?)
+    }
+}
+
+/// `%activemask` for the instruction about to run (every invocation
+/// calls this; `active`: this lane runs the instruction).
+pub fn activemask(fx: &mut FunctionCx, active: Word) -> R<Word> {
+    let zero = fx.tx.const_u32(0);
+    let lanes = publish(fx, zero, active)?;
+    lanes.mask(fx)
+}
+
+/// Whether any invocation of the work-group is active: two counters used
+/// alternately (`parity`, a function variable every invocation flips in
+/// step), so that the one being reset is never the one being read.
+pub fn any_active(fx: &mut FunctionCx, active: Word, parity: Word) -> R<Word> {
+    let u32t = fx.tx.uint(32);
+    let bt = fx.tx.bool_ty();
+    let par = fx.tx.b.load(u32t, None, parity, None, [])?;
+    let one = fx.tx.const_u32(1);
+    let other = fx.tx.b.bitwise_xor(u32t, None, par, one)?;
+    fx.tx.b.store(parity, other, None, [])?;
+    let base = fx.tx.const_u32(COUNTERS);
+    let this_i = fx.tx.b.i_add(u32t, None, base, par)?;
+    let other_i = fx.tx.b.i_add(u32t, None, base, other)?;
+    barrier(fx)?;
+    let counter = slot(fx, this_i)?;
+    let wg = fx.tx.const_u32(Scope::Workgroup as u32);
+    let relaxed = fx.tx.const_u32(0);
+    guarded(fx, active, |fx| {
+        fx.tx.b.atomic_or(u32t, None, counter, wg, relaxed, one)?;
+        Ok(())
+    })?;
+    barrier(fx)?;
+    let counter = slot(fx, this_i)?;
+    let n = fx.tx.b.atomic_load(u32t, None, counter, wg, relaxed)?;
+    let zero = fx.tx.const_u32(0);
+    let any = fx.tx.b.i_not_equal(bt, None, n, zero)?;
+    // linear id 0 clears the other counter for the next call (every
+    // invocation read it before this call's first barrier)
+    let id = fx.tx.local_linear_id()?;
+    let first = fx.tx.b.i_equal(bt, None, id, zero)?;
+    let other_p = slot(fx, other_i)?;
+    guarded(fx, first, |fx| {
+        fx.tx.b.atomic_store(other_p, wg, relaxed, zero)?;
+        Ok(())
+    })?;
+    Ok(any)
+}
+
+/// Zeroes both counters of [`any_active`] (kernel entry; every invocation).
+pub fn init(fx: &mut FunctionCx) -> R<()> {
+    let bt = fx.tx.bool_ty();
+    let zero = fx.tx.const_u32(0);
+    let id = fx.tx.local_linear_id()?;
+    let first = fx.tx.b.i_equal(bt, None, id, zero)?;
+    let wg = fx.tx.const_u32(Scope::Workgroup as u32);
+    let relaxed = fx.tx.const_u32(0);
+    let (c0, c1) = (fx.tx.const_u32(COUNTERS), fx.tx.const_u32(COUNTERS + 1));
+    let (p0, p1) = (slot(fx, c0)?, slot(fx, c1)?);
+    guarded(fx, first, |fx| {
+        fx.tx.b.atomic_store(p0, wg, relaxed, zero)?;
+        fx.tx.b.atomic_store(p1, wg, relaxed, zero)?;
+        Ok(())
+    })?;
+    barrier(fx)
+}
+
+/// Lowers a cross-lane instruction (every invocation calls this; `active`:
+/// this lane runs it).
+pub fn lower(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
+    match ins.i.opcode {
+        Opcode::Shfl => shfl(fx, ins, active),
+        Opcode::Ired => ired(fx, ins, active),
+        Opcode::Fred => fred(fx, ins, active),
+        Opcode::Redfirstidx => redfirstidx(fx, ins, active),
+        _ => Err(TranslateError::Internal(format!(
+            "`{}` is not a cross-lane instruction",
+            ins.name
+        ))),
+    }
+}
+
+/// `shfl` (18 §7.4), the spec's pseudo-code.
+fn shfl(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
+    let u32t = fx.tx.uint(32);
+    let bt = fx.tx.bool_ty();
+    let src0 = fx.read(ins.opr("src0")?, 32)?;
+    let src1 = fx.read(ins.opr("src1")?, 32)?;
+    let src2 = fx.read(ins.opr("src2")?, 32)?;
+    let op = ins
+        .qual::<Op>()
+        .ok_or_else(|| TranslateError::Internal("shfl without its operation".into()))?;
+    let lanes = publish(fx, src0, active)?;
+    let mask = lanes.mask(fx)?;
+    let part = fx.tx.b.bitwise_and(u32t, None, src2, mask)?;
+    let c = |fx: &mut FunctionCx, v: u32| fx.tx.const_u32(v);
+    let m5 = c(fx, 31);
+    let offset = fx.tx.b.bitwise_and(u32t, None, src1, m5)?;
+    let (cval, segmask) = if ins.has("sg") {
+        let (s8, s16) = (c(fx, 8), c(fx, 16));
+        let cv = fx.tx.b.shift_right_logical(u32t, None, src1, s8)?;
+        let cv = fx.tx.b.bitwise_and(u32t, None, cv, m5)?;
+        let sm = fx.tx.b.shift_right_logical(u32t, None, src1, s16)?;
+        let sm = fx.tx.b.bitwise_and(u32t, None, sm, m5)?;
+        (cv, sm)
+    } else {
+        let cv = if op == Op::Up { 0 } else { 31 };
+        (c(fx, cv), c(fx, 0))
+    };
+    let lane = lanes.laneid;
+    let not_seg = fx.tx.b.not(u32t, None, segmask)?;
+    let low = fx.tx.b.bitwise_and(u32t, None, lane, segmask)?;
+    let high = fx.tx.b.bitwise_and(u32t, None, cval, not_seg)?;
+    let clamp = fx.tx.b.bitwise_or(u32t, None, low, high)?;
+    let src_lane = match op {
+        Op::Up => fx.tx.b.i_sub(u32t, None, lane, offset)?,
+        Op::Dn => fx.tx.b.i_add(u32t, None, lane, offset)?,
+        Op::Xor => fx.tx.b.bitwise_xor(u32t, None, lane, offset)?,
+        Op::Idx => {
+            let o = fx.tx.b.bitwise_and(u32t, None, offset, not_seg)?;
+            fx.tx.b.bitwise_or(u32t, None, low, o)?
+        }
+        other => return Err(TranslateError::Internal(format!("shfl.{}", other.text()))),
+    };
+    // `up` goes below lane 0 as a negative number: compare signed
+    let in_bounds = if op == Op::Up {
+        fx.tx.b.s_greater_than_equal(bt, None, src_lane, clamp)?
+    } else {
+        fx.tx.b.s_less_than_equal(bt, None, src_lane, clamp)?
+    };
+    let src_part = lanes.bit(fx, part, src_lane)?;
+    let take = fx.tx.b.logical_and(bt, None, in_bounds, src_part)?;
+    let theirs = lanes.value(fx, src_lane)?;
+    let v = fx.tx.b.select(u32t, None, take, theirs, src0)?;
+    let me = lanes.bit(fx, part, lane)?;
+    let write = fx.tx.b.logical_and(bt, None, active, me)?;
+    let dst = ins.opr("dst")?;
+    guarded(fx, write, |fx| fx.write(dst, v, 32))
+}
+
+/// Folds `f(acc, lane j's value)` over the participating lanes (`src1 &
+/// %activemask`), starting from `init`; returns the result and whether
+/// this lane participates.
+fn fold(
+    fx: &mut FunctionCx,
+    lanes: &Lanes,
+    participants: Word,
+    init: Word,
+    mut f: impl FnMut(&mut FunctionCx, Word, Word) -> R<Word>,
+) -> R<Word> {
+    let u32t = fx.tx.uint(32);
+    let mut acc = init;
+    for j in 0..32 {
+        let jc = fx.tx.const_u32(j);
+        let p = lanes.bit(fx, participants, jc)?;
+        let v = lanes.value(fx, jc)?;
+        let next = f(fx, acc, v)?;
+        acc = fx.tx.b.select(u32t, None, p, next, acc)?;
+    }
+    Ok(acc)
+}
+
+/// `ired` (18 §7.2) on `.16b` or `.32b`.
+fn ired(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
+    let u32t = fx.tx.uint(32);
+    let bt = fx.tx.bool_ty();
+    let bits = crate::spirv::lower::bits_of(ins.q("type").unwrap_or("32b"));
+    let op = ins
+        .qual::<Op>()
+        .ok_or_else(|| TranslateError::Internal("ired without its operation".into()))?;
+    let v = fx.read(ins.opr("src0")?, bits)?;
+    let v = fx.resize(v, bits, 32, false)?;
+    let src1 = fx.read(ins.opr("src1")?, 32)?;
+    let lanes = publish(fx, v, active)?;
+    let mask = lanes.mask(fx)?;
+    let part = fx.tx.b.bitwise_and(u32t, None, src1, mask)?;
+    let all = if bits == 16 { 0xFFFF } else { u32::MAX };
+    let sign = 1u32 << (bits - 1);
+    // signed comparisons on `bits`-wide values: flip the sign bit and
+    // compare unsigned
+    let flip = fx.tx.const_u32(sign);
+    let identity = match op {
+        Op::Sum | Op::Or | Op::Xor | Op::Umax | Op::Absmax => 0,
+        Op::And | Op::Umin => all,
+        Op::Smin => sign - 1,
+        Op::Smax => sign,
+        other => return Err(TranslateError::Internal(format!("ired.{}", other.text()))),
+    };
+    let init = fx.tx.const_u32(identity);
+    let r = fold(fx, &lanes, part, init, |fx, acc, x| {
+        Ok(match op {
+            Op::Sum => fx.tx.b.i_add(u32t, None, acc, x)?,
+            Op::And => fx.tx.b.bitwise_and(u32t, None, acc, x)?,
+            Op::Or => fx.tx.b.bitwise_or(u32t, None, acc, x)?,
+            Op::Xor => fx.tx.b.bitwise_xor(u32t, None, acc, x)?,
+            Op::Umin => fx.tx.glsl_op(u32t, G::UMin, &[acc, x])?,
+            Op::Umax => fx.tx.glsl_op(u32t, G::UMax, &[acc, x])?,
+            Op::Smin | Op::Smax => {
+                let a = fx.tx.b.bitwise_xor(u32t, None, acc, flip)?;
+                let b = fx.tx.b.bitwise_xor(u32t, None, x, flip)?;
+                let less = fx.tx.b.u_less_than(bt, None, b, a)?;
+                let take = if op == Op::Smin {
+                    less
+                } else {
+                    let greater = fx.tx.b.u_greater_than(bt, None, b, a)?;
+                    greater
+                };
+                fx.tx.b.select(u32t, None, take, x, acc)?
+            }
+            // umax(iabs(x)): the most negative value stays itself, the
+            // largest as unsigned (18 §7.2)
+            Op::Absmax => {
+                let neg = fx.tx.b.bitwise_and(u32t, None, x, flip)?;
+                let zero = fx.tx.const_u32(0);
+                let is_neg = fx.tx.b.i_not_equal(bt, None, neg, zero)?;
+                let minus = fx.tx.b.s_negate(u32t, None, x)?;
+                let allc = fx.tx.const_u32(all);
+                let minus = fx.tx.b.bitwise_and(u32t, None, minus, allc)?;
+                let abs = fx.tx.b.select(u32t, None, is_neg, minus, x)?;
+                fx.tx.glsl_op(u32t, G::UMax, &[acc, abs])?
+            }
+            _ => acc,
+        })
+    })?;
+    let r = fx.resize(r, 32, bits, false)?;
+    let me = lanes.bit(fx, part, lanes.laneid)?;
+    let write = fx.tx.b.logical_and(bt, None, active, me)?;
+    let dst = ins.opr("dst")?;
+    guarded(fx, write, |fx| fx.write(dst, r, bits))
+}
+
+/// `redfirstidx` (18 §7.3): the lowest participating lane. With none, the
+/// spec's loop never ends; here the result is 32 (docs/spec-notes.md).
+fn redfirstidx(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
+    let u32t = fx.tx.uint(32);
+    let src0 = fx.read(ins.opr("src0")?, 32)?;
+    let zero = fx.tx.const_u32(0);
+    let lanes = publish(fx, zero, active)?;
+    let mask = lanes.mask(fx)?;
+    let part = fx.tx.b.bitwise_and(u32t, None, src0, mask)?;
+    let lsb = fx.tx.glsl_op(u32t, G::FindILsb, &[part])?;
+    // FindILsb(0) is -1: 0xFFFFFFFF as unsigned, so the minimum gives 32
+    let n32 = fx.tx.const_u32(32);
+    let r = fx.tx.glsl_op(u32t, G::UMin, &[lsb, n32])?;
+    let dst = ins.opr("dst")?;
+    guarded(fx, active, |fx| fx.write(dst, r, 32))
+}
+
+/// The bit layout of a floating-point type of `fred`.
+#[derive(Clone, Copy)]
+struct FloatBits {
+    /// Width of one element (16 or 32).
+    bits: u16,
+    sign: u32,
+    inf: u32,
+    quiet_nan: u32,
+}
+
+fn float_bits(ty: &str) -> Option<FloatBits> {
+    Some(match ty {
+        "f" => FloatBits {
+            bits: 32,
+            sign: 0x8000_0000,
+            inf: 0x7F80_0000,
+            quiet_nan: 0x7FC0_0000,
+        },
+        "hf" | "hfx2" => FloatBits {
+            bits: 16,
+            sign: 0x8000,
+            inf: 0x7C00,
+            quiet_nan: 0x7E00,
+        },
+        "bf" | "bfx2" => FloatBits {
+            bits: 16,
+            sign: 0x8000,
+            inf: 0x7F80,
+            quiet_nan: 0x7FC0,
+        },
+        _ => return None,
+    })
+}
+
+/// `fred` (18 §7.1): min, max or absmax of one element per lane (the
+/// element at bit `shift` of the exchanged word).
+#[allow(clippy::too_many_arguments)]
+fn fred_element(
+    fx: &mut FunctionCx,
+    lanes: &Lanes,
+    part: Word,
+    op: Op,
+    nanp: bool,
+    fb: FloatBits,
+    shift: u32,
+) -> R<Word> {
+    let u32t = fx.tx.uint(32);
+    let bt = fx.tx.bool_ty();
+    let c = |fx: &mut FunctionCx, v: u32| fx.tx.const_u32(v);
+    let elem_mask = c(fx, if fb.bits == 32 { u32::MAX } else { 0xFFFF });
+    let sign = c(fx, fb.sign);
+    let abs_mask = c(fx, fb.sign - 1);
+    let inf = c(fx, fb.inf);
+    let sh = c(fx, shift);
+    let zero = c(fx, 0);
+    // acc: the result so far; seen: some non-NaN value was folded; nan:
+    // some NaN was
+    let mut acc = zero;
+    let mut seen = fx.tx.const_bool(false);
+    let mut nan = fx.tx.const_bool(false);
+    for j in 0..32 {
+        let jc = c(fx, j);
+        let p = lanes.bit(fx, part, jc)?;
+        let w = lanes.value(fx, jc)?;
+        let x = fx.tx.b.shift_right_logical(u32t, None, w, sh)?;
+        let x = fx.tx.b.bitwise_and(u32t, None, x, elem_mask)?;
+        let x = if op == Op::Absmax {
+            fx.tx.b.bitwise_and(u32t, None, x, abs_mask)?
+        } else {
+            x
+        };
+        let mag = fx.tx.b.bitwise_and(u32t, None, x, abs_mask)?;
+        let is_nan = fx.tx.b.u_greater_than(bt, None, mag, inf)?;
+        // order: negative values reversed below positive ones, −0 < +0
+        let key = |fx: &mut FunctionCx, v: Word| -> R<Word> {
+            let s = fx.tx.b.bitwise_and(u32t, None, v, sign)?;
+            let neg = fx.tx.b.i_not_equal(bt, None, s, zero)?;
+            let inverted = fx.tx.b.not(u32t, None, v)?;
+            let inverted = fx.tx.b.bitwise_and(u32t, None, inverted, elem_mask)?;
+            let lifted = fx.tx.b.bitwise_or(u32t, None, v, sign)?;
+            Ok(fx.tx.b.select(u32t, None, neg, inverted, lifted)?)
+        };
+        let kx = key(fx, x)?;
+        let ka = key(fx, acc)?;
+        let better = if op == Op::Min {
+            fx.tx.b.u_less_than(bt, None, kx, ka)?
+        } else {
+            fx.tx.b.u_greater_than(bt, None, kx, ka)?
+        };
+        let not_seen = fx.tx.b.logical_not(bt, None, seen)?;
+        let take = fx.tx.b.logical_or(bt, None, better, not_seen)?;
+        let not_nan = fx.tx.b.logical_not(bt, None, is_nan)?;
+        let take = fx.tx.b.logical_and(bt, None, take, not_nan)?;
+        let take = fx.tx.b.logical_and(bt, None, take, p)?;
+        acc = fx.tx.b.select(u32t, None, take, x, acc)?;
+        let counted = fx.tx.b.logical_and(bt, None, p, not_nan)?;
+        seen = fx.tx.b.logical_or(bt, None, seen, counted)?;
+        let nan_here = fx.tx.b.logical_and(bt, None, p, is_nan)?;
+        nan = fx.tx.b.logical_or(bt, None, nan, nan_here)?;
+    }
+    // by default NaNs are ignored unless all are NaN; `.nanp` propagates
+    let use_nan = if nanp {
+        nan
+    } else {
+        fx.tx.b.logical_not(bt, None, seen)?
+    };
+    let qnan = c(fx, fb.quiet_nan);
+    Ok(fx.tx.b.select(u32t, None, use_nan, qnan, acc)?)
+}
+
+fn fred(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
+    let u32t = fx.tx.uint(32);
+    let bt = fx.tx.bool_ty();
+    let ty = ins.q("type").unwrap_or("f");
+    let fb = float_bits(ty).ok_or_else(|| TranslateError::Internal(format!("fred on `.{ty}`")))?;
+    let op = ins
+        .qual::<Op>()
+        .ok_or_else(|| TranslateError::Internal("fred without its operation".into()))?;
+    let packed = ty.ends_with("x2");
+    let src0 = ins.opr("src0")?;
+    let word = if packed {
+        let e = fx.read_packed(src0, 2, 16)?;
+        let lo = fx.resize(e[0], 16, 32, false)?;
+        let hi = fx.resize(e[1], 16, 32, false)?;
+        let s16 = fx.tx.const_u32(16);
+        let hi = fx.tx.b.shift_left_logical(u32t, None, hi, s16)?;
+        fx.tx.b.bitwise_or(u32t, None, lo, hi)?
+    } else {
+        let v = fx.read(src0, fb.bits)?;
+        fx.resize(v, fb.bits, 32, false)?
+    };
+    let src1 = fx.read(ins.opr("src1")?, 32)?;
+    let lanes = publish(fx, word, active)?;
+    let mask = lanes.mask(fx)?;
+    let part = fx.tx.b.bitwise_and(u32t, None, src1, mask)?;
+    let nanp = ins.has("nanp");
+    let me = lanes.bit(fx, part, lanes.laneid)?;
+    let write = fx.tx.b.logical_and(bt, None, active, me)?;
+    let dst = ins.opr("dst")?;
+    if packed {
+        let lo = fred_element(fx, &lanes, part, op, nanp, fb, 0)?;
+        let hi = fred_element(fx, &lanes, part, op, nanp, fb, 16)?;
+        let lo = fx.resize(lo, 32, 16, false)?;
+        let hi = fx.resize(hi, 32, 16, false)?;
+        guarded(fx, write, |fx| fx.write_packed(dst, &[lo, hi], 16))
+    } else {
+        let r = fred_element(fx, &lanes, part, op, nanp, fb, 0)?;
+        let r = fx.resize(r, 32, fb.bits, false)?;
+        guarded(fx, write, |fx| fx.write(dst, r, fb.bits))
+    }
+}
