@@ -270,6 +270,45 @@ const CASES: &[Case] = &[
         [(0, "u32:50,49,2,1103626240,2882359872,50,50,0,7,1,42")],
         []
     ),
+    // atomics through generic addresses (global and shared, one function for both), 16-bit
+    // and float ones, atomic ld/st of 32 and 16 bits
+    case!(
+        "tests/run/atomic_generic.pisa",
+        "k",
+        "50",
+        Some("50"),
+        ["buf:u32:0,0,0,0,2882338816,0,0,0,0,0"],
+        [],
+        [(0, "u32:50,50,49,1103626240,2882338866,0,1103626240,305418816,43,2004318071")],
+        []
+    ),
+    // 128-bit cas/xchg/ld/st on global, shared and generic addresses, 64-bit cas/ld on
+    // shared memory (emulated under locks on Vulkan): exact old values, failing cas
+    case!(
+        "tests/run/atomic_128.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u64:1,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"],
+        [],
+        [(
+            0,
+            "u64:15,16,17,18,1,2,3,4,3,4,3,4,9,10,11,12,11,12,7,8,13,14,100,200,200,200,400"
+        )],
+        []
+    ),
+    // no update lost: 256 work-items in 4 groups add to 128-bit counters (global, generic to
+    // global and shared) and a 64-bit shared one with cas loops, K = 4 times each
+    case!(
+        "tests/run/atomic_128_count.pisa",
+        "count",
+        "256",
+        Some("64"),
+        ["buf:u64:zeros:7"],
+        [],
+        [(0, "u64:1024,131584,1024,131584,1024,1024,33280")],
+        []
+    ),
     // loops of different lengths before a barrier, and a barrier inside a called function
     case!(
         "tests/run/barrier_divergent.pisa",

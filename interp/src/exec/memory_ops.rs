@@ -2,9 +2,12 @@
 //! with the address arithmetic of 07 §3.3 and the checks of
 //! [`crate::memory`]. One work-item runs at a time, so every access is
 //! atomic; the memory order and scope qualifiers need no further work.
+//! Atomics through a generic address that reaches `.private` memory are
+//! undefined (19 §8.1–§8.5 notes: it "must point to either `.global` or
+//! `.shared`") and stop the launch (docs/spec-notes.md).
 
 use super::{mask, set, set128, set_bytes, sext, Exec, Item, MAX_VALUE_BYTES, X};
-use crate::decode::{Addr, AddrBaseD, Op, Opnd};
+use crate::decode::{flag, Addr, AddrBaseD, Op, Opnd};
 use crate::float::{self, BinOp, FloatMode, FloatTy};
 use crate::memory::{arena_range, check_align, resolve_generic, Fault, Space};
 use pisa_translator::ir::qualifier::{Addrspace, Op as AtomOp};
@@ -36,6 +39,22 @@ impl Exec<'_> {
             Some(Addrspace::Global | Addrspace::Const) => (Space::Device, addr),
             Some(Addrspace::Generic) | None => resolve_generic(addr),
         }
+    }
+
+    /// [`Self::locate`] for an atomic access: a generic address must not
+    /// reach `.private` memory (19 §8.1–§8.5 notes).
+    fn locate_atomic(&self, op: &Op, addr: u64) -> X<(Space, u64)> {
+        let (space, at) = self.locate(op.q.space, addr);
+        if space == Space::Private && op.q.space != Some(Addrspace::Private) {
+            return Err(self.trap(
+                op,
+                format!(
+                    "atomic access through generic address {addr:#x}, which points to .private memory \
+                     (a generic atomic must point to .global or .shared)"
+                ),
+            ));
+        }
+        Ok((space, at))
     }
 
     fn read_mem(&self, item: &Item, space: Space, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
@@ -116,7 +135,12 @@ impl Exec<'_> {
                 let Opnd::Addr(a) = addr_op else {
                     return Err(self.trap(op, "address operand expected"));
                 };
-                let (space, addr) = self.locate(q.space, self.address(item, a));
+                let at = self.address(item, a);
+                let (space, addr) = if q.has(flag::ATOMIC) {
+                    self.locate_atomic(op, at)?
+                } else {
+                    self.locate(q.space, at)
+                };
                 check_align(space, addr, align, n).map_err(|f| self.fault(op, f))?;
                 let mut buf = [0u8; MAX_VALUE_BYTES];
                 if opcode == Opcode::Ld {
@@ -141,7 +165,7 @@ impl Exec<'_> {
         let Opnd::Addr(a) = &o[1] else {
             return Err(self.trap(op, "address operand expected"));
         };
-        let (space, addr) = self.locate(q.space, self.address(item, a));
+        let (space, addr) = self.locate_atomic(op, self.address(item, a))?;
         check_align(space, addr, align, n).map_err(|f| self.fault(op, f))?;
         let mut bytes = [0u8; 16];
         let buf = &mut bytes[..n];

@@ -296,6 +296,19 @@ pub fn emit_entry_points(tx: &mut ModuleCx) -> Result<(), TranslateError> {
         tx.b.begin_block(None)?;
         let bt = tx.bool_ty();
         let u32t = tx.uint(32);
+        if tx.shared_locks.is_some() {
+            // the locks of emulated shared atomics start free: cleared by
+            // the group's first work-item, before the range check so that
+            // every work-item reaches the barrier that follows
+            let mut first = tx.const_bool(true);
+            for d in 0..3 {
+                let l = tx.builtin_elem(BuiltIn::LocalInvocationId, "pisa_local_id", d)?;
+                let zero = tx.const_u32(0);
+                let is0 = tx.b.i_equal(bt, None, l, zero)?;
+                first = tx.b.logical_and(bt, None, first, is0)?;
+            }
+            super::lower::atomics::zero_shared_locks(tx, first)?;
+        }
         let mut inside = tx.const_bool(true);
         for d in 0..3 {
             let g = tx.group_id(d)?;

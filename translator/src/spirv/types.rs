@@ -54,6 +54,12 @@ pub struct ModuleCx<'m> {
     pub simt_functions: Vec<bool>,
     /// The `Workgroup` array cross-lane instructions exchange values in.
     pub sg_exchange: Option<Word>,
+    /// Data-block offset of the lock table of emulated global atomics
+    /// (`lower::atomics`), once one needs it.
+    pub global_locks: Option<u64>,
+    /// The `Workgroup` lock array of emulated shared atomics, which each
+    /// entry point zeroes (`lower::atomics`), once one needs it.
+    pub shared_locks: Option<Word>,
 }
 
 impl<'m> ModuleCx<'m> {
@@ -100,6 +106,8 @@ impl<'m> ModuleCx<'m> {
             uses_status: false,
             simt_functions: Vec::new(),
             sg_exchange: None,
+            global_locks: None,
+            shared_locks: None,
         };
         tx.cap(Capability::Shader);
         tx.cap(Capability::PhysicalStorageBufferAddresses);

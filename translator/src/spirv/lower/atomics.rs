@@ -1,22 +1,42 @@
 //! Atomics (spec chapter 19): `iatom`, `fatom`, and the atomic (ordered)
-//! forms of `ld`/`st`, on `.global` and `.shared` memory.
+//! forms of `ld`/`st`, on `.global`, `.shared` and generic addresses, at
+//! every width the spec allows (docs/abi.md, "Emulated atomics").
 //!
-//! Operations SPIR-V has are used directly on 32- and 64-bit words. The rest
-//! — `incwrap`/`decwrap`, every floating-point operation, and 16-bit values,
-//! which live inside a 32-bit word of the shared arena or of global memory —
-//! are compare-and-swap loops on the containing word, so they need no
-//! optional device feature beyond 64-bit atomics for 64-bit values.
+//! - Operations SPIR-V has are used directly on 32- and 64-bit words of
+//!   global memory and 32-bit words of the shared arena.
+//! - `incwrap`/`decwrap`, every floating-point operation, and 16-bit values
+//!   (which live inside a 32-bit word) are compare-and-swap loops on the
+//!   containing word, so they need no optional float-atomic feature.
+//! - What no Vulkan atomic covers — 128-bit accesses anywhere, and 64-bit
+//!   ones on the shared arena (an array of 32-bit words: without
+//!   `VK_KHR_workgroup_memory_explicit_layout` it cannot be read as 64-bit
+//!   words) — runs under a spin lock from a lock table keyed by the
+//!   address: in the data block for global memory, in a `Workgroup` array
+//!   for shared memory.
+//! - Generic addresses switch on the address's tag to the global, shared or
+//!   private form; the private one (which the spec rules out, 19 §8.1 notes)
+//!   is a plain read-modify-write, private memory being the work-item's own.
 
 use super::float16::{f32_to_half, half_to_f32};
 use super::{bits_of, Ins, R};
 use crate::ir::qualifier::{Addrspace, Memorder, Memscope, Op};
 use crate::ir::Qualifier;
 use crate::ir::*;
+use crate::spirv::entry::Push;
 use crate::spirv::function::FunctionCx;
-use crate::spirv::memory::Mem;
+use crate::spirv::memory::{Mem, GENERIC_PRIVATE_TAG, GENERIC_SHARED_TAG};
+use crate::spirv::types::ModuleCx;
 use crate::spirv::TranslateError;
-use rspirv::dr::Builder;
-use rspirv::spirv::{Capability, GlslStd450Op as G, LoopControl, MemorySemantics, Scope, Word};
+use rspirv::dr::{Builder, Operand as SOp};
+use rspirv::spirv::{
+    Capability, GlslStd450Op as G, LoopControl, MemoryAccess, MemorySemantics, Scope,
+    SelectionControl, StorageClass, Word,
+};
+
+/// Locks in the global lock table (a power of two): 4 KiB of the data block.
+pub const GLOBAL_LOCKS: u32 = 1024;
+/// Locks in the shared lock array (a power of two): 128 bytes of shared memory.
+pub const SHARED_LOCKS: u32 = 32;
 
 /// Scope and semantics of an atomic access.
 struct Order {
@@ -27,12 +47,16 @@ struct Order {
     fail: Word,
 }
 
-fn order(fx: &mut FunctionCx, ins: &Ins, mem: Mem, load: bool, store: bool) -> Order {
-    let storage = if mem == Mem::Shared {
+fn storage_sem(mem: Mem) -> MemorySemantics {
+    if mem == Mem::Shared {
         MemorySemantics::WORKGROUP_MEMORY
     } else {
         MemorySemantics::UNIFORM_MEMORY
-    };
+    }
+}
+
+fn order(fx: &mut FunctionCx, ins: &Ins, mem: Mem, load: bool, store: bool) -> Order {
+    let storage = storage_sem(mem);
     // Vulkan treats sequential consistency as acquire/release
     let mut o = match ins.qual() {
         Some(Memorder::Acquire) => MemorySemantics::ACQUIRE,
@@ -59,14 +83,41 @@ fn order(fx: &mut FunctionCx, ins: &Ins, mem: Mem, load: bool, store: bool) -> O
     } else {
         MemorySemantics::empty()
     };
+    Order {
+        scope: scope_of(fx, ins, mem),
+        sem: fx.tx.const_u32(sem.bits()),
+        fail: fx.tx.const_u32(fail.bits()),
+    }
+}
+
+fn scope_of(fx: &mut FunctionCx, ins: &Ins, mem: Mem) -> Word {
     let scope = match (ins.qual(), mem) {
         (Some(Memscope::Workgroup), _) | (None, Mem::Shared) => Scope::Workgroup,
         _ => Scope::Device,
     };
-    Order {
-        scope: fx.tx.const_u32(scope as u32),
-        sem: fx.tx.const_u32(sem.bits()),
-        fail: fx.tx.const_u32(fail.bits()),
+    fx.tx.const_u32(scope as u32)
+}
+
+/// What an atomic does to the memory it reaches, whatever space that is.
+#[derive(Clone, Copy)]
+enum Access {
+    /// Atomic `ld`.
+    Load,
+    /// Atomic `st` of this value.
+    Store(Word),
+    /// `iatom`: the operation and its sources.
+    Int(Op, Option<Word>, Option<Word>),
+    /// `fatom`: the operation, whether the type is bfloat16 (for 16-bit
+    /// values), and its sources.
+    Float(Op, bool, Word, Option<Word>),
+}
+
+impl Access {
+    fn loads(self) -> bool {
+        matches!(self, Access::Load)
+    }
+    fn stores(self) -> bool {
+        matches!(self, Access::Store(_))
     }
 }
 
@@ -83,8 +134,8 @@ fn word(fx: &mut FunctionCx, addr: Word, mem: Mem, bits: u16) -> R<(Word, u16, O
             let low = fx.resize(addr, 64, 32, false)?;
             Ok((p, 32, Some(fx.sub_shift(low)?)))
         }
-        (Mem::Shared | Mem::Private, 32) => Ok((fx.word_ptr(addr, mem, 0)?, 32, None)),
-        (Mem::Shared | Mem::Private, 16) => {
+        (Mem::Shared, 32) => Ok((fx.word_ptr(addr, mem, 0)?, 32, None)),
+        (Mem::Shared, 16) => {
             let p = fx.word_ptr(addr, mem, 0)?;
             Ok((p, 32, Some(fx.sub_shift(addr)?)))
         }
@@ -94,209 +145,147 @@ fn word(fx: &mut FunctionCx, addr: Word, mem: Mem, bits: u16) -> R<(Word, u16, O
     }
 }
 
-/// `old = *p; *p = f(old)` atomically, as a compare-and-swap loop on the
-/// word. `f` sees and returns the value (`bits` wide); the old value is
-/// returned.
-fn cas_loop(
+/// The label of the block being built (instructions may have added blocks
+/// since the construct began).
+fn current_label(fx: &FunctionCx) -> R<Word> {
+    let b = &fx.tx.b;
+    b.selected_block()
+        .and_then(|i| {
+            let f = b.module_ref().functions.last()?;
+            f.blocks.get(i)?.label.as_ref()?.result_id
+        })
+        .ok_or_else(|| TranslateError::Internal("no block is being built".into()))
+}
+
+/// A loop that runs `attempt` until it reports success, returning the value
+/// of the successful attempt. `attempt` returns (done, value).
+///
+/// Where the driver may cut loops short (`Options::detect_loop_cap`, Mesa
+/// 22's llvmpipe: 65,535 iterations per invocation in all), the back edge
+/// can also leave on a condition the compiler cannot fold, and a work-item
+/// that leaves without success stores 1 to the launch's status word, so the
+/// runtime reports the cut instead of returning a lost update
+/// (`spirv::control` does the same for the program's own loops).
+fn retry(
     fx: &mut FunctionCx,
-    (p, wbits, shift): (Word, u16, Option<Word>),
-    bits: u16,
-    o: &Order,
-    f: &mut dyn FnMut(&mut FunctionCx, Word) -> R<Word>,
+    attempt: &mut dyn FnMut(&mut FunctionCx) -> R<(Word, Word)>,
 ) -> R<Word> {
-    let wt = fx.tx.uint(wbits);
-    let header = fx.tx.b.id();
-    let body = fx.tx.b.id();
-    let cont = fx.tx.b.id();
-    let merge = fx.tx.b.id();
+    let detect = fx.tx.options.detect_loop_cap;
+    let (header, body, cont, merge) = (fx.tx.b.id(), fx.tx.b.id(), fx.tx.b.id(), fx.tx.b.id());
     fx.tx.b.branch(header)?;
     fx.tx.b.begin_block(Some(header))?;
     fx.tx.b.loop_merge(merge, cont, LoopControl::NONE, [])?;
     fx.tx.b.branch(body)?;
     fx.tx.b.begin_block(Some(body))?;
-    let relaxed = fx.tx.const_u32(0);
-    let w = fx.tx.b.atomic_load(wt, None, p, o.scope, relaxed)?;
-    let old = match shift {
-        Some(sh) => {
-            let v = fx.tx.b.shift_right_logical(wt, None, w, sh)?;
-            fx.resize(v, wbits, bits, false)?
-        }
-        None => w,
-    };
-    let new = f(fx, old)?;
-    let nw = match shift {
-        Some(sh) => {
-            let wide = fx.resize(new, bits, wbits, false)?;
-            let placed = fx.tx.b.shift_left_logical(wt, None, wide, sh)?;
-            let m = fx.tx.const_uint(wbits, (1u64 << bits) - 1);
-            let mask = fx.tx.b.shift_left_logical(wt, None, m, sh)?;
-            let keep = fx.tx.b.not(wt, None, mask)?;
-            let kept = fx.tx.b.bitwise_and(wt, None, w, keep)?;
-            fx.tx.b.bitwise_or(wt, None, kept, placed)?
-        }
-        None => new,
-    };
-    let prev = fx
-        .tx
-        .b
-        .atomic_compare_exchange(wt, None, p, o.scope, o.sem, o.fail, nw, w)?;
-    let bt = fx.tx.bool_ty();
-    let done = fx.tx.b.i_equal(bt, None, prev, w)?;
+    let (done, value) = attempt(fx)?;
     fx.tx.b.branch_conditional(done, merge, cont, [])?;
     fx.tx.b.begin_block(Some(cont))?;
-    fx.tx.b.branch(header)?;
-    fx.tx.b.begin_block(Some(merge))?;
-    Ok(old)
-}
-
-fn addr_of<'a>(ins: &'a Ins) -> R<&'a AddrOperand> {
-    match ins.opr("addr")? {
-        Operand::Addr(a) => Ok(a),
-        _ => Err(TranslateError::Internal("address operand expected".into())),
-    }
-}
-
-fn space_of(ins: &Ins) -> Option<Addrspace> {
-    match ins.qual() {
-        Some(s @ (Addrspace::Global | Addrspace::Shared)) => Some(s),
-        _ => None, // generic addressing is not lowered yet
-    }
-}
-
-fn need_int64_atomics(fx: &mut FunctionCx, bits: u16, mem: Mem) -> bool {
-    if bits == 64 {
-        if mem != Mem::Device {
-            return false;
-        }
-        fx.tx.cap(Capability::Int64Atomics);
-    }
-    true
-}
-
-/// Atomic `ld`/`st` (a memory order other than `.weak`).
-pub fn ordered(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let bits = bits_of(ins.q("type").unwrap_or("32b"));
-    let Some(space) = space_of(ins) else {
-        return Ok(false);
-    };
-    if !matches!(bits, 32 | 64) {
-        return Ok(false);
-    }
-    let (addr, mem) = fx.address(addr_of(ins)?, Some(space))?;
-    if !need_int64_atomics(fx, bits, mem) {
-        return Ok(false);
-    }
-    let (p, _, _) = word(fx, addr, mem, bits)?;
-    let t = fx.tx.uint(bits);
-    if ins.i.opcode == Opcode::Ld {
-        let o = order(fx, ins, mem, true, false);
-        let v = fx.tx.b.atomic_load(t, None, p, o.scope, o.sem)?;
-        fx.write(ins.opr("dst")?, v, bits)?;
+    if detect {
+        // `work_dim == 0xFFFFFFFF`: always false (work_dim is 1..3)
+        let dims = fx.tx.push_load(Push::WorkDim as u32)?;
+        let all = fx.tx.const_u32(u32::MAX);
+        let bt = fx.tx.bool_ty();
+        let never = fx.tx.b.i_equal(bt, None, dims, all)?;
+        fx.tx.b.branch_conditional(never, merge, header, [])?;
     } else {
-        let o = order(fx, ins, mem, false, true);
-        let v = fx.read(ins.opr("src0")?, bits)?;
-        fx.tx.b.atomic_store(p, o.scope, o.sem, v)?;
+        fx.tx.b.branch(header)?;
     }
-    Ok(true)
+    fx.tx.b.begin_block(Some(merge))?;
+    if detect {
+        // false only where the driver cut the loop short
+        let (cut, next) = (fx.tx.b.id(), fx.tx.b.id());
+        fx.tx.b.selection_merge(next, SelectionControl::NONE)?;
+        fx.tx.b.branch_conditional(done, next, cut, [])?;
+        fx.tx.b.begin_block(Some(cut))?;
+        let u32t = fx.tx.uint(32);
+        let addr = fx.tx.push_addr(Push::Status)?;
+        let pt = fx.tx.ptr(StorageClass::PhysicalStorageBuffer, u32t);
+        let status = fx.tx.b.convert_u_to_ptr(pt, None, addr)?;
+        let one = fx.tx.const_u32(1);
+        fx.tx.b.store(
+            status,
+            one,
+            Some(MemoryAccess::ALIGNED),
+            [SOp::LiteralBit32(4)],
+        )?;
+        fx.tx.uses_status = true;
+        fx.tx.b.branch(next)?;
+        fx.tx.b.begin_block(Some(next))?;
+    }
+    Ok(value)
 }
 
-/// The address, space and ordering of a read-modify-write atomic; `None`
-/// when this back end cannot lower it (generic, 128-bit, 64-bit shared).
-fn rmw_target(fx: &mut FunctionCx, ins: &Ins, bits: u16) -> R<Option<(Word, Mem, Order)>> {
-    let Some(space) = space_of(ins) else {
-        return Ok(None);
-    };
-    if bits == 128 {
-        return Ok(None);
-    }
-    let (addr, mem) = fx.address(addr_of(ins)?, Some(space))?;
-    if !need_int64_atomics(fx, bits, mem) {
-        return Ok(None);
-    }
-    let o = order(fx, ins, mem, false, false);
-    Ok(Some((addr, mem, o)))
+/// `old = *p; *p = new(old)` atomically, as a compare-and-swap loop on the
+/// word; the old value is returned.
+fn cas_loop(
+    fx: &mut FunctionCx,
+    (p, wbits, shift): (Word, u16, Option<Word>),
+    bits: u16,
+    o: &Order,
+    acc: Access,
+) -> R<Word> {
+    let wt = fx.tx.uint(wbits);
+    retry(fx, &mut |fx| {
+        let relaxed = fx.tx.const_u32(0);
+        let w = fx.tx.b.atomic_load(wt, None, p, o.scope, relaxed)?;
+        let old = match shift {
+            Some(sh) => {
+                let v = fx.tx.b.shift_right_logical(wt, None, w, sh)?;
+                fx.resize(v, wbits, bits, false)?
+            }
+            None => w,
+        };
+        let new = new_value(fx, acc, bits, old)?;
+        let nw = match shift {
+            Some(sh) => {
+                let wide = fx.resize(new, bits, wbits, false)?;
+                let placed = fx.tx.b.shift_left_logical(wt, None, wide, sh)?;
+                let m = fx.tx.const_uint(wbits, (1u64 << bits) - 1);
+                let mask = fx.tx.b.shift_left_logical(wt, None, m, sh)?;
+                let keep = fx.tx.b.not(wt, None, mask)?;
+                let kept = fx.tx.b.bitwise_and(wt, None, w, keep)?;
+                fx.tx.b.bitwise_or(wt, None, kept, placed)?
+            }
+            None => new,
+        };
+        let prev = fx
+            .tx
+            .b
+            .atomic_compare_exchange(wt, None, p, o.scope, o.sem, o.fail, nw, w)?;
+        let bt = fx.tx.bool_ty();
+        let done = fx.tx.b.i_equal(bt, None, prev, w)?;
+        Ok((done, old))
+    })
 }
 
-pub fn iatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let bits = bits_of(ins.q("type").unwrap_or("32b"));
-    let Some((addr, mem, o)) = rmw_target(fx, ins, bits)? else {
-        return Ok(false);
-    };
-    let Some(op) = ins.qual::<Op>() else {
-        return Ok(false);
-    };
-    let src0 = match ins.op("src0") {
-        Some(s) => {
-            // llvmpipe aborted on atomics of float-computed values
-            // (`tests/run/atomic_of_float_bits.pisa`)
-            let v = fx.read(s, bits)?;
-            Some(fx.opaque(v, bits)?)
-        }
-        None => None,
-    };
-    let src1 = match ins.op("src1") {
-        Some(s) => {
-            // llvmpipe aborted on atomics of float-computed values
-            // (`tests/run/atomic_of_float_bits.pisa`)
-            let v = fx.read(s, bits)?;
-            Some(fx.opaque(v, bits)?)
-        }
-        None => None,
-    };
-    let t = fx.tx.uint(bits);
-    let w = word(fx, addr, mem, bits)?;
-    let need = |v: Option<Word>| {
-        v.ok_or_else(|| TranslateError::Internal("missing atomic operand".into()))
-    };
-    let old = match (w.2, op) {
-        // whole words: SPIR-V's own atomics
-        (None, Op::Cas) => {
-            let (cmp, val) = (need(src0)?, need(src1)?);
-            fx.tx
-                .b
-                .atomic_compare_exchange(t, None, w.0, o.scope, o.sem, o.fail, val, cmp)?
-        }
-        (None, Op::Inc) => fx.tx.b.atomic_i_increment(t, None, w.0, o.scope, o.sem)?,
-        (None, Op::Dec) => fx.tx.b.atomic_i_decrement(t, None, w.0, o.scope, o.sem)?,
-        (
-            None,
-            op @ (Op::Add
-            | Op::Sub
-            | Op::Smin
-            | Op::Smax
-            | Op::Umin
-            | Op::Umax
-            | Op::And
-            | Op::Or
-            | Op::Xor
-            | Op::Xchg),
-        ) => {
-            let v = need(src0)?;
-            let b = &mut fx.tx.b;
-            let atomic = match op {
-                Op::Add => Builder::atomic_i_add,
-                Op::Sub => Builder::atomic_i_sub,
-                Op::Smin => Builder::atomic_s_min,
-                Op::Smax => Builder::atomic_s_max,
-                Op::Umin => Builder::atomic_u_min,
-                Op::Umax => Builder::atomic_u_max,
-                Op::And => Builder::atomic_and,
-                Op::Or => Builder::atomic_or,
-                Op::Xor => Builder::atomic_xor,
-                _ => Builder::atomic_exchange,
+/// The value an access leaves in memory, given the old one (`bits` wide).
+fn new_value(fx: &mut FunctionCx, acc: Access, bits: u16, old: Word) -> R<Word> {
+    match acc {
+        Access::Load => Ok(old),
+        Access::Store(v) => Ok(v),
+        Access::Int(op, s0, s1) if bits == 128 => {
+            let need = |v: Option<Word>| {
+                v.ok_or_else(|| TranslateError::Internal("missing atomic operand".into()))
             };
-            atomic(b, t, None, w.0, o.scope, o.sem, v)?
+            match op {
+                Op::Xchg => need(s0),
+                Op::Cas => {
+                    let (cmp, val) = (need(s0)?, need(s1)?);
+                    let t = fx.tx.uint(128);
+                    let bt = fx.tx.bool_ty();
+                    let bv2 = fx.tx.vec(bt, 2);
+                    let each = fx.tx.b.i_equal(bv2, None, old, cmp)?;
+                    let eq = fx.tx.b.all(bt, None, each)?;
+                    Ok(fx.tx.b.select(t, None, eq, val, old)?)
+                }
+                _ => Err(TranslateError::Internal(
+                    "128-bit atomics are cas and xchg only".into(),
+                )),
+            }
         }
-        // the rest: a compare-and-swap loop computing the spec's `new`
-        _ => {
-            let mut f = |fx: &mut FunctionCx, old: Word| -> R<Word> {
-                int_new(fx, op, bits, old, src0, src1)
-            };
-            cas_loop(fx, w, bits, &o, &mut f)?
-        }
-    };
-    fx.write(ins.opr("dst")?, old, bits)?;
-    Ok(true)
+        Access::Int(op, s0, s1) => int_new(fx, op, bits, old, s0, s1),
+        Access::Float(op, bf, s0, s1) => float_new(fx, op, bf, bits, old, s0, s1),
+    }
 }
 
 /// The spec's `new` value of an integer atomic (the `iatom` semantics).
@@ -360,54 +349,477 @@ fn int_new(
     })
 }
 
-pub fn fatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let ty = ins.q("type").unwrap_or("f");
-    let bits = bits_of(ty);
-    let Some((addr, mem, o)) = rmw_target(fx, ins, bits)? else {
-        return Ok(false);
+/// The spec's `new` value of a floating-point atomic (the `fatom` semantics).
+fn float_new(
+    fx: &mut FunctionCx,
+    op: Op,
+    bf: bool,
+    bits: u16,
+    old: Word,
+    src0: Word,
+    src1: Option<Word>,
+) -> R<Word> {
+    if op == Op::Cas {
+        // compares bit patterns
+        let t = fx.tx.uint(bits);
+        let bt = fx.tx.bool_ty();
+        let eq = fx.tx.b.i_equal(bt, None, old, src0)?;
+        return Ok(fx.tx.b.select(t, None, eq, src1.unwrap_or(old), old)?);
+    }
+    let ty = if bf { "bf" } else { "hf" };
+    // 16-bit formats compute in f32 and round once
+    let fb = if bits == 16 { 32 } else { bits };
+    let ft = fx.tx.float(fb);
+    let (a, b) = if bits == 16 {
+        (half_to_f32(fx, old, ty)?, half_to_f32(fx, src0, ty)?)
+    } else {
+        (
+            fx.tx.b.bitcast(ft, None, old)?,
+            fx.tx.b.bitcast(ft, None, src0)?,
+        )
     };
+    let r = match op {
+        Op::Add => fx.tx.b.f_add(ft, None, a, b)?,
+        Op::Sub => fx.tx.b.f_sub(ft, None, a, b)?,
+        Op::Min => fx.tx.glsl_op(ft, G::NMin, &[a, b])?,
+        _ => fx.tx.glsl_op(ft, G::NMax, &[a, b])?,
+    };
+    if bits == 16 {
+        f32_to_half(fx, r, ty)
+    } else {
+        let ut = fx.tx.uint(bits);
+        Ok(fx.tx.b.bitcast(ut, None, r)?)
+    }
+}
+
+fn addr_of<'a>(ins: &'a Ins) -> R<&'a AddrOperand> {
+    match ins.opr("addr")? {
+        Operand::Addr(a) => Ok(a),
+        _ => Err(TranslateError::Internal("address operand expected".into())),
+    }
+}
+
+/// The address space of an atomic: `.global`, `.shared`, or generic (an
+/// explicit `.generic`, or none on `ld`/`st`).
+fn space_of(ins: &Ins) -> Option<Addrspace> {
+    match ins.qual() {
+        Some(s @ (Addrspace::Global | Addrspace::Shared)) => Some(s),
+        _ => None,
+    }
+}
+
+/// Performs `acc` at `addr` in `mem`, returning the old value (for stores,
+/// a value to ignore).
+fn access(fx: &mut FunctionCx, ins: &Ins, acc: Access, addr: Word, mem: Mem, bits: u16) -> R<Word> {
+    match (mem, bits) {
+        (Mem::Generic, _) => generic(fx, ins, acc, addr, bits),
+        (Mem::Private, _) => {
+            // private memory is the work-item's own: nothing else can
+            // access it in between
+            let old = fx.load(addr, mem, bits)?;
+            if !acc.loads() {
+                let new = new_value(fx, acc, bits, old)?;
+                fx.store(addr, mem, new, bits)?;
+            }
+            Ok(old)
+        }
+        (Mem::Device, 128) | (Mem::Shared, 64 | 128) => locked(fx, acc, addr, mem, bits),
+        _ => native(fx, ins, acc, addr, mem, bits),
+    }
+}
+
+/// An atomic through a generic address: a selection on the address's tag
+/// (docs/abi.md), with the old value merged by a phi.
+fn generic(fx: &mut FunctionCx, ins: &Ins, acc: Access, addr: Word, bits: u16) -> R<Word> {
+    let u64t = fx.tx.uint(64);
+    let sh = fx.tx.const_uint(64, 48);
+    let tag = fx.tx.b.shift_right_logical(u64t, None, addr, sh)?;
+    let tag = fx.resize(tag, 64, 32, false)?;
+    let low = fx.resize(addr, 64, 32, false)?;
+    let (dev, shared, private, merge) = (fx.tx.b.id(), fx.tx.b.id(), fx.tx.b.id(), fx.tx.b.id());
+    fx.tx.b.selection_merge(merge, SelectionControl::NONE)?;
+    fx.tx.b.switch(
+        tag,
+        dev,
+        [
+            (SOp::LiteralBit32(GENERIC_SHARED_TAG as u32), shared),
+            (SOp::LiteralBit32(GENERIC_PRIVATE_TAG as u32), private),
+        ],
+    )?;
+    let mut incoming = Vec::new();
+    for (label, mem, a) in [
+        (dev, Mem::Device, addr),
+        (shared, Mem::Shared, low),
+        (private, Mem::Private, low),
+    ] {
+        fx.tx.b.begin_block(Some(label))?;
+        let v = access(fx, ins, acc, a, mem, bits)?;
+        incoming.push((v, current_label(fx)?));
+        fx.tx.b.branch(merge)?;
+    }
+    fx.tx.b.begin_block(Some(merge))?;
+    let t = fx.tx.uint(bits);
+    Ok(fx.tx.b.phi(t, None, incoming)?)
+}
+
+/// Atomics Vulkan has: on whole 32-bit (shared, global) and 64-bit (global)
+/// words, or compare-and-swap loops on them.
+fn native(fx: &mut FunctionCx, ins: &Ins, acc: Access, addr: Word, mem: Mem, bits: u16) -> R<Word> {
+    if bits == 64 {
+        fx.tx.cap(Capability::Int64Atomics);
+    }
+    let o = order(fx, ins, mem, acc.loads(), acc.stores());
+    let t = fx.tx.uint(bits);
+    let w = word(fx, addr, mem, bits)?;
+    let need = |v: Option<Word>| {
+        v.ok_or_else(|| TranslateError::Internal("missing atomic operand".into()))
+    };
+    Ok(match (acc, w.2) {
+        (Access::Load, None) => fx.tx.b.atomic_load(t, None, w.0, o.scope, o.sem)?,
+        (Access::Load, Some(sh)) => {
+            let u32t = fx.tx.uint(32);
+            let v = fx.tx.b.atomic_load(u32t, None, w.0, o.scope, o.sem)?;
+            let v = fx.tx.b.shift_right_logical(u32t, None, v, sh)?;
+            fx.resize(v, 32, bits, false)?
+        }
+        (Access::Store(v), None) => {
+            fx.tx.b.atomic_store(w.0, o.scope, o.sem, v)?;
+            v
+        }
+        // whole words: SPIR-V's own atomics
+        (Access::Int(Op::Cas, s0, s1), None) => {
+            let (cmp, val) = (need(s0)?, need(s1)?);
+            fx.tx
+                .b
+                .atomic_compare_exchange(t, None, w.0, o.scope, o.sem, o.fail, val, cmp)?
+        }
+        (Access::Int(Op::Inc, ..), None) => {
+            fx.tx.b.atomic_i_increment(t, None, w.0, o.scope, o.sem)?
+        }
+        (Access::Int(Op::Dec, ..), None) => {
+            fx.tx.b.atomic_i_decrement(t, None, w.0, o.scope, o.sem)?
+        }
+        (
+            Access::Int(
+                op @ (Op::Add
+                | Op::Sub
+                | Op::Smin
+                | Op::Smax
+                | Op::Umin
+                | Op::Umax
+                | Op::And
+                | Op::Or
+                | Op::Xor
+                | Op::Xchg),
+                s0,
+                _,
+            ),
+            None,
+        ) => {
+            let v = need(s0)?;
+            let b = &mut fx.tx.b;
+            let atomic = match op {
+                Op::Add => Builder::atomic_i_add,
+                Op::Sub => Builder::atomic_i_sub,
+                Op::Smin => Builder::atomic_s_min,
+                Op::Smax => Builder::atomic_s_max,
+                Op::Umin => Builder::atomic_u_min,
+                Op::Umax => Builder::atomic_u_max,
+                Op::And => Builder::atomic_and,
+                Op::Or => Builder::atomic_or,
+                Op::Xor => Builder::atomic_xor,
+                _ => Builder::atomic_exchange,
+            };
+            atomic(b, t, None, w.0, o.scope, o.sem, v)?
+        }
+        // the rest (sub-word stores, `incwrap`/`decwrap`, floating point):
+        // a compare-and-swap loop computing the spec's `new`
+        _ => cas_loop(fx, w, bits, &o, acc)?,
+    })
+}
+
+/// A pointer to the lock that guards `addr` in `mem`'s lock table, and the
+/// scope the lock works at.
+fn lock_ptr(fx: &mut FunctionCx, addr: Word, mem: Mem) -> R<(Word, Scope)> {
+    let u32t = fx.tx.uint(32);
+    if mem == Mem::Shared {
+        let locks = shared_locks(fx.tx);
+        // one lock per 8 bytes, modulo the table
+        let three = fx.tx.const_u32(3);
+        let i = fx.tx.b.shift_right_logical(u32t, None, addr, three)?;
+        let m = fx.tx.const_u32(SHARED_LOCKS - 1);
+        let i = fx.tx.b.bitwise_and(u32t, None, i, m)?;
+        let pt = fx.tx.ptr(StorageClass::Workgroup, u32t);
+        return Ok((
+            fx.tx.b.access_chain(pt, None, locks, [i])?,
+            Scope::Workgroup,
+        ));
+    }
+    let table = global_locks(fx.tx);
+    // one lock per 16 bytes, with higher address bits folded in so that
+    // arrays far apart do not share locks in step
+    let u64t = fx.tx.uint(64);
+    let (four, fourteen) = (fx.tx.const_uint(64, 4), fx.tx.const_uint(64, 14));
+    let a = fx.tx.b.shift_right_logical(u64t, None, addr, four)?;
+    let b = fx.tx.b.shift_right_logical(u64t, None, addr, fourteen)?;
+    let h = fx.tx.b.bitwise_xor(u64t, None, a, b)?;
+    let m = fx.tx.const_uint(64, GLOBAL_LOCKS as u64 - 1);
+    let i = fx.tx.b.bitwise_and(u64t, None, h, m)?;
+    let two = fx.tx.const_uint(64, 2);
+    let off = fx.tx.b.shift_left_logical(u64t, None, i, two)?;
+    let base = fx.tx.push_addr(Push::DataBase)?;
+    let t = fx.tx.const_uint(64, table);
+    let at = fx.tx.b.i_add(u64t, None, base, t)?;
+    let at = fx.tx.b.i_add(u64t, None, at, off)?;
+    Ok((fx.device_ptr(at, 32)?, Scope::Device))
+}
+
+/// The data-block offset of the global lock table, reserved (zeroed, after
+/// every variable) the first time one is needed.
+fn global_locks(tx: &mut ModuleCx) -> u64 {
+    if let Some(off) = tx.global_locks {
+        return off;
+    }
+    let l = &mut tx.layout;
+    let off = l.data_bytes.div_ceil(64) * 64;
+    l.data_bytes = off + GLOBAL_LOCKS as u64 * 4;
+    l.data_init.resize(l.data_bytes as usize, 0);
+    tx.global_locks = Some(off);
+    off
+}
+
+/// The `Workgroup` array of shared locks, declared the first time one is
+/// needed; every entry point zeroes it before the kernel runs
+/// ([`zero_shared_locks`]).
+fn shared_locks(tx: &mut ModuleCx) -> Word {
+    if let Some(v) = tx.shared_locks {
+        return v;
+    }
+    let u32t = tx.uint(32);
+    let n = tx.const_u32(SHARED_LOCKS);
+    let arr = tx.b.type_array(u32t, n);
+    let pt = tx.ptr(StorageClass::Workgroup, arr);
+    let v = tx.global_var(pt, StorageClass::Workgroup);
+    tx.b.name(v, "pisa_atomic_locks");
+    tx.interface.push(v);
+    tx.shared_locks = Some(v);
+    v
+}
+
+/// At the start of an entry point, when the module has shared locks: the
+/// first work-item of the group clears them, then the group waits at a
+/// barrier. Vulkan does not zero `Workgroup` memory (and the feature that
+/// would, `shaderZeroInitializeWorkgroupMemory`, is Vulkan 1.3), and every
+/// work-item of the group reaches the entry point, so the barrier is
+/// uniform.
+pub fn zero_shared_locks(tx: &mut ModuleCx, first: Word) -> R<()> {
+    let Some(locks) = tx.shared_locks else {
+        return Ok(());
+    };
+    let (clear, next) = (tx.b.id(), tx.b.id());
+    tx.b.selection_merge(next, SelectionControl::NONE)?;
+    tx.b.branch_conditional(first, clear, next, [])?;
+    tx.b.begin_block(Some(clear))?;
+    let u32t = tx.uint(32);
+    let pt = tx.ptr(StorageClass::Workgroup, u32t);
+    let wg = tx.const_u32(Scope::Workgroup as u32);
+    let relaxed = tx.const_u32(0);
+    let zero = tx.const_u32(0);
+    for i in 0..SHARED_LOCKS {
+        let idx = tx.const_u32(i);
+        let p = tx.b.access_chain(pt, None, locks, [idx])?;
+        tx.b.atomic_store(p, wg, relaxed, zero)?;
+    }
+    tx.b.branch(next)?;
+    tx.b.begin_block(Some(next))?;
+    let sem =
+        tx.const_u32((MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY).bits());
+    tx.b.control_barrier(wg, wg, sem)?;
+    Ok(())
+}
+
+/// The 32-bit words of a `bits`-wide value at `addr`, read (`value` None)
+/// or written with relaxed atomics: inside a critical section the lock
+/// orders them, and atomics keep every access coherent at `scope`.
+fn words(
+    fx: &mut FunctionCx,
+    addr: Word,
+    mem: Mem,
+    bits: u16,
+    scope: Word,
+    value: Option<Word>,
+) -> R<Word> {
+    let u32t = fx.tx.uint(32);
+    let u64t = fx.tx.uint(64);
+    let uv2 = fx.tx.vec(u32t, 2);
+    let relaxed = fx.tx.const_u32(0);
+    let n = bits as u32 / 32;
+    let mut ptrs = Vec::new();
+    for i in 0..n {
+        ptrs.push(if mem == Mem::Shared {
+            fx.word_ptr(addr, mem, i)?
+        } else {
+            let a = fx.offset64(addr, 4 * i as u64)?;
+            fx.device_ptr(a, 32)?
+        });
+    }
+    // the value as (low, high) word pairs of its 64-bit halves
+    let halves = (n / 2) as usize;
+    match value {
+        Some(v) => {
+            for h in 0..halves {
+                let half = if bits == 128 {
+                    fx.tx.b.composite_extract(u64t, None, v, [h as u32])?
+                } else {
+                    v
+                };
+                let pair = fx.tx.b.bitcast(uv2, None, half)?;
+                for k in 0..2 {
+                    let w = fx.tx.b.composite_extract(u32t, None, pair, [k])?;
+                    fx.tx
+                        .b
+                        .atomic_store(ptrs[2 * h + k as usize], scope, relaxed, w)?;
+                }
+            }
+            Ok(v)
+        }
+        None => {
+            let mut parts = Vec::new();
+            for h in 0..halves {
+                let lo = fx
+                    .tx
+                    .b
+                    .atomic_load(u32t, None, ptrs[2 * h], scope, relaxed)?;
+                let hi = fx
+                    .tx
+                    .b
+                    .atomic_load(u32t, None, ptrs[2 * h + 1], scope, relaxed)?;
+                let pair = fx.tx.b.composite_construct(uv2, None, [lo, hi])?;
+                parts.push(fx.tx.b.bitcast(u64t, None, pair)?);
+            }
+            if bits == 128 {
+                let t = fx.tx.uint(128);
+                Ok(fx.tx.b.composite_construct(t, None, parts)?)
+            } else {
+                Ok(parts[0])
+            }
+        }
+    }
+}
+
+/// An access no Vulkan atomic covers, under the spin lock that guards its
+/// address (0 free, 1 taken).
+///
+/// The shape matters: a work-item that fails to take the lock retries, and
+/// the one that takes it runs the critical section and releases the lock
+/// *inside* the same iteration. Spinning until the lock is taken and only
+/// then running the critical section deadlocks where the lanes of a
+/// sub-group run in lockstep: the lanes spinning on a lock that another
+/// lane of their sub-group holds keep that lane from reaching its release.
+///
+/// A compare-and-swap lock rather than a (fair) ticket lock: a work-item
+/// that the driver's loop cap cuts short (llvmpipe) holds no lock, where a
+/// ticket it took but was never served would block its lock for good.
+fn locked(fx: &mut FunctionCx, acc: Access, addr: Word, mem: Mem, bits: u16) -> R<Word> {
+    let (lock, scope) = lock_ptr(fx, addr, mem)?;
+    let scope = fx.tx.const_u32(scope as u32);
+    // taking the lock acquires and releasing it releases: the critical
+    // section's accesses stay inside it, whatever the instruction's order
+    // asks (at least acquire/release, which Vulkan's seq_cst is too)
+    let (acq, rel) = if fx.tx.options.relaxed_memory_orders {
+        // llvmpipe (see `order`): relaxed atomics are locked instructions
+        (MemorySemantics::empty(), MemorySemantics::empty())
+    } else {
+        (
+            MemorySemantics::ACQUIRE | storage_sem(mem),
+            MemorySemantics::RELEASE | storage_sem(mem),
+        )
+    };
+    let (acq, rel) = (fx.tx.const_u32(acq.bits()), fx.tx.const_u32(rel.bits()));
+    let t = fx.tx.uint(bits);
+    retry(fx, &mut |fx| {
+        let u32t = fx.tx.uint(32);
+        let bt = fx.tx.bool_ty();
+        let (zero, one, relaxed) = (fx.tx.const_u32(0), fx.tx.const_u32(1), fx.tx.const_u32(0));
+        let prev = fx
+            .tx
+            .b
+            .atomic_compare_exchange(u32t, None, lock, scope, acq, relaxed, one, zero)?;
+        let got = fx.tx.b.i_equal(bt, None, prev, zero)?;
+        let tried = current_label(fx)?;
+        let (critical, join) = (fx.tx.b.id(), fx.tx.b.id());
+        fx.tx.b.selection_merge(join, SelectionControl::NONE)?;
+        fx.tx.b.branch_conditional(got, critical, join, [])?;
+        fx.tx.b.begin_block(Some(critical))?;
+        let old = words(fx, addr, mem, bits, scope, None)?;
+        if !acc.loads() {
+            let new = new_value(fx, acc, bits, old)?;
+            words(fx, addr, mem, bits, scope, Some(new))?;
+        }
+        fx.tx.b.atomic_store(lock, scope, rel, zero)?;
+        let done = current_label(fx)?;
+        fx.tx.b.branch(join)?;
+        fx.tx.b.begin_block(Some(join))?;
+        let none = fx.tx.const_null(t);
+        let v = fx.tx.b.phi(t, None, [(old, done), (none, tried)])?;
+        Ok((got, v))
+    })
+}
+
+/// Reads an `iatom`/`fatom` source operand.
+fn source(fx: &mut FunctionCx, ins: &Ins, name: &str, bits: u16) -> R<Option<Word>> {
+    match ins.op(name) {
+        Some(s) => {
+            // llvmpipe aborted on atomics of float-computed values
+            // (`tests/run/atomic_of_float_bits.pisa`)
+            let v = fx.read(s, bits)?;
+            Ok(Some(fx.opaque(v, bits)?))
+        }
+        None => Ok(None),
+    }
+}
+
+/// Atomic `ld`/`st` (a memory order other than `.weak`).
+pub fn ordered(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
+    let bits = bits_of(ins.q("type").unwrap_or("32b"));
+    let (addr, mem) = fx.address(addr_of(ins)?, space_of(ins))?;
+    if ins.i.opcode == Opcode::Ld {
+        let v = access(fx, ins, Access::Load, addr, mem, bits)?;
+        fx.write(ins.opr("dst")?, v, bits)?;
+    } else {
+        let v = fx.read(ins.opr("src0")?, bits)?;
+        access(fx, ins, Access::Store(v), addr, mem, bits)?;
+    }
+    Ok(true)
+}
+
+pub fn iatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
+    let bits = bits_of(ins.q("type").unwrap_or("32b"));
     let Some(op) = ins.qual::<Op>() else {
         return Ok(false);
     };
+    let (addr, mem) = fx.address(addr_of(ins)?, space_of(ins))?;
+    let src0 = source(fx, ins, "src0", bits)?;
+    let src1 = source(fx, ins, "src1", bits)?;
+    let old = access(fx, ins, Access::Int(op, src0, src1), addr, mem, bits)?;
+    fx.write(ins.opr("dst")?, old, bits)?;
+    Ok(true)
+}
+
+pub fn fatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
+    let ty = ins.q("type").unwrap_or("f");
+    let bits = bits_of(ty);
+    let Some(op) = ins.qual::<Op>() else {
+        return Ok(false);
+    };
+    let (addr, mem) = fx.address(addr_of(ins)?, space_of(ins))?;
     let src0 = fx.read(ins.opr("src0")?, bits)?;
     let src1 = match ins.op("src1") {
         Some(s) => Some(fx.read(s, bits)?),
         None => None,
     };
-    let w = word(fx, addr, mem, bits)?;
-    let mut f = |fx: &mut FunctionCx, old: Word| -> R<Word> {
-        if op == Op::Cas {
-            // compares bit patterns
-            let t = fx.tx.uint(bits);
-            let bt = fx.tx.bool_ty();
-            let eq = fx.tx.b.i_equal(bt, None, old, src0)?;
-            return Ok(fx.tx.b.select(t, None, eq, src1.unwrap_or(old), old)?);
-        }
-        // 16-bit formats compute in f32 and round once
-        let fb = if bits == 16 { 32 } else { bits };
-        let ft = fx.tx.float(fb);
-        let (a, b) = if bits == 16 {
-            (half_to_f32(fx, old, ty)?, half_to_f32(fx, src0, ty)?)
-        } else {
-            (
-                fx.tx.b.bitcast(ft, None, old)?,
-                fx.tx.b.bitcast(ft, None, src0)?,
-            )
-        };
-        let r = match op {
-            Op::Add => fx.tx.b.f_add(ft, None, a, b)?,
-            Op::Sub => fx.tx.b.f_sub(ft, None, a, b)?,
-            Op::Min => fx.tx.glsl_op(ft, G::NMin, &[a, b])?,
-            _ => fx.tx.glsl_op(ft, G::NMax, &[a, b])?,
-        };
-        if bits == 16 {
-            f32_to_half(fx, r, ty)
-        } else {
-            let ut = fx.tx.uint(bits);
-            Ok(fx.tx.b.bitcast(ut, None, r)?)
-        }
-    };
-    let old = cas_loop(fx, w, bits, &o, &mut f)?;
+    let acc = Access::Float(op, ty == "bf", src0, src1);
+    let old = access(fx, ins, acc, addr, mem, bits)?;
     fx.write(ins.opr("dst")?, old, bits)?;
     Ok(true)
 }

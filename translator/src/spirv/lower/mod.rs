@@ -3,7 +3,7 @@
 //! registers as SPIR-V values, writing destinations) live here.
 
 mod arithmetic;
-mod atomics;
+pub(super) mod atomics;
 mod comparison;
 mod control_flow;
 mod data_movement;
