@@ -68,6 +68,8 @@ pub mod flag {
     pub const PARAM: u16 = 2048;
     /// `shf.r`
     pub const RIGHT: u16 = 4096;
+    /// `shfl.sg`
+    pub const SG: u16 = 8192;
 }
 
 /// An instruction's qualifiers, decoded.
@@ -110,6 +112,7 @@ pub enum Special {
     WorkDim,
     LaneId,
     SubgroupSize,
+    ActiveMask,
 }
 
 /// A decoded operand.
@@ -205,6 +208,10 @@ pub struct DFunc {
     /// Return value size in bytes.
     pub ret_bytes: Option<u16>,
     pub declaration: bool,
+    /// The immediate post-dominator of each op ([`crate::cfg::ipdoms`]),
+    /// where diverged lanes of a sub-group reconverge; empty unless the
+    /// module runs in sub-group mode ([`Decoded::subgroups`]).
+    pub ipdom: Vec<u32>,
 }
 
 /// Where an instruction is, for messages.
@@ -221,6 +228,12 @@ pub struct Site {
 pub struct Decoded {
     pub functions: Vec<DFunc>,
     pub sites: Vec<Site>,
+    /// Whether sub-groups run in lockstep (`crate::exec::subgroup`): the
+    /// module has a cross-lane instruction (`shfl`, `ired`, `fred`,
+    /// `redfirstidx`) or reads `%activemask`, anywhere. Other modules keep
+    /// the faster one-work-item-at-a-time execution, whose results are the
+    /// same for them.
+    pub subgroups: bool,
 }
 
 struct FuncDecoder<'a> {
@@ -235,6 +248,8 @@ struct FuncDecoder<'a> {
     frame_bytes: u32,
     param_off: Vec<Option<u32>>,
     sites: &'a mut Vec<Site>,
+    /// Set on a cross-lane instruction or `%activemask`.
+    uses_subgroups: bool,
 }
 
 /// A decoding failure: a construct the cpu device does not run (yet).
@@ -252,11 +267,22 @@ pub fn decode(
 ) -> Result<Decoded, Unsupported> {
     let mut sites = Vec::new();
     let mut functions = Vec::new();
+    let mut subgroups = false;
     for f in &program.functions {
         let mut d = FuncDecoder::new(program, source, layout, data_base, f, &mut sites);
         functions.push(d.function()?);
+        subgroups |= d.uses_subgroups;
     }
-    Ok(Decoded { functions, sites })
+    if subgroups {
+        for f in &mut functions {
+            f.ipdom = crate::cfg::ipdoms(&f.ops);
+        }
+    }
+    Ok(Decoded {
+        functions,
+        sites,
+        subgroups,
+    })
 }
 
 fn reg_size(kind: &RegKind) -> u16 {
@@ -312,6 +338,7 @@ impl<'a> FuncDecoder<'a> {
             reg_bytes,
             param_off,
             sites,
+            uses_subgroups: false,
         }
     }
 
@@ -372,6 +399,7 @@ impl<'a> FuncDecoder<'a> {
             params,
             ret_bytes: f.ret.map(|t| (t.total_bits() / 8).max(1) as u16),
             declaration: f.is_declaration(),
+            ipdom: Vec::new(),
         })
     }
 
@@ -464,6 +492,12 @@ impl<'a> FuncDecoder<'a> {
                 a.bits = bits;
             }
         }
+        if matches!(
+            p.opcode,
+            Opcode::Fred | Opcode::Ired | Opcode::Redfirstidx | Opcode::Shfl
+        ) {
+            self.uses_subgroups = true;
+        }
         let site = self.site(p.span);
         Ok(Op {
             kind: Kind::Pisa(p.opcode),
@@ -504,6 +538,7 @@ impl<'a> FuncDecoder<'a> {
             "param" => q.flags |= flag::PARAM,
             "output" if value == "rem" => q.flags |= flag::REM,
             "dir" if value == "r" => q.flags |= flag::RIGHT,
+            "sg" => q.flags |= flag::SG,
             "cop" => q.cop = Cop::from_text(value),
             "addrspace" => q.space = Addrspace::from_text(value),
             "memorder" if Memorder::from_text(value).is_some_and(|m| m != Memorder::Weak) => {
@@ -562,9 +597,13 @@ impl<'a> FuncDecoder<'a> {
             "workdim" => Special::WorkDim,
             "laneid" => Special::LaneId,
             "subgroupsize" => Special::SubgroupSize,
-            // sub-group execution masks and printf are not modelled yet:
-            // a located error, never a made-up value
-            "activemask" | "printfbuffer" => {
+            "activemask" => {
+                self.uses_subgroups = true;
+                Special::ActiveMask
+            }
+            // printf is not modelled yet: a located error, never a made-up
+            // value
+            "printfbuffer" => {
                 let name = self.program.name(r.name).to_string();
                 return Err(self.unsupported(
                     r.span,

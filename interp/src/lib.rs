@@ -17,6 +17,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod cfg;
 pub mod decode;
 pub mod device;
 pub mod exec;

@@ -5,12 +5,18 @@
 //!
 //! A work-item runs until it reaches `barrier.workgroup` or ends
 //! ([`Stop`]); the work-group scheduler (`crate::group`) decides who runs
-//! next, so barriers and shared memory behave as on a GPU.
+//! next, so barriers and shared memory behave as on a GPU. Modules with
+//! sub-group instructions or `%activemask` run each sub-group's 32 lanes in
+//! lockstep instead (`subgroup.rs`), stepping every lane through the same
+//! [`Exec::step`].
 
 mod data;
 mod float_ops;
 mod integer;
 mod memory_ops;
+mod subgroup;
+
+pub use subgroup::{LaneTrap, SubGroup};
 
 use crate::decode::{flag, Decoded, Kind, Op, Opnd, Special};
 use crate::memory::{DeviceMemory, Fault};
@@ -87,6 +93,9 @@ pub struct Exec<'a> {
     pub group_id: [u32; 3],
     pub group_size: [u32; 3],
     pub shared: &'a mut [u8],
+    /// `%activemask` of the instruction being executed (sub-group mode only:
+    /// a module that reads it always runs its sub-groups in lockstep).
+    pub active: u32,
 }
 
 #[inline]
@@ -144,6 +153,7 @@ impl Exec<'_> {
             Special::GlobalOffset(c) => self.nd.offset[d(c)],
             Special::WorkDim => self.nd.dims as u64,
             Special::SubgroupSize => 32,
+            Special::ActiveMask => self.active as u64,
             // sub-groups are the work-group's work-items in linear order,
             // 32 at a time
             Special::LaneId => {
@@ -255,67 +265,73 @@ impl Exec<'_> {
 
     /// Runs `item` until it stops, for at most `budget` instructions.
     pub fn run(&mut self, item: &mut Item, budget: u64) -> X<Stop> {
-        let prog = self.prog;
         let mut left = budget;
         loop {
-            let Some(frame) = item.frames.last_mut() else {
-                return Ok(Stop::Done);
-            };
-            let func = frame.func;
-            let pc = frame.pc;
-            let op = &prog.functions[func as usize].ops[pc as usize];
-            frame.pc = pc + 1;
-            item.steps += 1;
-            match &op.kind {
-                Kind::Pisa(opcode) => {
-                    if let Some(stop) = self.pisa(item, *opcode, op, func, pc)? {
-                        return Ok(stop);
-                    }
-                }
-                Kind::Jump(t) => frame.pc = *t,
-                Kind::Branch {
-                    pred,
-                    neg,
-                    then,
-                    otherwise,
-                } => {
-                    let p = (frame.regs[*pred as usize] & 1 != 0) ^ neg;
-                    frame.pc = if p { *then } else { *otherwise };
-                }
-                Kind::Return(v) => {
-                    let mut buf = [0u8; MAX_VALUE_BYTES];
-                    let returned = v.as_ref().map(|v| {
-                        let n = value_bytes(v);
-                        self.read_bytes(item, v, &mut buf[..n]);
-                    });
-                    let done = item.frames.pop().expect("the frame");
-                    if let (Some(dst), Some(())) = (done.ret, returned) {
-                        // the rest of `buf` is zeros: values are zero-extended
-                        write_value(item, &dst, &buf);
-                    }
-                    if item.frames.is_empty() {
-                        return Ok(Stop::Done);
-                    }
-                }
-                Kind::Unreachable => {
-                    return Err(
-                        self.trap(op, "the end of a function with a return type was reached")
-                    )
-                }
-                Kind::SetConst { dst, value } => {
-                    let o = *dst as usize;
-                    frame.regs[o..o + 4].copy_from_slice(&value.to_le_bytes());
-                }
-                Kind::TestConst { dst, src, value } => {
-                    let v = load8(&frame.regs, *src) as u32;
-                    frame.regs[*dst as usize] = (v == *value) as u8;
-                }
+            if let Some(stop) = self.step(item)? {
+                return Ok(stop);
             }
             left -= 1;
             if left == 0 {
                 return Ok(Stop::Yield);
             }
         }
+    }
+
+    /// Executes one instruction of `item` (the sub-group executor steps
+    /// each lane through this too, so both modes share every instruction's
+    /// semantics). `Some` when the work-item stops: at a barrier (its pc
+    /// already past it) or at the end of the kernel.
+    #[inline(always)]
+    pub fn step(&mut self, item: &mut Item) -> X<Option<Stop>> {
+        let prog = self.prog;
+        let Some(frame) = item.frames.last_mut() else {
+            return Ok(Some(Stop::Done));
+        };
+        let func = frame.func;
+        let pc = frame.pc;
+        let op = &prog.functions[func as usize].ops[pc as usize];
+        frame.pc = pc + 1;
+        item.steps += 1;
+        match &op.kind {
+            Kind::Pisa(opcode) => return self.pisa(item, *opcode, op, func, pc),
+            Kind::Jump(t) => frame.pc = *t,
+            Kind::Branch {
+                pred,
+                neg,
+                then,
+                otherwise,
+            } => {
+                let p = (frame.regs[*pred as usize] & 1 != 0) ^ neg;
+                frame.pc = if p { *then } else { *otherwise };
+            }
+            Kind::Return(v) => {
+                let mut buf = [0u8; MAX_VALUE_BYTES];
+                let returned = v.as_ref().map(|v| {
+                    let n = value_bytes(v);
+                    self.read_bytes(item, v, &mut buf[..n]);
+                });
+                let done = item.frames.pop().expect("the frame");
+                if let (Some(dst), Some(())) = (done.ret, returned) {
+                    // the rest of `buf` is zeros: values are zero-extended
+                    write_value(item, &dst, &buf);
+                }
+                if item.frames.is_empty() {
+                    return Ok(Some(Stop::Done));
+                }
+            }
+            Kind::Unreachable => {
+                return Err(self.trap(op, "the end of a function with a return type was reached"))
+            }
+            Kind::SetConst { dst, value } => {
+                let o = *dst as usize;
+                frame.regs[o..o + 4].copy_from_slice(&value.to_le_bytes());
+            }
+            Kind::TestConst { dst, src, value } => {
+                let v = load8(&frame.regs, *src) as u32;
+                frame.regs[*dst as usize] = (v == *value) as u8;
+            }
+        }
+        Ok(None)
     }
 
     fn pisa(
@@ -346,10 +362,12 @@ impl Exec<'_> {
             // fence is satisfied
             Fence | LifetimeStart => {}
             Goto | Return => return Err(self.trap(op, "control flow as an instruction")),
+            // the sub-group executor (`subgroup.rs`) runs these itself: a
+            // module that has them always runs in lockstep
             Fred | Ired | Redfirstidx | Shfl => {
                 return Err(self.trap(
                     op,
-                    "sub-group instructions are not yet supported by the cpu device",
+                    "sub-group instruction outside the sub-group executor (an interpreter bug)",
                 ))
             }
         }
