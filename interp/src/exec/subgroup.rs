@@ -61,6 +61,8 @@ pub struct SubGroup {
     stack: Vec<Entry>,
     /// Lanes that have not returned from the kernel.
     live: u32,
+    /// The deepest the stack has been (for tests).
+    deepest: usize,
 }
 
 impl SubGroup {
@@ -74,6 +76,7 @@ impl SubGroup {
                 rpc: END,
             }],
             live: all,
+            deepest: 1,
         }
     }
 
@@ -239,6 +242,7 @@ impl Exec<'_> {
                 sg.stack.push(Entry { mask: g, rpc });
             }
         }
+        sg.deepest = sg.deepest.max(sg.stack.len());
     }
 
     /// `shfl`, `ired`, `fred`, `redfirstidx` (spec 18) for the lanes `m`:
@@ -410,4 +414,63 @@ fn fred(op: &Op, part: u32, src0: &[u64; 32]) -> u64 {
         out |= (r & mask(bits)) << (i * bits);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::NdInfo;
+    use crate::memory::DeviceMemory;
+    use pisa_translator::{ir, spirv::layout};
+
+    /// Runs a one-work-group kernel of `n` lanes, with no parameters, as
+    /// one sub-group; returns its lanes and lockstep state.
+    fn run(src: &str, n: u32) -> (Vec<Item>, SubGroup) {
+        let m = pisa_translator::assemble("t.pisa", src).expect("assembles");
+        let p = ir::build(&m);
+        let l = layout::layout(&p);
+        let d = crate::decode::decode(&p, src, &l, 0).expect("decodes");
+        assert!(d.subgroups);
+        let mut mem = DeviceMemory::default();
+        let nd = NdInfo {
+            global: [n as u64, 1, 1],
+            offset: [0; 3],
+            enqueued: [n, 1, 1],
+            groups: [1; 3],
+            dims: 1,
+        };
+        let mut shared = Vec::new();
+        let mut exec = Exec {
+            prog: &d,
+            mem: &mut mem,
+            args: &[],
+            nd: &nd,
+            group_id: [0; 3],
+            group_size: [n, 1, 1],
+            shared: &mut shared,
+            active: 0,
+        };
+        let frame = d.functions[0].frame_bytes;
+        let mut lanes: Vec<Item> = (0..n).map(|x| Item::new([x, 0, 0], 0, frame, 0)).collect();
+        let mut sg = SubGroup::new(n as usize);
+        let stop = exec
+            .run_subgroup(&mut lanes, &mut sg, u64::MAX)
+            .expect("runs");
+        assert_eq!(stop, Stop::Done);
+        (lanes, sg)
+    }
+
+    #[test]
+    fn a_loop_with_a_divergent_exit_does_not_grow_the_stack() {
+        // lane l leaves after l + 1 iterations: 32 divergent exits
+        let src = ".version 0.1;\n.target 100;\n.kernel @k()\n{\n\t.reg .32b %i, %l, %m;\n\t.pred %p;\n\tmov.32b %l, %laneid;\n\tmov.32b %i, 0;\nloop:\n\tmov.32b %m, %activemask;\n\tiadd.32b %i, %i, 1;\n\tucmp.le.32b %p, %i, %l;\n\tgoto.cond %p, loop;\n\treturn;\n}\n";
+        let (lanes, sg) = run(src, 32);
+        // the kernel's entry, the loop's exit, the loop's body
+        assert!(sg.deepest <= 3, "stack depth {}", sg.deepest);
+        // lane l: two movs and the fall-through into the loop, 4 per
+        // iteration, the return
+        for (l, item) in lanes.iter().enumerate() {
+            assert_eq!(item.steps, 3 + 4 * (l as u64 + 1) + 1);
+        }
+    }
 }
