@@ -1684,12 +1684,12 @@ fn devices_as_json() {
 /// program is loaded, never a made-up value.
 #[test]
 fn the_cpu_device_rejects_what_it_does_not_model() {
-    let src = ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %o)\n{\n\t.reg .64b %p;\n\t.reg .32b %m;\n\tld.param.64b %p, [%o];\n\tmov.32b %m, %activemask;\n\tst.global.32b [%p], %m;\n\treturn;\n}\n";
-    let m = pisa_translator::assemble("activemask.pisa", src).unwrap();
+    let src = ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %o)\n{\n\t.reg .64b %p;\n\t.reg .64b %m;\n\tld.param.64b %p, [%o];\n\tmov.64b %m, %printfbuffer;\n\tst.global.64b [%p], %m;\n\treturn;\n}\n";
+    let m = pisa_translator::assemble("printf.pisa", src).unwrap();
     let mut dev = pisa_interp::CpuDevice::new();
     let e = dev.load(&m).unwrap_err().to_string();
     assert!(
-        e.contains("activemask.pisa:8:14") && e.contains("%activemask"),
+        e.contains("printf.pisa:8:14") && e.contains("%printfbuffer"),
         "{e}"
     );
 }

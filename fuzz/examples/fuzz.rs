@@ -72,6 +72,7 @@ fn run() -> Result<(), String> {
     );
     let start = std::time::Instant::now();
     let mut findings = 0;
+    let mut skipped = 0;
     for s in seed..seed + count {
         let case = generate(s, &cfg);
         if dump {
@@ -82,7 +83,10 @@ fn run() -> Result<(), String> {
             Some(b) => check(&case, a.as_mut(), b.as_mut()),
             None => check_alone(&case, a.as_mut()),
         };
-        if verdict.is_same() {
+        if let pisa_fuzz::Verdict::Skipped { .. } = verdict {
+            skipped += 1;
+        }
+        if !verdict.is_finding() {
             continue;
         }
         findings += 1;
@@ -107,7 +111,7 @@ fn run() -> Result<(), String> {
     }
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "{count} programs in {secs:.1} s: {:.2} programs/s, {findings} findings",
+        "{count} programs in {secs:.1} s: {:.2} programs/s, {findings} findings, {skipped} skipped (declined by a device)",
         count as f64 / secs
     );
     Ok(())

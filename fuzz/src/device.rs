@@ -135,7 +135,13 @@ impl VulkanDevice {
             pipeline_cache: false,
             // generous: a big random program can take seconds to compile
             // and run on a software driver shared with other work
-            timeout: Duration::from_secs(120),
+            // (`PISA_FUZZ_TIMEOUT` seconds: shorter to reduce a hang)
+            timeout: Duration::from_secs(
+                std::env::var("PISA_FUZZ_TIMEOUT")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(120),
+            ),
             ..Default::default()
         })
         .map_err(|e| format!("no Vulkan device: {e}"))

@@ -29,12 +29,31 @@ pub enum Verdict {
         a: String,
         b: String,
     },
+    /// A device says, as it should, that it cannot run this program the
+    /// way the definition says ([`declined`]): not compared, not a finding.
+    Skipped {
+        device: String,
+        message: String,
+    },
 }
 
 impl Verdict {
     pub fn is_same(&self) -> bool {
         *self == Verdict::Same
     }
+
+    /// Anything but `Same` and `Skipped`.
+    pub fn is_finding(&self) -> bool {
+        !matches!(self, Verdict::Same | Verdict::Skipped { .. })
+    }
+}
+
+/// Whether a device's error is a documented refusal rather than a bug:
+/// the Vulkan back end's sub-group emulation declines control flow where
+/// it would reconverge elsewhere than the definition
+/// (`translator/src/spirv/simt/reconverge.rs`).
+pub fn declined(message: &str) -> bool {
+    message.contains(pisa_translator::spirv::RECONVERGENCE_UNSUPPORTED)
 }
 
 impl std::fmt::Display for Verdict {
@@ -59,6 +78,7 @@ impl std::fmt::Display for Verdict {
             }
             Verdict::Error { device, message } => write!(f, "{device} failed: {message}"),
             Verdict::BothFailed { a, b } => write!(f, "both failed: {a} | {b}"),
+            Verdict::Skipped { device, message } => write!(f, "skipped ({device}: {message})"),
         }
     }
 }
@@ -122,6 +142,14 @@ pub fn check(case: &Case, a: &mut dyn Device, b: &mut dyn Device) -> Verdict {
     let rb = b.run(case);
     match (ra, rb) {
         (Ok(x), Ok(y)) => compare(case, &x, &y),
+        (Err(e), _) if declined(&e) => Verdict::Skipped {
+            device: a.name(),
+            message: e,
+        },
+        (_, Err(e)) if declined(&e) => Verdict::Skipped {
+            device: b.name(),
+            message: e,
+        },
         (Err(e), Ok(_)) => Verdict::Error {
             device: a.name(),
             message: e,
@@ -139,6 +167,10 @@ pub fn check_alone(case: &Case, a: &mut dyn Device) -> Verdict {
     let name = a.name();
     match (a.run(case), a.run(case)) {
         (Ok(x), Ok(y)) => compare(case, &x, &y),
+        (Err(e), _) | (_, Err(e)) if declined(&e) => Verdict::Skipped {
+            device: name,
+            message: e,
+        },
         (Err(e), _) | (_, Err(e)) => Verdict::Error {
             device: name,
             message: e,
@@ -151,6 +183,8 @@ pub fn check_alone(case: &Case, a: &mut dyn Device) -> Verdict {
 pub struct FuzzStats {
     pub programs: u64,
     pub seconds: f64,
+    /// Programs a device declined ([`Verdict::Skipped`]).
+    pub skipped: u64,
     /// Seeds whose verdict was not `Same`, with the verdict.
     pub findings: Vec<(u64, Verdict)>,
 }
@@ -181,7 +215,10 @@ pub fn fuzz(
             None => check_alone(&case, a),
         };
         stats.programs += 1;
-        if !v.is_same() {
+        if let Verdict::Skipped { .. } = v {
+            stats.skipped += 1;
+        }
+        if v.is_finding() {
             on_finding(s, &case, &v);
             stats.findings.push((s, v));
         }

@@ -16,6 +16,6 @@ pub mod rng;
 
 pub use case::{Arg, Case, LaunchShape};
 pub use device::{ApiDevice, Device, Outputs, VulkanDevice};
-pub use diff::{check, check_alone, compare, fuzz, FuzzStats, Verdict};
+pub use diff::{check, check_alone, compare, declined, fuzz, FuzzStats, Verdict};
 pub use gen::{generate, GenConfig};
 pub use reduce::{reduce, write_reproducer};

@@ -120,6 +120,8 @@ impl CpuDevice {
                 params: Some(k.params.clone()),
                 param_bytes: k.param_bytes,
                 reqd_work_group_size: k.reqd_work_group_size,
+                // sub-groups run natively here: no exchange array
+                max_work_group_items: None,
             })
             .collect();
         let kernel_funcs = layout

@@ -541,6 +541,11 @@ pub fn resolve_launch(
             max_workgroup_invocations
         )));
     }
+    if let Some(max) = k.max_work_group_items.filter(|&m| total > m as u64) {
+        return Err(RuntimeError::BadLaunch(format!(
+            "local size {local:?} has {total} work-items; kernel `{name}` uses sub-groups, whose emulation serves work-groups of up to {max}"
+        )));
+    }
     // the argument block
     let block = match &k.params {
         Some(params) => {

@@ -28,6 +28,9 @@ pub struct KernelInfo {
     pub params: Option<Vec<ParamSlot>>,
     pub param_bytes: u32,
     pub reqd_work_group_size: Option<[u32; 3]>,
+    /// The most work-items a work-group of this kernel may have, besides
+    /// the device's limit (kernels with emulated sub-groups).
+    pub max_work_group_items: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -174,6 +177,7 @@ impl Runtime {
                     params: k.map(|k| k.params.clone()),
                     param_bytes: k.map_or(0, |k| k.param_bytes),
                     reqd_work_group_size: k.and_then(|k| k.reqd_work_group_size),
+                    max_work_group_items: k.and_then(|k| k.max_work_group_items),
                 }
             })
             .collect();

@@ -93,6 +93,9 @@ pub struct GenConfig {
     pub partial_groups: bool,
     /// Non-zero global offsets.
     pub offsets: bool,
+    /// Sub-group instructions (`shfl`, `ired`, `fred`, `redfirstidx`) and
+    /// `%activemask`, anywhere, divergent control flow included.
+    pub subgroups: bool,
 }
 
 impl Default for GenConfig {
@@ -143,6 +146,7 @@ impl Default for GenConfig {
             atomic_ld_st: true,
             partial_groups: true,
             offsets: true,
+            subgroups: true,
         }
     }
 }
@@ -174,7 +178,7 @@ impl GenConfig {
         flags!(int8 int16 int64 int128 vectors packed bit_ops division f32 f16 f64 rounding unlowered
             ftz saturate nan canonical_nan fmad_df signed_zero_minmax frcp transcendental fast_math loops irreducible
             early_returns calls indirect_calls shared barriers fences private generic globals
-            consts atomics float_atomics atomic_ld_st partial_groups offsets);
+            consts atomics float_atomics atomic_ld_st partial_groups offsets subgroups);
         Ok(())
     }
 }

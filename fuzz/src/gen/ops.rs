@@ -65,6 +65,7 @@ impl Gen<'_> {
                 6 => Some(self.compare()),
                 7 | 8 => self.float_op(),
                 9 => self.convert(),
+                10 if self.rng.chance(0.4) => self.subgroup_op(),
                 _ => self.movement(),
             };
             if let Some(s) = s {
@@ -290,6 +291,121 @@ impl Gen<'_> {
                 inst(format!("ucmp.{cop}.{ty}"), vec![r(d), r(a), r(b)], vec![d])
             }
             _ => inst(format!("{op}.{ty}"), vec![r(d), r(a), r(b)], vec![d]),
+        })
+    }
+
+    /// A participation mask of a sub-group instruction: mostly all lanes,
+    /// sometimes a pattern or a per-lane register value (the spec wants it
+    /// sub-group-uniform; both devices follow its pseudo-code per lane).
+    fn lane_mask(&mut self) -> Operand {
+        match self.rng.below(8) {
+            0..=3 => Operand::Imm(0xffff_ffff),
+            4 => {
+                Operand::Imm(
+                    *self
+                        .rng
+                        .pick(&[0x0000_ffff, 0xffff_0000, 0xaaaa_aaaa, 0x5555_5555]),
+                )
+            }
+            5 => Operand::Imm(self.rng.next_u64() & 0xffff_ffff),
+            _ => Operand::Reg(self.pool(Class::B32)),
+        }
+    }
+
+    /// `%activemask`, `shfl`, `ired`, `fred` or `redfirstidx`.
+    fn subgroup_op(&mut self) -> Option<Stmt> {
+        if !self.cfg.subgroups {
+            return None;
+        }
+        Some(match self.rng.below(6) {
+            0 => {
+                let d = self.pool(Class::B32);
+                inst(
+                    "mov.32b".into(),
+                    vec![r(d), Operand::Named("%activemask".into())],
+                    vec![d],
+                )
+            }
+            1 | 2 => {
+                let op = *self.rng.pick(&["up", "dn", "xor", "idx"]);
+                let sg = self.rng.chance(0.4);
+                let (d, a) = (self.pool(Class::B32), self.pool(Class::B32));
+                let lane = if self.rng.chance(0.25) {
+                    Operand::Reg(self.pool(Class::B32))
+                } else if sg {
+                    // segment mask and clamp value from the spec's table
+                    let seg = *self.rng.pick(&[0u64, 0x10, 0x18, 0x1c, 0x1e]);
+                    let cval = self.rng.below(32);
+                    Operand::Imm(seg << 16 | cval << 8 | self.rng.below(32))
+                } else {
+                    Operand::Imm(self.rng.below(34))
+                };
+                let mask = self.lane_mask();
+                let sg = if sg { ".sg" } else { "" };
+                inst(
+                    format!("shfl.{op}{sg}.32b"),
+                    vec![r(d), r(a), lane, mask],
+                    vec![d],
+                )
+            }
+            3 => {
+                let w = if self.cfg.int16 && self.rng.chance(0.3) {
+                    16
+                } else {
+                    32
+                };
+                let c = Class::int(w);
+                let (d, a) = (self.pool(c), self.pool(c));
+                let op = *self.rng.pick(&[
+                    "sum", "smin", "smax", "umin", "umax", "and", "or", "xor", "absmax",
+                ]);
+                let mask = self.lane_mask();
+                inst(format!("ired.{op}.{w}b"), vec![r(d), r(a), mask], vec![d])
+            }
+            4 => {
+                let mut tys = Vec::new();
+                if self.cfg.f32 {
+                    tys.push("f");
+                }
+                if self.cfg.f16 {
+                    tys.extend(["hf", "bf"]);
+                    if self.cfg.vectors {
+                        tys.extend(["hfx2", "bfx2"]);
+                    }
+                }
+                if tys.is_empty() {
+                    return None;
+                }
+                let ty = *self.rng.pick(&tys);
+                let c = match ty {
+                    "f" => Class::B32,
+                    "hf" | "bf" => Class::B16,
+                    _ => Class::V2x16,
+                };
+                let (d, a) = (self.pool(c), self.pool(c));
+                let op = *self.rng.pick(&["min", "max", "absmax"]);
+                let nanp = if self.cfg.saturate && self.rng.chance(0.3) {
+                    ".nanp"
+                } else {
+                    ""
+                };
+                let mask = self.lane_mask();
+                self.canonical_nan(inst(
+                    format!("fred.{op}{nanp}.{ty}"),
+                    vec![r(d), r(a), mask],
+                    vec![d],
+                ))
+            }
+            _ => {
+                // every lane's own bit is in the mask: a mask without an
+                // active lane never ends the spec's loop (undefined)
+                let d = self.pool(Class::B32);
+                inst(
+                    "redfirstidx.32b".into(),
+                    vec![r(d), Operand::Imm(0xffff_ffff)],
+                    vec![d],
+                )
+            }
         })
     }
 

@@ -22,27 +22,42 @@ pub const FACTOR: u32 = 16;
 pub const MAX_BODY: usize = 48;
 
 pub fn unroll_loops(f: &Function, nodes: &mut [Node]) {
-    let mut next_label = f.blocks.len() as u32;
-    unroll_in(f, nodes, &mut next_label);
+    unroll_loops_except(f, nodes, &|_| false);
 }
 
-fn unroll_in(f: &Function, nodes: &mut [Node], next_label: &mut u32) {
+/// Like [`unroll_loops`], but leaves alone loops with a block for which
+/// `keep` holds (the SPIR-V back end keeps loops with sub-group sync points:
+/// each copy would cost their barriers whether lanes run it or not).
+pub fn unroll_loops_except(f: &Function, nodes: &mut [Node], keep: &dyn Fn(BlockId) -> bool) {
+    let mut next_label = f.blocks.len() as u32;
+    unroll_in(f, nodes, &mut next_label, keep);
+}
+
+fn unroll_in(
+    f: &Function,
+    nodes: &mut [Node],
+    next_label: &mut u32,
+    keep: &dyn Fn(BlockId) -> bool,
+) {
     super::stack_safe(|| {
         for n in nodes.iter_mut() {
             match n {
                 Node::Loop { label, body } => {
                     if contains_loop(body) {
-                        unroll_in(f, body, next_label);
-                    } else if size(f, body) <= MAX_BODY && !calls_or_barriers(f, body) {
+                        unroll_in(f, body, next_label, keep);
+                    } else if size(f, body) <= MAX_BODY
+                        && !calls_or_barriers(f, body)
+                        && !kept(body, keep)
+                    {
                         *body = unrolled(*label, body, next_label);
                     }
                 }
-                Node::Block { body, .. } => unroll_in(f, body, next_label),
+                Node::Block { body, .. } => unroll_in(f, body, next_label, keep),
                 Node::If {
                     then, otherwise, ..
                 } => {
-                    unroll_in(f, then, next_label);
-                    unroll_in(f, otherwise, next_label);
+                    unroll_in(f, then, next_label, keep);
+                    unroll_in(f, otherwise, next_label, keep);
                 }
                 _ => {}
             }
@@ -112,6 +127,12 @@ fn calls_or_barriers(f: &Function, nodes: &[Node]) -> bool {
             _ => false,
         })
     })
+}
+
+fn kept(nodes: &[Node], keep: &dyn Fn(BlockId) -> bool) -> bool {
+    let mut code = Vec::new();
+    super::structurize::blocks(nodes, &mut code);
+    code.into_iter().any(keep)
 }
 
 fn contains_loop(nodes: &[Node]) -> bool {

@@ -138,7 +138,15 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
     let mut tree =
         ir::structurize::structurize(f).map_err(|e| TranslateError::Internal(e.to_string()))?;
     if tx.options.unroll_loops {
-        ir::unroll::unroll_loops(f, &mut tree);
+        let program = tx.program;
+        let simt = &tx.simt_functions;
+        let sync = |b: ir::BlockId| {
+            f.block(b).insts.iter().any(|i| match i {
+                ir::Inst::Pisa(p) => super::simt::analysis::is_sync_point(program, simt, p),
+                _ => false,
+            })
+        };
+        ir::unroll::unroll_loops_except(f, &mut tree, &sync);
     }
     let depth = ir::structurize::nesting_depth(&tree);
     if depth > MAX_NESTING {
@@ -148,6 +156,21 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
                 "control flow nested {depth} deep (SPIR-V allows {MAX_NESTING} levels of selections and loops)"
             ),
         ));
+    }
+    if tx.simt_functions.get(f.index as usize) == Some(&true) {
+        if let Some(h) = super::simt::check_reconvergence(tx.program, &tx.simt_functions, f, &tree)
+        {
+            return Err(tx.unsupported(
+                h.span,
+                format!(
+                    "{}: {} (the emulated \
+                     sub-groups would reconverge elsewhere than docs/spec-notes.md defines; \
+                     `--device cpu` runs it)",
+                    super::simt::RECONVERGENCE_UNSUPPORTED,
+                    h.why
+                ),
+            ));
+        }
     }
     let (ret, fty, param_tys) = fn_type(tx, f);
     let id = tx.func_ids[&f.name];

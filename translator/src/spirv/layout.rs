@@ -51,6 +51,10 @@ pub struct KernelLayout {
     /// Size of the argument block in bytes.
     pub param_bytes: u32,
     pub reqd_work_group_size: Option<[u32; 3]>,
+    /// The most work-items a work-group may have: kernels whose sub-groups
+    /// the translator emulates exchange values through a fixed-size
+    /// `Workgroup` array (`spirv::simt`).
+    pub max_work_group_items: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -147,6 +151,7 @@ pub fn layout(p: &Program) -> Layout {
             }
         }
     }
+    let simt = super::simt::analysis::simt_functions(p);
     for f in p.functions.iter().filter(|f| f.kind == FuncKind::Kernel) {
         let mut params = Vec::new();
         let mut off = 0u32;
@@ -169,6 +174,8 @@ pub fn layout(p: &Program) -> Layout {
             params,
             param_bytes: off,
             reqd_work_group_size: f.reqd_work_group_size,
+            max_work_group_items: simt[f.index as usize]
+                .then_some(super::simt::exchange::MAX_ITEMS),
         });
     }
     l.data_init = vec![0; l.data_bytes as usize];

@@ -26,6 +26,7 @@ use rspirv::binary::{Assemble, Disassemble};
 
 pub use entry::{PUSH_BYTES, PUSH_MEMBERS, RANGE_CHECK_SPEC_ID};
 pub use layout::Layout;
+pub use simt::RECONVERGENCE_UNSUPPORTED;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TranslateError {

@@ -54,6 +54,9 @@ pub struct ModuleCx<'m> {
     pub simt_functions: Vec<bool>,
     /// The `Workgroup` array cross-lane instructions exchange values in.
     pub sg_exchange: Option<Word>,
+    /// The invocation's `Private` flag choosing which of the exchange's two
+    /// counters a work-group-wide "any active" uses next.
+    pub sg_parity: Option<Word>,
     /// Data-block offset of the lock table of emulated global atomics
     /// (`lower::atomics`), once one needs it.
     pub global_locks: Option<u64>,
@@ -106,6 +109,7 @@ impl<'m> ModuleCx<'m> {
             uses_status: false,
             simt_functions: Vec::new(),
             sg_exchange: None,
+            sg_parity: None,
             global_locks: None,
             shared_locks: None,
         };

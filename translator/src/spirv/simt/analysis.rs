@@ -88,3 +88,20 @@ pub fn reads_activemask(p: &Program, i: &PisaInst) -> bool {
         _ => false,
     })
 }
+
+/// Whether `i` is a sync point of a SIMT function: executed by every
+/// invocation of the work-group together (`simt`: [`simt_functions`]).
+pub fn is_sync_point(p: &Program, simt: &[bool], i: &PisaInst) -> bool {
+    if is_cross_lane(i) || reads_activemask(p, i) || i.opcode == Opcode::BarrierWorkgroup {
+        return true;
+    }
+    let is_simt = |f: &Function| simt.get(f.index as usize) == Some(&true);
+    match call_target(i) {
+        Some(Operand::Symbol(n, _)) => p.function(*n).is_some_and(is_simt),
+        Some(_) => p
+            .functions
+            .iter()
+            .any(|f| is_simt(f) && p.address_taken.contains(&f.name)),
+        None => false,
+    }
+}

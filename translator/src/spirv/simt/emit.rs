@@ -6,10 +6,10 @@
 //! the end of the `if`; [`RETURNED`]: returned; [`INACTIVE`]: the caller's
 //! lane was not active at the call.
 
-use super::analysis::{call_target, is_cross_lane, reads_activemask};
+use super::analysis::{is_cross_lane, reads_activemask};
 use super::{exchange, guarded, SimtCx};
 use crate::ir::structurize::{Label, Node};
-use crate::ir::{BlockId, Cond, FuncKind, Inst, Opcode, Operand, PisaInst};
+use crate::ir::{BlockId, Cond, FuncKind, Inst, Opcode, PisaInst};
 use crate::spirv::control::{self, code, ControlVars, Emitter};
 use crate::spirv::function::{variable, FunctionCx};
 use crate::spirv::lower::{self, Ins, R};
@@ -26,8 +26,7 @@ const IF_CODES: u32 = 1 << 30;
 #[derive(Debug, Clone, Copy)]
 pub struct SimtVars {
     state: Word,
-    /// Which of the two `any_active` counters is next (flips in step).
-    parity: Word,
+    lane_loop: super::LaneLoopVars,
     /// The return value (functions with one).
     ret: Option<Word>,
 }
@@ -44,7 +43,7 @@ impl SimtVars {
         };
         SimtVars {
             state: variable(tx, u32t, "pisa_lane_state"),
-            parity: variable(tx, u32t, "pisa_any_parity"),
+            lane_loop: super::LaneLoopVars::declare(tx),
             ret,
         }
     }
@@ -66,7 +65,10 @@ pub fn emit_body(
     vars: SimtVars,
     entry_active: Option<Word>,
 ) -> R<()> {
-    fx.simt = Some(SimtCx::default());
+    fx.simt = Some(SimtCx {
+        lane_loop: Some(vars.lane_loop),
+        ..SimtCx::default()
+    });
     let u32t = fx.tx.uint(32);
     match entry_active {
         Some(a) => {
@@ -98,20 +100,7 @@ pub fn emit_body(
 
 /// Whether `i` must be executed by every invocation together.
 fn is_sync(fx: &FunctionCx, i: &PisaInst) -> bool {
-    let p = fx.tx.program;
-    if is_cross_lane(i) || reads_activemask(p, i) || i.opcode == Opcode::BarrierWorkgroup {
-        return true;
-    }
-    match call_target(i) {
-        Some(Operand::Symbol(n, _)) => p
-            .function(*n)
-            .is_some_and(|f| fx.tx.simt_functions[f.index as usize]),
-        Some(_) => p
-            .functions
-            .iter()
-            .any(|f| fx.tx.simt_functions[f.index as usize] && p.address_taken.contains(&f.name)),
-        None => false,
-    }
+    super::analysis::is_sync_point(fx.tx.program, &fx.tx.simt_functions, i)
 }
 
 /// A node that runs natively under `if (state == 0)`: no sync point, no
@@ -355,7 +344,7 @@ impl SimtEmitter {
         fx.tx.b.branch(top)?;
         fx.tx.b.begin_block(Some(top))?;
         let active = self.active(fx)?;
-        let any = exchange::any_active(fx, active, self.vars.parity)?;
+        let any = exchange::any_active(fx, active)?;
         if let Some(f) = flag {
             // the loop's only real exit: set unless the driver cuts it short
             let done = fx.tx.b.logical_not(bt, None, any)?;

@@ -16,7 +16,7 @@ use crate::ir::Qualifier;
 use crate::spirv::function::FunctionCx;
 use crate::spirv::lower::{Ins, R};
 use crate::spirv::TranslateError;
-use rspirv::spirv::{GlslStd450Op as G, MemorySemantics, Scope, StorageClass, Word};
+use rspirv::spirv::{GlslStd450Op as G, LoopControl, MemorySemantics, Scope, StorageClass, Word};
 
 /// The largest work-group the exchange serves (Vulkan devices allow at most
 /// 1024 invocations per work-group in practice; the runtime checks).
@@ -128,16 +128,15 @@ impl Lanes {
     /// The active mask of the sub-group (bit j: lane j is active).
     fn mask(&self, fx: &mut FunctionCx) -> R<Word> {
         let u32t = fx.tx.uint(32);
-        let mut m = fx.tx.const_u32(0);
-        for j in 0..32 {
-            let jc = fx.tx.const_u32(j);
-            let a = self.active(fx, jc)?;
-            let bit = fx.tx.const_u32(1 << j);
-            let zero = fx.tx.const_u32(0);
+        let zero = fx.tx.const_u32(0);
+        let one = fx.tx.const_u32(1);
+        let m = lane_loop(fx, &[(u32t, zero)], |fx, j, cur| {
+            let a = self.active(fx, j)?;
+            let bit = fx.tx.b.shift_left_logical(u32t, None, one, j)?;
             let b = fx.tx.b.select(u32t, None, a, bit, zero)?;
-            m = fx.tx.b.bitwise_or(u32t, None, m, b)?;
-        }
-        Ok(m)
+            Ok(vec![fx.tx.b.bitwise_or(u32t, None, cur[0], b)?])
+        })?;
+        Ok(m[0])
     }
 
     /// Bit `lane` of `mask` is set (lane < 32).
@@ -153,6 +152,69 @@ impl Lanes {
     }
 }
 
+/// Runs `body` for lanes `j = 0..32` as a SPIR-V loop (not unrolled: 32
+/// copies of every reduction made shaders that llvmpipe took seconds to
+/// compile), carrying `values` (type, initial value) from one lane to the
+/// next; returns their final values.
+fn lane_loop(
+    fx: &mut FunctionCx,
+    values: &[(Word, Word)],
+    mut body: impl FnMut(&mut FunctionCx, Word, &[Word]) -> R<Vec<Word>>,
+) -> R<Vec<Word>> {
+    let u32t = fx.tx.uint(32);
+    let bt = fx.tx.bool_ty();
+    let pool = fx
+        .simt
+        .and_then(|s| s.lane_loop)
+        .ok_or_else(|| TranslateError::Internal("a lane loop outside a SIMT function".into()))?;
+    let (mut words, mut flags) = (pool.words.iter(), pool.flags.iter());
+    let mut vars = Vec::with_capacity(values.len());
+    for &(t, init) in values {
+        let v = if t == bt { flags.next() } else { words.next() };
+        let v = *v.ok_or_else(|| TranslateError::Internal("too many lane loop values".into()))?;
+        fx.tx.b.store(v, init, None, [])?;
+        vars.push((t, v));
+    }
+    let j = pool.lane;
+    let zero = fx.tx.const_u32(0);
+    fx.tx.b.store(j, zero, None, [])?;
+    let (header, check, inner, cont, merge) = (
+        fx.tx.b.id(),
+        fx.tx.b.id(),
+        fx.tx.b.id(),
+        fx.tx.b.id(),
+        fx.tx.b.id(),
+    );
+    fx.tx.b.branch(header)?;
+    fx.tx.b.begin_block(Some(header))?;
+    fx.tx.b.loop_merge(merge, cont, LoopControl::NONE, [])?;
+    fx.tx.b.branch(check)?;
+    fx.tx.b.begin_block(Some(check))?;
+    let jv = fx.tx.b.load(u32t, None, j, None, [])?;
+    let n = fx.tx.const_u32(32);
+    let more = fx.tx.b.u_less_than(bt, None, jv, n)?;
+    fx.tx.b.branch_conditional(more, inner, merge, [])?;
+    fx.tx.b.begin_block(Some(inner))?;
+    let cur: Vec<Word> = vars
+        .iter()
+        .map(|&(t, v)| Ok(fx.tx.b.load(t, None, v, None, [])?))
+        .collect::<R<_>>()?;
+    let next = body(fx, jv, &cur)?;
+    for (&(_, v), x) in vars.iter().zip(next) {
+        fx.tx.b.store(v, x, None, [])?;
+    }
+    fx.tx.b.branch(cont)?;
+    fx.tx.b.begin_block(Some(cont))?;
+    let one = fx.tx.const_u32(1);
+    let j1 = fx.tx.b.i_add(u32t, None, jv, one)?;
+    fx.tx.b.store(j, j1, None, [])?;
+    fx.tx.b.branch(header)?;
+    fx.tx.b.begin_block(Some(merge))?;
+    vars.iter()
+        .map(|&(t, v)| Ok(fx.tx.b.load(t, None, v, None, [])?))
+        .collect()
+}
+
 /// `%activemask` for the instruction about to run (every invocation
 /// calls this; `active`: this lane runs the instruction).
 pub fn activemask(fx: &mut FunctionCx, active: Word) -> R<Word> {
@@ -161,10 +223,40 @@ pub fn activemask(fx: &mut FunctionCx, active: Word) -> R<Word> {
     lanes.mask(fx)
 }
 
+/// The invocation's flag that picks the counter [`any_active`] uses next:
+/// one `Private` variable for all functions, so that calls keep it in step.
+fn parity_var(fx: &mut FunctionCx) -> Word {
+    if let Some(v) = fx.tx.sg_parity {
+        return v;
+    }
+    let u32t = fx.tx.uint(32);
+    let pt = fx.tx.ptr(StorageClass::Private, u32t);
+    let zero = fx.tx.const_u32(0);
+    let v = fx.tx.b.id();
+    fx.tx
+        .b
+        .module_mut()
+        .types_global_values
+        .push(rspirv::dr::Instruction::new(
+            rspirv::spirv::Op::Variable,
+            Some(pt),
+            Some(v),
+            vec![
+                rspirv::dr::Operand::StorageClass(StorageClass::Private),
+                rspirv::dr::Operand::IdRef(zero),
+            ],
+        ));
+    fx.tx.b.name(v, "pisa_any_parity");
+    fx.tx.interface.push(v);
+    fx.tx.sg_parity = Some(v);
+    v
+}
+
 /// Whether any invocation of the work-group is active: two counters used
-/// alternately (`parity`, a function variable every invocation flips in
-/// step), so that the one being reset is never the one being read.
-pub fn any_active(fx: &mut FunctionCx, active: Word, parity: Word) -> R<Word> {
+/// alternately (every invocation flips its parity flag in step), so that
+/// the one being reset is never the one being read.
+pub fn any_active(fx: &mut FunctionCx, active: Word) -> R<Word> {
+    let parity = parity_var(fx);
     let u32t = fx.tx.uint(32);
     let bt = fx.tx.bool_ty();
     let par = fx.tx.b.load(u32t, None, parity, None, [])?;
@@ -301,15 +393,13 @@ fn fold(
     mut f: impl FnMut(&mut FunctionCx, Word, Word) -> R<Word>,
 ) -> R<Word> {
     let u32t = fx.tx.uint(32);
-    let mut acc = init;
-    for j in 0..32 {
-        let jc = fx.tx.const_u32(j);
-        let p = lanes.bit(fx, participants, jc)?;
-        let v = lanes.value(fx, jc)?;
-        let next = f(fx, acc, v)?;
-        acc = fx.tx.b.select(u32t, None, p, next, acc)?;
-    }
-    Ok(acc)
+    let acc = lane_loop(fx, &[(u32t, init)], |fx, j, cur| {
+        let p = lanes.bit(fx, participants, j)?;
+        let v = lanes.value(fx, j)?;
+        let next = f(fx, cur[0], v)?;
+        Ok(vec![fx.tx.b.select(u32t, None, p, next, cur[0])?])
+    })?;
+    Ok(acc[0])
 }
 
 /// `ired` (18 §7.2) on `.16b` or `.32b`.
@@ -354,8 +444,7 @@ fn ired(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
                 let take = if op == Op::Smin {
                     less
                 } else {
-                    let greater = fx.tx.b.u_greater_than(bt, None, b, a)?;
-                    greater
+                    fx.tx.b.u_greater_than(bt, None, b, a)?
                 };
                 fx.tx.b.select(u32t, None, take, x, acc)?
             }
@@ -405,7 +494,8 @@ struct FloatBits {
     bits: u16,
     sign: u32,
     inf: u32,
-    quiet_nan: u32,
+    /// The bit that makes a NaN quiet.
+    quiet_bit: u32,
 }
 
 fn float_bits(ty: &str) -> Option<FloatBits> {
@@ -414,19 +504,19 @@ fn float_bits(ty: &str) -> Option<FloatBits> {
             bits: 32,
             sign: 0x8000_0000,
             inf: 0x7F80_0000,
-            quiet_nan: 0x7FC0_0000,
+            quiet_bit: 0x0040_0000,
         },
         "hf" | "hfx2" => FloatBits {
             bits: 16,
             sign: 0x8000,
             inf: 0x7C00,
-            quiet_nan: 0x7E00,
+            quiet_bit: 0x0200,
         },
         "bf" | "bfx2" => FloatBits {
             bits: 16,
             sign: 0x8000,
             inf: 0x7F80,
-            quiet_nan: 0x7FC0,
+            quiet_bit: 0x0040,
         },
         _ => return None,
     })
@@ -454,57 +544,67 @@ fn fred_element(
     let sh = c(fx, shift);
     let zero = c(fx, 0);
     // acc: the result so far; seen: some non-NaN value was folded; nan:
-    // some NaN was
-    let mut acc = zero;
-    let mut seen = fx.tx.const_bool(false);
-    let mut nan = fx.tx.const_bool(false);
-    for j in 0..32 {
-        let jc = c(fx, j);
-        let p = lanes.bit(fx, part, jc)?;
-        let w = lanes.value(fx, jc)?;
-        let x = fx.tx.b.shift_right_logical(u32t, None, w, sh)?;
-        let x = fx.tx.b.bitwise_and(u32t, None, x, elem_mask)?;
-        let x = if op == Op::Absmax {
-            fx.tx.b.bitwise_and(u32t, None, x, abs_mask)?
-        } else {
-            x
-        };
-        let mag = fx.tx.b.bitwise_and(u32t, None, x, abs_mask)?;
-        let is_nan = fx.tx.b.u_greater_than(bt, None, mag, inf)?;
-        // order: negative values reversed below positive ones, −0 < +0
-        let key = |fx: &mut FunctionCx, v: Word| -> R<Word> {
-            let s = fx.tx.b.bitwise_and(u32t, None, v, sign)?;
-            let neg = fx.tx.b.i_not_equal(bt, None, s, zero)?;
-            let inverted = fx.tx.b.not(u32t, None, v)?;
-            let inverted = fx.tx.b.bitwise_and(u32t, None, inverted, elem_mask)?;
-            let lifted = fx.tx.b.bitwise_or(u32t, None, v, sign)?;
-            Ok(fx.tx.b.select(u32t, None, neg, inverted, lifted)?)
-        };
-        let kx = key(fx, x)?;
-        let ka = key(fx, acc)?;
-        let better = if op == Op::Min {
-            fx.tx.b.u_less_than(bt, None, kx, ka)?
-        } else {
-            fx.tx.b.u_greater_than(bt, None, kx, ka)?
-        };
-        let not_seen = fx.tx.b.logical_not(bt, None, seen)?;
-        let take = fx.tx.b.logical_or(bt, None, better, not_seen)?;
-        let not_nan = fx.tx.b.logical_not(bt, None, is_nan)?;
-        let take = fx.tx.b.logical_and(bt, None, take, not_nan)?;
-        let take = fx.tx.b.logical_and(bt, None, take, p)?;
-        acc = fx.tx.b.select(u32t, None, take, x, acc)?;
-        let counted = fx.tx.b.logical_and(bt, None, p, not_nan)?;
-        seen = fx.tx.b.logical_or(bt, None, seen, counted)?;
-        let nan_here = fx.tx.b.logical_and(bt, None, p, is_nan)?;
-        nan = fx.tx.b.logical_or(bt, None, nan, nan_here)?;
-    }
+    // some NaN was, the first one (lowest lane) is `first_nan`
+    let (f0, bt0) = (fx.tx.const_bool(false), bt);
+    let out = lane_loop(
+        fx,
+        &[(u32t, zero), (bt0, f0), (bt0, f0), (u32t, zero)],
+        |fx, jc, cur| {
+            let (acc, seen, nan, first_nan) = (cur[0], cur[1], cur[2], cur[3]);
+            let p = lanes.bit(fx, part, jc)?;
+            let w = lanes.value(fx, jc)?;
+            let x = fx.tx.b.shift_right_logical(u32t, None, w, sh)?;
+            let x = fx.tx.b.bitwise_and(u32t, None, x, elem_mask)?;
+            let x = if op == Op::Absmax {
+                fx.tx.b.bitwise_and(u32t, None, x, abs_mask)?
+            } else {
+                x
+            };
+            let mag = fx.tx.b.bitwise_and(u32t, None, x, abs_mask)?;
+            let is_nan = fx.tx.b.u_greater_than(bt, None, mag, inf)?;
+            // order: negative values reversed below positive ones, −0 < +0
+            let key = |fx: &mut FunctionCx, v: Word| -> R<Word> {
+                let s = fx.tx.b.bitwise_and(u32t, None, v, sign)?;
+                let neg = fx.tx.b.i_not_equal(bt, None, s, zero)?;
+                let inverted = fx.tx.b.not(u32t, None, v)?;
+                let inverted = fx.tx.b.bitwise_and(u32t, None, inverted, elem_mask)?;
+                let lifted = fx.tx.b.bitwise_or(u32t, None, v, sign)?;
+                Ok(fx.tx.b.select(u32t, None, neg, inverted, lifted)?)
+            };
+            let kx = key(fx, x)?;
+            let ka = key(fx, acc)?;
+            let better = if op == Op::Min {
+                fx.tx.b.u_less_than(bt, None, kx, ka)?
+            } else {
+                fx.tx.b.u_greater_than(bt, None, kx, ka)?
+            };
+            let not_seen = fx.tx.b.logical_not(bt, None, seen)?;
+            let take = fx.tx.b.logical_or(bt, None, better, not_seen)?;
+            let not_nan = fx.tx.b.logical_not(bt, None, is_nan)?;
+            let take = fx.tx.b.logical_and(bt, None, take, not_nan)?;
+            let take = fx.tx.b.logical_and(bt, None, take, p)?;
+            let acc = fx.tx.b.select(u32t, None, take, x, acc)?;
+            let counted = fx.tx.b.logical_and(bt, None, p, not_nan)?;
+            let seen = fx.tx.b.logical_or(bt, None, seen, counted)?;
+            let nan_here = fx.tx.b.logical_and(bt, None, p, is_nan)?;
+            let no_nan_yet = fx.tx.b.logical_not(bt, None, nan)?;
+            let first_here = fx.tx.b.logical_and(bt, None, nan_here, no_nan_yet)?;
+            let first_nan = fx.tx.b.select(u32t, None, first_here, x, first_nan)?;
+            let nan = fx.tx.b.logical_or(bt, None, nan, nan_here)?;
+            Ok(vec![acc, seen, nan, first_nan])
+        },
+    )?;
+    let (acc, seen, nan, first_nan) = (out[0], out[1], out[2], out[3]);
     // by default NaNs are ignored unless all are NaN; `.nanp` propagates
     let use_nan = if nanp {
         nan
     } else {
         fx.tx.b.logical_not(bt, None, seen)?
     };
-    let qnan = c(fx, fb.quiet_nan);
+    // a NaN result is the lowest participating lane's NaN, quieted (as on
+    // the reference device; docs/spec-notes.md, Sub-groups)
+    let quiet = c(fx, fb.quiet_bit);
+    let qnan = fx.tx.b.bitwise_or(u32t, None, first_nan, quiet)?;
     Ok(fx.tx.b.select(u32t, None, use_nan, qnan, acc)?)
 }
 

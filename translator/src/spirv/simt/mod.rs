@@ -32,8 +32,14 @@
 pub mod analysis;
 mod emit;
 pub mod exchange;
+mod reconverge;
 
 pub use emit::{emit_body, SimtVars};
+pub use reconverge::check as check_reconvergence;
+
+/// The words of the error for control flow whose sub-group reconvergence
+/// the emulation declines ([`check_reconvergence`]).
+pub const RECONVERGENCE_UNSUPPORTED: &str = "sub-groups on a Vulkan device in this control flow";
 
 use super::function::FunctionCx;
 use super::lower::R;
@@ -46,6 +52,34 @@ pub struct SimtCx {
     pub active: Option<Word>,
     /// For the instruction being lowered: `%activemask`.
     pub activemask: Option<Word>,
+    /// The variables of [`exchange`]'s loops over the 32 lanes, declared
+    /// with the function's (none outside SIMT functions).
+    pub lane_loop: Option<LaneLoopVars>,
+}
+
+/// Function variables for the loops over a sub-group's lanes: the lane
+/// index and the values carried from lane to lane.
+#[derive(Debug, Clone, Copy)]
+pub struct LaneLoopVars {
+    pub lane: Word,
+    pub words: [Word; 2],
+    pub flags: [Word; 2],
+}
+
+impl LaneLoopVars {
+    pub fn declare(tx: &mut super::types::ModuleCx) -> LaneLoopVars {
+        let u32t = tx.uint(32);
+        let bt = tx.bool_ty();
+        let var = super::function::variable;
+        LaneLoopVars {
+            lane: var(tx, u32t, "pisa_lane"),
+            words: [
+                var(tx, u32t, "pisa_lane_fold"),
+                var(tx, u32t, "pisa_lane_fold"),
+            ],
+            flags: [var(tx, bt, "pisa_lane_flag"), var(tx, bt, "pisa_lane_flag")],
+        }
+    }
 }
 
 /// `if (cond) { body }` as a selection construct; `body` leaves its block
