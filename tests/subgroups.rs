@@ -125,6 +125,20 @@ fn launch_both(
     cpu
 }
 
+/// The error of a one-work-group launch of `items` work-items on the cpu
+/// device, with one zeroed buffer of `words` u32s.
+fn cpu_error(file: &str, kernel: &str, items: u32, words: u32) -> String {
+    launch(
+        file,
+        kernel,
+        [items, 1, 1],
+        [items, 1, 1],
+        &[format!("buf:u32:zeros:{words}")],
+    )
+    .expect_err("the launch must fail")
+    .to_string()
+}
+
 fn run(file: &str, kernel: &str, global: u32, local: u32, args: &[String]) -> Vec<Vec<u32>> {
     launch_both(file, kernel, [global, 1, 1], [local, 1, 1], args)
 }
@@ -488,15 +502,7 @@ fn redfirstidx_finds_the_first_participating_lane() {
 #[test]
 fn redfirstidx_without_participants_is_undefined_behaviour() {
     // the second sub-group of a group of 40 has lanes 0-7: none of 20-31
-    let e = launch(
-        "subgroup_reduce.pisa",
-        "first",
-        [40, 1, 1],
-        [40, 1, 1],
-        &["buf:u32:zeros:160".to_string()],
-    )
-    .unwrap_err()
-    .to_string();
+    let e = cpu_error("subgroup_reduce.pisa", "first", 40, 160);
     assert!(
         e.contains("`redfirstidx.32b %r, 0xfff00000;`")
             && e.contains("no participating lane")
@@ -590,15 +596,7 @@ fn subgroups_meet_at_work_group_barriers() {
 
 #[test]
 fn a_barrier_in_divergent_control_flow_is_an_error() {
-    let e = launch(
-        "subgroup_barrier.pisa",
-        "divergent",
-        [32, 1, 1],
-        [32, 1, 1],
-        &["buf:u32:zeros:1".to_string()],
-    )
-    .unwrap_err()
-    .to_string();
+    let e = cpu_error("subgroup_barrier.pisa", "divergent", 32, 1);
     assert!(
         e.contains("`barrier.workgroup;`")
             && e.contains("lanes 0x0000ffff")
