@@ -48,6 +48,10 @@ pub struct RunArgs {
     /// Seconds a launch may run before it is reported as hung.
     #[arg(long, default_value_t = 10.0)]
     pub timeout: f64,
+    /// Bytes of the buffer that kernels' printf writes into (`%printfbuffer`);
+    /// output past it is lost, and reported.
+    #[arg(long, value_name = "BYTES", default_value_t = pisa_vk_runtime::printf::DEFAULT_PRINTF_BUFFER_BYTES)]
+    pub printf_buffer: u32,
 }
 
 fn parse_dims(s: &str, what: &str) -> Result<([u32; 3], u32)> {
@@ -307,6 +311,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
 
     let (mut device, prog) = open_device(&a, &what, module.as_ref(), words, timeout)?;
     let rt: &mut dyn Device = device.as_mut();
+    rt.set_printf_buffer_size(a.printf_buffer);
     for (name, bytes) in &set_globals {
         rt.write_global(prog, name, bytes)
             .with_context(|| format!("--set-global {name}"))?;
@@ -344,6 +349,22 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     let kernel_ms = timing
         .kernel_ns
         .map_or(wall.as_secs_f64() * 1e3, |ns| ns as f64 / 1e6);
+    // what the kernel printed comes first, as a program's own output does;
+    // lost or undecodable output is reported (stderr), never dropped silently
+    let printf_problems = timing
+        .printf
+        .as_ref()
+        .map(|p| p.problems())
+        .unwrap_or_default();
+    for p in &printf_problems {
+        eprintln!("warning: {p}");
+    }
+    if let (Some(p), false) = (&timing.printf, a.json) {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        out.write_all(p.text.as_bytes())?;
+        out.flush()?;
+    }
     for (n, p) in &outs {
         if let Some(Some((id, ty))) = buffers.get(*n) {
             values::write_file(*ty, p, &rt.download(*id)?)?;
@@ -372,8 +393,19 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
                 Ty::U8.json_array(&bytes)
             ));
         }
+        use pisa_translator::diag::json_str;
+        let mut printf_json = String::new();
+        if let Some(p) = &timing.printf {
+            let lines: Vec<String> = p.lines().into_iter().map(json_str).collect();
+            let problems: Vec<String> = printf_problems.iter().map(|s| json_str(s)).collect();
+            printf_json = format!(
+                ",\"printf\":[{}],\"printf_problems\":[{}]",
+                lines.join(","),
+                problems.join(",")
+            );
+        }
         println!(
-            "{{\"args\":[{}],\"globals\":{{{}}},\"kernel_ms\":{kernel_ms}}}",
+            "{{\"args\":[{}],\"globals\":{{{}}},\"kernel_ms\":{kernel_ms}{printf_json}}}",
             args_json.join(","),
             globals_json.join(",")
         );

@@ -1680,20 +1680,6 @@ fn devices_as_json() {
     }
 }
 
-/// What the cpu device does not model yet is a located error when the
-/// program is loaded, never a made-up value.
-#[test]
-fn the_cpu_device_rejects_what_it_does_not_model() {
-    let src = ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %o)\n{\n\t.reg .64b %p;\n\t.reg .64b %m;\n\tld.param.64b %p, [%o];\n\tmov.64b %m, %printfbuffer;\n\tst.global.64b [%p], %m;\n\treturn;\n}\n";
-    let m = pisa_translator::assemble("printf.pisa", src).unwrap();
-    let mut dev = pisa_interp::CpuDevice::new();
-    let e = dev.load(&m).unwrap_err().to_string();
-    assert!(
-        e.contains("printf.pisa:8:14") && e.contains("%printfbuffer"),
-        "{e}"
-    );
-}
-
 /// Undefined behaviour the cpu device can see stops the launch with an
 /// error naming the instruction, the work-item and the address.
 #[test]

@@ -109,6 +109,7 @@ pub enum Special {
     GroupCount(u8),
     GlobalSize(u8),
     GlobalOffset(u8),
+    PrintfBuffer,
     WorkDim,
     LaneId,
     SubgroupSize,
@@ -601,15 +602,7 @@ impl<'a> FuncDecoder<'a> {
                 self.uses_subgroups = true;
                 Special::ActiveMask
             }
-            // printf is not modelled yet: a located error, never a made-up
-            // value
-            "printfbuffer" => {
-                let name = self.program.name(r.name).to_string();
-                return Err(self.unsupported(
-                    r.span,
-                    format!("special register %{name} (not yet supported by the cpu device)"),
-                ));
-            }
+            "printfbuffer" => Special::PrintfBuffer,
             other => {
                 let other = other.to_string();
                 return Err(self.unsupported(r.span, format!("special register %{other}")));

@@ -39,6 +39,8 @@ pub struct CpuDevice {
     programs: Vec<Option<Loaded>>,
     buffers: Vec<Option<(u64, u64)>>,
     timeout: Duration,
+    /// Bytes of each launch's printf buffer (docs/abi.md).
+    printf_bytes: u32,
     /// Dynamic instructions executed by the last launch.
     pub last_steps: u64,
 }
@@ -85,6 +87,7 @@ impl CpuDevice {
             programs: Vec::new(),
             buffers: Vec::new(),
             timeout: Duration::from_secs(10),
+            printf_bytes: pisa_vk_runtime::printf::DEFAULT_PRINTF_BUFFER_BYTES,
             last_steps: 0,
         }
     }
@@ -282,6 +285,10 @@ impl Device for CpuDevice {
         }
     }
 
+    fn set_printf_buffer_size(&mut self, bytes: u32) {
+        self.printf_bytes = bytes.max(12);
+    }
+
     fn launch(&mut self, l: &Launch) -> Result<LaunchTiming> {
         let t0 = Instant::now();
         let p = self.program(l.program)?;
@@ -294,16 +301,30 @@ impl Device for CpuDevice {
         }
         let global = l.range.global;
         let groups = [0, 1, 2].map(|d| global[d].div_ceil(local[d]));
+        // a printf buffer for a program that prints, starting with its write
+        // offset (docs/abi.md, "The printf buffer")
+        let kernel = p.kernel_funcs[ki];
+        let shared_bytes = p.layout.shared_bytes as usize;
+        let private_bytes = p.layout.private_bytes as usize;
+        let printf_buffer = if p.layout.uses_printf {
+            let bytes = pisa_vk_runtime::printf::allocation_bytes(self.printf_bytes);
+            let b = self.memory.alloc(bytes as u64);
+            let init = pisa_vk_runtime::printf::initial_buffer(bytes);
+            if let Some(m) = self.memory.allocation_mut(b) {
+                m.copy_from_slice(&init);
+            }
+            b
+        } else {
+            0
+        };
         let nd = NdInfo {
             global: global.map(|g| g as u64),
             offset: l.range.offset.map(|o| o as u64),
             enqueued: local,
             groups,
             dims: l.range.dims.clamp(1, 3),
+            printf_buffer,
         };
-        let kernel = p.kernel_funcs[ki];
-        let shared_bytes = p.layout.shared_bytes as usize;
-        let private_bytes = p.layout.private_bytes as usize;
         // the program is borrowed from `self.programs` while memory is
         // mutated: take it out for the launch
         let loaded = self.programs[l.program.index()]
@@ -338,11 +359,21 @@ impl Device for CpuDevice {
                 }
             }
         }
+        let kernel_ns = Some(t0.elapsed().as_nanos() as u64);
+        let printf = (printf_buffer != 0).then(|| {
+            let buf = self.memory.allocation(printf_buffer).unwrap_or(&[]);
+            let buf = &buf[..buf.len().min(self.printf_bytes as usize)];
+            let data = self.memory.allocation(loaded.data_base).unwrap_or(&[]);
+            let string_at =
+                |a: u64| pisa_vk_runtime::printf::c_string_at(data, loaded.data_base, a);
+            pisa_vk_runtime::printf::decode(buf, &string_at)
+        });
+        if printf_buffer != 0 {
+            self.memory.free(printf_buffer);
+        }
         self.programs[l.program.index()] = Some(loaded);
         self.last_steps = steps;
         result?;
-        Ok(LaunchTiming {
-            kernel_ns: Some(t0.elapsed().as_nanos() as u64),
-        })
+        Ok(LaunchTiming { kernel_ns, printf })
     }
 }

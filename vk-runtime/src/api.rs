@@ -31,6 +31,9 @@ pub trait Device {
     fn free_buffer(&mut self, id: BufferId);
     /// Runs one launch to completion.
     fn launch(&mut self, l: &Launch) -> Result<LaunchTiming>;
+    /// The size of the printf buffer each launch of a kernel that prints
+    /// gets (docs/abi.md, "The printf buffer").
+    fn set_printf_buffer_size(&mut self, bytes: u32);
 }
 
 impl Device for Runtime {
@@ -69,5 +72,8 @@ impl Device for Runtime {
     }
     fn launch(&mut self, l: &Launch) -> Result<LaunchTiming> {
         Runtime::launch(self, l)
+    }
+    fn set_printf_buffer_size(&mut self, bytes: u32) {
+        Runtime::set_printf_buffer_size(self, bytes)
     }
 }

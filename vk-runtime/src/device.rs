@@ -380,6 +380,8 @@ pub struct Runtime {
     pub(crate) slots: Vec<crate::launch::Slot>,
     /// Those of submissions not yet waited for, by [`crate::Pending`] serial.
     pub(crate) in_flight: Vec<(u64, crate::launch::Slot)>,
+    /// Bytes of each launch's printf buffer (docs/abi.md).
+    pub(crate) printf_bytes: u32,
 }
 
 impl Runtime {
@@ -531,6 +533,7 @@ impl Runtime {
             programs: Vec::new(),
             poisoned: false,
             slots: Vec::new(),
+            printf_bytes: crate::printf::DEFAULT_PRINTF_BUFFER_BYTES,
             in_flight: Vec::new(),
         })
     }
@@ -550,6 +553,12 @@ impl Runtime {
 
     pub fn set_timeout(&mut self, t: Duration) {
         self.timeout = t;
+    }
+
+    /// The size of the printf buffer each launch of a kernel that prints
+    /// gets (at least 12 bytes: the header and one record's address).
+    pub fn set_printf_buffer_size(&mut self, bytes: u32) {
+        self.printf_bytes = bytes.max(12);
     }
 
     pub(crate) fn usable(&self) -> Result<()> {

@@ -47,11 +47,14 @@ pub struct Launch {
     pub args: Vec<Vec<u8>>,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+/// What a finished launch reports besides its memory.
+#[derive(Debug, Clone, Default)]
 pub struct LaunchTiming {
     /// GPU time of each launch's dispatch, from timestamps (when the queue
     /// supports them).
     pub kernel_ns: Option<u64>,
+    /// What the kernel printed, when it can print (reads `%printfbuffer`).
+    pub printf: Option<crate::printf::PrintfOutput>,
 }
 
 /// Launches submitted but not yet waited for. The runtime keeps the
@@ -70,6 +73,11 @@ pub(crate) struct Slot {
     pub query: Option<(vk::QueryPool, u32)>,
     pub params: Option<(BufferId, u64)>,
     pub status: Option<(BufferId, u64)>,
+    /// The printf buffers of the submission's launches, back to back.
+    pub printf: Option<(BufferId, u64)>,
+    /// Per launch of the submission: its program and the offset of its
+    /// printf buffer, when it prints.
+    pub printf_of: Vec<Option<(ProgramId, u64)>>,
 }
 
 /// One dispatch of an NDRange: work-groups of one size at one group offset.
@@ -163,7 +171,7 @@ impl Runtime {
     /// A reusable set of per-submission objects (command buffer, fence,
     /// timestamp queries, argument and status buffers), so a launch
     /// allocates nothing once the runtime is warm.
-    fn take_slot(&mut self, count: u32, param_bytes: u64) -> Result<Slot> {
+    fn take_slot(&mut self, count: u32, param_bytes: u64, printf_bytes: u64) -> Result<Slot> {
         let mut slot = match self.slots.pop() {
             Some(s) => s,
             None => {
@@ -187,6 +195,8 @@ impl Runtime {
                     query: None,
                     params: None,
                     status: None,
+                    printf: None,
+                    printf_of: Vec::new(),
                 }
             }
         };
@@ -210,8 +220,9 @@ impl Runtime {
         for (buf, need) in [
             (&mut slot.params, param_bytes.max(16)),
             (&mut slot.status, 4 * count.max(1) as u64),
+            (&mut slot.printf, printf_bytes),
         ] {
-            if buf.is_none_or(|(_, cap)| cap < need) {
+            if need > 0 && buf.is_none_or(|(_, cap)| cap < need) {
                 if let Some((b, _)) = buf.take() {
                     // the slot is not in flight, so neither is its buffer
                     self.release_buffer(b);
@@ -242,7 +253,19 @@ impl Runtime {
             prepared.push((l, local, regions, off as u64));
         }
         let count = prepared.len() as u32;
-        let slot = self.take_slot(count, blocks.len() as u64)?;
+        // a printf buffer for each launch of a program that prints
+        let mut printf_of = Vec::new();
+        let mut printf_bytes = 0u64;
+        for (l, ..) in &prepared {
+            if self.program(l.program)?.uses_printf {
+                printf_of.push(Some((l.program, printf_bytes)));
+                printf_bytes += crate::printf::allocation_bytes(self.printf_bytes) as u64;
+            } else {
+                printf_of.push(None);
+            }
+        }
+        let mut slot = self.take_slot(count, blocks.len() as u64, printf_bytes)?;
+        slot.printf_of = printf_of;
         if let Err(e) = self.record(&slot, prepared, &blocks) {
             // nothing was submitted: the slot is reused as it is (its command
             // buffer is reset before it is recorded again)
@@ -295,6 +318,19 @@ impl Runtime {
         self.upload(sbuf, 0, &vec![0; 4 * count as usize])?;
         let params_base = self.buffer_address(pbuf)?;
         let status_base = self.buffer_address(sbuf)?;
+        // each printf buffer starts with its write offset; the kernel reads
+        // nothing else of it
+        let mut printf_at = vec![0u64; count as usize];
+        if let Some((fbuf, _)) = slot.printf {
+            let fbase = self.buffer_address(fbuf)?;
+            for (i, p) in slot.printf_of.iter().enumerate() {
+                if let Some((_, off)) = p {
+                    let header = crate::printf::PRINTF_HEADER_BYTES.to_le_bytes();
+                    self.upload(fbuf, *off, &header)?;
+                    printf_at[i] = fbase + off;
+                }
+            }
+        }
         let cmd = slot.cmd;
         let query = slot.query.map(|q| q.0);
         let d = &self.device;
@@ -320,6 +356,7 @@ impl Runtime {
             let (layout, data_base) = (p.layout, p.data_base);
             let params = params_base + poff;
             let status = status_base + 4 * i as u64;
+            let printf = printf_at[i];
             if i > 0 {
                 // in-order semantics between launches of one submission
                 let mb = [vk::MemoryBarrier::default()
@@ -349,24 +386,29 @@ impl Runtime {
                 };
             }
             for (r, pipeline) in regions {
+                // the block the translator declares (spirv::PUSH_MEMBERS)
+                use pisa_translator::spirv::Push;
                 let mut pc = [0u8; pisa_translator::spirv::PUSH_BYTES as usize];
-                let mut put =
-                    |at: usize, bytes: &[u8]| pc[at..at + bytes.len()].copy_from_slice(bytes);
-                put(0, &data_base.to_le_bytes());
-                put(8, &params.to_le_bytes());
+                let mut put = |m: Push, bytes: &[u8]| {
+                    let at = m.offset() as usize;
+                    pc[at..at + bytes.len()].copy_from_slice(bytes)
+                };
+                put(Push::DataBase, &data_base.to_le_bytes());
+                put(Push::Params, &params.to_le_bytes());
                 let per_dim = [
-                    (16, l.range.offset),
-                    (32, l.range.global),
-                    (44, r.group_offset),
-                    (56, local),
+                    (Push::GlobalOffsetX, l.range.offset),
+                    (Push::GlobalSizeX, l.range.global),
+                    (Push::GroupOffsetX, r.group_offset),
+                    (Push::EnqueuedX, local),
                 ];
-                for (base, v) in per_dim {
-                    for (k, x) in v.iter().enumerate() {
-                        put(base + 4 * k, &x.to_le_bytes());
-                    }
+                for (first, v) in per_dim {
+                    // the y and z members follow x, 4 bytes apart
+                    let words: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                    put(first, &words);
                 }
-                put(28, &l.range.dims.clamp(1, 3).to_le_bytes());
-                put(72, &status.to_le_bytes());
+                put(Push::WorkDim, &l.range.dims.clamp(1, 3).to_le_bytes());
+                put(Push::Status, &status.to_le_bytes());
+                put(Push::PrintfBuffer, &printf.to_le_bytes());
                 // SAFETY: `cmd` is recording. `pipeline` is a compute pipeline
                 // of this program, created with `layout` (`Runtime::pipeline`),
                 // whose one push-constant range is COMPUTE bytes
@@ -471,13 +513,44 @@ impl Runtime {
                 }
             }
         }
+        let printed = self.printf_outputs(&slot);
         self.slots.push(slot);
+        for (t, out) in timings.iter_mut().zip(printed?) {
+            t.printf = out;
+        }
         if status.iter().take(4 * p.count as usize).any(|&b| b != 0) {
             // a loop of the kernel was cut short by the driver (the
             // translator's spirv/control.rs): the results cannot be trusted
             return Err(RuntimeError::LoopLimit);
         }
         Ok(timings)
+    }
+
+    /// Decodes the printf buffers of a completed submission: per launch,
+    /// what it printed (`None` for launches of kernels that cannot print).
+    fn printf_outputs(&self, slot: &Slot) -> Result<Vec<Option<crate::printf::PrintfOutput>>> {
+        let Some((fbuf, _)) = slot.printf else {
+            return Ok(vec![None; slot.printf_of.len()]);
+        };
+        let all = self.download(fbuf)?;
+        let size = self.printf_bytes as usize;
+        let mut out = Vec::new();
+        for p in &slot.printf_of {
+            let Some((prog, off)) = *p else {
+                out.push(None);
+                continue;
+            };
+            let buf = all.get(off as usize..off as usize + size).unwrap_or(&[]);
+            // format strings live in the program's .global/.const variables
+            let p = self.program(prog)?;
+            let data = match p.data {
+                Some(d) => self.download(d)?,
+                None => Vec::new(),
+            };
+            let string_at = |a: u64| crate::printf::c_string_at(&data, p.data_base, a);
+            out.push(Some(crate::printf::decode(buf, &string_at)));
+        }
+        Ok(out)
     }
 
     /// Launches one kernel and waits for it.

@@ -12,6 +12,7 @@ mod device;
 mod error;
 mod features;
 mod launch;
+pub mod printf;
 mod program;
 pub mod values;
 

@@ -66,6 +66,8 @@ pub(crate) struct Program {
     pub globals: Vec<GlobalInfo>,
     pub data: Option<BufferId>,
     pub data_base: u64,
+    /// Its kernels read `%printfbuffer`: launches get a printf buffer.
+    pub uses_printf: bool,
 }
 
 impl Program {
@@ -202,6 +204,7 @@ impl Runtime {
             globals,
             data,
             data_base,
+            uses_printf: layout.as_ref().is_some_and(|l| l.uses_printf),
         }));
         Ok(ProgramId(self.programs.len() - 1))
     }

@@ -36,6 +36,9 @@ pub struct NdInfo {
     pub enqueued: [u32; 3],
     pub groups: [u32; 3],
     pub dims: u32,
+    /// `%printfbuffer`: this launch's printf buffer (0 when the program
+    /// cannot print).
+    pub printf_buffer: u64,
 }
 
 /// One call's registers.
@@ -152,6 +155,7 @@ impl Exec<'_> {
             Special::GlobalSize(c) => self.nd.global[d(c)],
             Special::GlobalOffset(c) => self.nd.offset[d(c)],
             Special::WorkDim => self.nd.dims as u64,
+            Special::PrintfBuffer => self.nd.printf_buffer,
             Special::SubgroupSize => 32,
             Special::ActiveMask => self.active as u64,
             // sub-groups are the work-group's work-items in linear order,

@@ -438,6 +438,7 @@ mod tests {
             enqueued: [n, 1, 1],
             groups: [1; 3],
             dims: 1,
+            printf_buffer: 0,
         };
         let mut shared = Vec::new();
         let mut exec = Exec {

@@ -348,4 +348,28 @@ impl Program {
     pub fn name(&self, n: Name) -> &str {
         self.symbols.resolve(n)
     }
+    /// Whether some instruction reads special register `%special` (by its
+    /// name without `%`).
+    pub fn reads_special(&self, special: &str) -> bool {
+        fn operand(p: &Program, o: &Operand, want: &str) -> bool {
+            match o {
+                Operand::Special(r) => p.name(r.name) == want,
+                Operand::Addr(a) => {
+                    matches!(&a.base, AddrBase::Special(r) if p.name(r.name) == want)
+                        || matches!(&a.offset, Some(AddrOffset::Special(r)) if p.name(r.name) == want)
+                }
+                Operand::Call(c) => {
+                    operand(p, &c.target, want) || c.args.iter().any(|a| operand(p, a, want))
+                }
+                _ => false,
+            }
+        }
+        self.functions.iter().any(|f| {
+            f.pisa_insts()
+                .any(|i| i.operands.iter().any(|o| operand(self, o, special)))
+                || f.blocks.iter().any(|b| {
+                    matches!(&b.term, Terminator::Return { value: Some(v), .. } if operand(self, v, special))
+                })
+        })
+    }
 }

@@ -21,11 +21,20 @@ pub enum Push {
     GroupOffsetX = 9,
     EnqueuedX = 12,
     Status = 15,
+    PrintfBuffer = 16,
+}
+
+impl Push {
+    /// The member's byte offset in the block.
+    pub fn offset(self) -> u32 {
+        PUSH_MEMBERS[self as usize].1
+    }
 }
 
 /// Push-constant members: name and byte offset (docs/abi.md). `data_base`,
-/// `params` and `status` are `uvec2` (64-bit addresses), the rest `u32`.
-pub const PUSH_MEMBERS: [(&str, u32); 16] = [
+/// `params`, `status` and `printf_buffer` are `uvec2` (64-bit addresses),
+/// the rest `u32`. The runtime fills the block from this table too.
+pub const PUSH_MEMBERS: [(&str, u32); 17] = [
     ("data_base", 0),
     ("params", 8),
     ("global_offset_x", 16),
@@ -44,12 +53,15 @@ pub const PUSH_MEMBERS: [(&str, u32); 16] = [
     // address of a u32 the kernel sets when the driver cut a loop short
     // (docs/abi.md)
     ("status", 72),
+    // `%printfbuffer`: address of this launch's printf buffer (docs/abi.md)
+    ("printf_buffer", 80),
 ];
 /// Size of the push-constant block in bytes.
-pub const PUSH_BYTES: u32 = 80;
+pub const PUSH_BYTES: u32 = 88;
 
-fn is_address_member(i: usize) -> bool {
-    i < 2 || i == Push::Status as usize
+/// Whether push-constant member `i` is a 64-bit address (a `uvec2`).
+pub fn is_address_member(i: usize) -> bool {
+    i < 2 || i == Push::Status as usize || i == Push::PrintfBuffer as usize
 }
 
 impl ModuleCx<'_> {
@@ -256,6 +268,9 @@ impl FunctionCx<'_, '_> {
                 (tx.b.bitwise_and(u32t, None, id, m)?, 32)
             }
             "subgroupsize" => (tx.const_u32(32), 32),
+            // the runtime allocates the buffer and decodes it after the
+            // launch (docs/abi.md, "The printf buffer")
+            "printfbuffer" => (tx.push_addr(Push::PrintfBuffer)?, 64),
             // computed by the SIMT emitter for the instruction being lowered
             "activemask" => match self.simt.as_ref().and_then(|s| s.activemask) {
                 Some(m) => (m, 32),

@@ -75,6 +75,9 @@ pub struct Layout {
     /// Some loop sets the status word when the driver cuts it short
     /// (docs/abi.md, "Drivers that cap loops").
     pub sets_status: bool,
+    /// Some instruction reads `%printfbuffer`: launches get a printf buffer
+    /// (docs/abi.md, "The printf buffer").
+    pub uses_printf: bool,
 }
 
 impl Layout {
@@ -114,7 +117,10 @@ pub const GENERIC_SHARED_TAG: u64 = 0xFFFE;
 pub const GENERIC_PRIVATE_TAG: u64 = 0xFFFD;
 
 pub fn layout(p: &Program) -> Layout {
-    let mut l = Layout::default();
+    let mut l = Layout {
+        uses_printf: p.reads_special("printfbuffer"),
+        ..Layout::default()
+    };
     let mut pending: Vec<(u64, &[InitElem])> = Vec::new();
     // the data block: module-scope .global/.const, then function-scope .const
     // (Program::variables is in that order); .private and .shared get arena

@@ -24,7 +24,7 @@ use crate::ir::Program;
 use crate::Module;
 use rspirv::binary::{Assemble, Disassemble};
 
-pub use entry::{PUSH_BYTES, PUSH_MEMBERS, RANGE_CHECK_SPEC_ID};
+pub use entry::{is_address_member, Push, PUSH_BYTES, PUSH_MEMBERS, RANGE_CHECK_SPEC_ID};
 pub use layout::Layout;
 pub use simt::RECONVERGENCE_UNSUPPORTED;
 
