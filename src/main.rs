@@ -1,6 +1,7 @@
 //! `pisa`: assemble, check, translate and run PISA programs.
 
 mod run;
+mod watchdog;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};

@@ -48,6 +48,10 @@ pub struct RunArgs {
     /// Seconds a launch may run before it is reported as hung.
     #[arg(long, default_value_t = 10.0)]
     pub timeout: f64,
+    /// Seconds assembling, translating and the driver's compilation may take
+    /// (progress is shown after 5 s).
+    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    pub compile_timeout: f64,
     /// Bytes of the buffer that kernels' printf writes into (`%printfbuffer`);
     /// output past it is lost, and reported.
     #[arg(long, value_name = "BYTES", default_value_t = pisa_vk_runtime::printf::DEFAULT_PRINTF_BUFFER_BYTES)]
@@ -77,12 +81,19 @@ fn parse_dims(s: &str, what: &str) -> Result<([u32; 3], u32)> {
 /// dereferences a wild pointer faults here.
 fn explain_crashes() {
     extern "C" fn on_fault(_: libc::c_int) {
-        const MSG: &[u8] = b"error: the kernel crashed pisa (segmentation fault): it accessed memory outside its buffers, e.g. through a wild pointer. Software Vulkan drivers such as lavapipe run kernels inside this process, so such faults end it.\n";
-        // SAFETY: write(2) and _exit(2) are async-signal-safe; `MSG` is a
-        // static buffer of `MSG.len()` bytes; the handler never returns (so
-        // the faulting instruction is not retried) and touches no Rust state.
+        const RUNNING: &[u8] = b"error: the kernel crashed pisa (segmentation fault): it accessed memory outside its buffers, e.g. through a wild pointer, or the driver failed compiling it (some drivers, such as llvmpipe, compile at the first dispatch). Software Vulkan drivers such as lavapipe run kernels inside this process, so such faults end it.\n";
+        const COMPILING: &[u8] = b"error: the Vulkan driver crashed pisa (segmentation fault) while it compiled the kernel, before the kernel ran: a driver bug. Software Vulkan drivers such as lavapipe compile inside this process, so such faults end it.\n";
+        let msg = if KERNEL_RUNNING.load(std::sync::atomic::Ordering::SeqCst) {
+            RUNNING
+        } else {
+            COMPILING
+        };
+        // SAFETY: write(2) and _exit(2) are async-signal-safe, and so is an
+        // atomic load; `msg` is a static buffer of `msg.len()` bytes; the
+        // handler never returns (so the faulting instruction is not retried)
+        // and touches no other Rust state.
         unsafe {
-            libc::write(2, MSG.as_ptr().cast(), MSG.len());
+            libc::write(2, msg.as_ptr().cast(), msg.len());
             libc::_exit(139);
         }
     }
@@ -96,6 +107,10 @@ fn explain_crashes() {
         }
     }
 }
+
+/// Whether the kernel was submitted (a crash is then the kernel's or the
+/// driver's at its first dispatch), for the crash explanation.
+static KERNEL_RUNNING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Whether a device choice names the reference interpreter.
 pub fn is_cpu_choice(choice: Option<&str>) -> bool {
@@ -273,15 +288,16 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         }
         outs.push((n, p.to_string()));
     }
-    let timeout = Duration::try_from_secs_f64(a.timeout)
-        .ok()
-        .filter(|t| !t.is_zero())
-        .ok_or_else(|| {
-            anyhow!(
-                "--timeout must be a positive number of seconds (found {})",
-                a.timeout
-            )
-        })?;
+    let seconds = |v: f64, what: &str| {
+        Duration::try_from_secs_f64(v)
+            .ok()
+            .filter(|t| !t.is_zero())
+            .ok_or_else(|| anyhow!("--{what} must be a positive number of seconds (found {v})"))
+    };
+    let timeout = seconds(a.timeout, "timeout")?;
+    let compile_timeout = seconds(a.compile_timeout, "compile-timeout")?;
+    let t_start = Instant::now();
+    let watchdog = crate::watchdog::CompileWatchdog::start(compile_timeout);
     let module = if is_spirv {
         None
     } else {
@@ -309,6 +325,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         None
     };
 
+    watchdog.phase("translating and loading the program");
     let (mut device, prog) = open_device(&a, &what, module.as_ref(), words, timeout)?;
     let rt: &mut dyn Device = device.as_mut();
     rt.set_printf_buffer_size(a.printf_buffer);
@@ -332,6 +349,14 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
             }
         }
     }
+    if is_spirv {
+        // the module's kernels have no declared parameters to check against
+        let bytes: usize = arg_bytes.iter().map(Vec::len).sum();
+        eprintln!(
+            "note: a SPIR-V module declares no parameter list: its {} argument(s) ({bytes} bytes, each 8-byte aligned) are passed unchecked (docs/abi.md, \"Argument block\")",
+            arg_bytes.len()
+        );
+    }
     let launch = Launch {
         program: prog,
         kernel: a.kernel.clone(),
@@ -343,6 +368,11 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         },
         args: arg_bytes,
     };
+    watchdog.phase("the driver's compilation of the kernel");
+    rt.prepare(&launch).context("launch failed")?;
+    drop(watchdog);
+    let compile_ms = t_start.elapsed().as_secs_f64() * 1e3;
+    KERNEL_RUNNING.store(true, std::sync::atomic::Ordering::SeqCst);
     let t0 = Instant::now();
     let timing = rt.launch(&launch).context("launch failed")?;
     let wall = t0.elapsed();
@@ -405,7 +435,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
             );
         }
         println!(
-            "{{\"args\":[{}],\"globals\":{{{}}},\"kernel_ms\":{kernel_ms}{printf_json}}}",
+            "{{\"args\":[{}],\"globals\":{{{}}},\"compile_ms\":{compile_ms},\"kernel_ms\":{kernel_ms}{printf_json}}}",
             args_json.join(","),
             globals_json.join(",")
         );
@@ -446,6 +476,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         } else {
             "host clock"
         };
+        eprintln!("compile time: {compile_ms:.3} ms (assembling, translating and the driver's compilation, host clock)");
         eprintln!("kernel time: {kernel_ms:.3} ms ({src})");
     }
     Ok(std::process::ExitCode::SUCCESS)

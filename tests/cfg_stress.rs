@@ -182,7 +182,7 @@ fn random_goto_graphs_compute_what_they_say() {
                 ..Default::default()
             };
             let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
-            let prog = rt.load_translated(&spv.words, spv.layout).unwrap();
+            let prog = rt.load_translated(&spv).unwrap();
             let out = rt.alloc_buffer(32).unwrap();
             let args = vec![rt.buffer_address(out).unwrap().to_le_bytes().to_vec()];
             rt.launch(&Launch {

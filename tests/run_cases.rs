@@ -1172,7 +1172,43 @@ fn cases_through_the_command_line_on(device: Option<&str>) {
             assert_eq!(bytes, expected(spec).1, "{}: global {name}", c.file);
         }
         assert!(json["kernel_ms"].as_f64().unwrap() >= 0.0);
+        assert!(json["compile_ms"].as_f64().unwrap() > 0.0);
     }
+}
+
+/// Assembling, translating and the driver's compilation are bounded by
+/// `--compile-timeout` (the launch's `--timeout` cannot cover a driver's
+/// compiler), with a clear error naming the step (issue 11: a huge module
+/// compiled silently for minutes).
+#[test]
+fn compilation_past_the_compile_timeout_is_an_error() {
+    let path = std::env::temp_dir().join(format!("pisa-long-{}.pisa", std::process::id()));
+    let mut src =
+        String::from(".version 0.1;\n.target 100;\n.kernel @k(.param[8] %o)\n{\n\t.reg .32b %v;\n");
+    for _ in 0..100_000 {
+        src.push_str("\tiadd.32b %v, %v, 1;\n");
+    }
+    src.push_str("\treturn;\n}\n");
+    std::fs::write(&path, src).unwrap();
+    let t = std::time::Instant::now();
+    let out = pisa()
+        .arg("run")
+        .arg(&path)
+        .args(["--kernel", "k", "--global", "1", "--device", "cpu"])
+        .args(["--arg", "buf:u32:zeros:1", "--compile-timeout", "0.01"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("took longer than 0.01 s (--compile-timeout)")
+            && (stderr.contains("assembling") || stderr.contains("translating")),
+        "{stderr}"
+    );
+    // stopped there, not after finishing (the whole run takes seconds in a
+    // debug build; this bounds a hang, it is not a timing test)
+    assert!(t.elapsed() < std::time::Duration::from_secs(60));
+    let _ = std::fs::remove_file(path);
 }
 
 #[test]
@@ -1241,7 +1277,7 @@ fn default_translation_reports_the_loop_cap() {
     let src = std::fs::read_to_string(root("tests/run/count.pisa")).unwrap();
     let m = pisa_translator::assemble("count.pisa", &src).unwrap();
     let spv = pisa_translator::spirv::translate(&m).unwrap();
-    let prog = rt.load_translated(&spv.words, spv.layout).unwrap();
+    let prog = rt.load_translated(&spv).unwrap();
     let n = 100_000;
     let r = count_to(&mut rt, prog, n);
     if rt.device_info().caps_loops {
@@ -1330,6 +1366,10 @@ fn malformed_launch_options_are_errors() {
             "--timeout must be",
         ),
         (
+            vec!["--global", "4", "--compile-timeout", "0"],
+            "--compile-timeout must be",
+        ),
+        (
             vec!["--global", "4", "--arg", seven.as_str()],
             "not a whole number of f32 values",
         ),
@@ -1345,6 +1385,53 @@ fn malformed_launch_options_are_errors() {
         assert!(stderr.contains(msg), "{opts:?}: {stderr}");
     }
     let _ = std::fs::remove_file(bin);
+}
+
+/// Raw SPIR-V reaches the driver only after spirv-val found it valid (issue
+/// 11: a module that fails spirv-val ran and exited 0); its arguments, which
+/// nothing declares, are noted as unchecked.
+#[test]
+fn raw_spirv_is_validated_before_it_is_loaded() {
+    let dir = std::env::temp_dir().join(format!("pisa-badspv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spv = dir.join("saxpy.spv");
+    let out = pisa()
+        .args(["spirv", &root("shaders/saxpy.pisa"), "-o"])
+        .arg(&spv)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let run = |path: &Path| {
+        pisa()
+            .args(["run", "--spirv"])
+            .arg(path)
+            .args(["--kernel", "saxpy", "--global", "4", "--arg", "f32:2"])
+            .args(["--arg", "buf:f32:1,2,3,4", "--arg", "buf:f32:zeros:4"])
+            .args(["--arg", "u32:4"])
+            .output()
+            .unwrap()
+    };
+    let good = run(&spv);
+    let stderr = String::from_utf8_lossy(&good.stderr);
+    assert!(good.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("4 argument(s) (24 bytes, each 8-byte aligned) are passed unchecked"),
+        "{stderr}"
+    );
+    // an id bound below the ids the module uses: structurally readable,
+    // invalid for spirv-val
+    let mut bytes = std::fs::read(&spv).unwrap();
+    bytes[12..16].copy_from_slice(&3u32.to_le_bytes());
+    let bad = dir.join("bad.spv");
+    std::fs::write(&bad, bytes).unwrap();
+    let out = run(&bad);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("not valid SPIR-V for Vulkan 1.2") && stderr.contains("ID bound"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]

@@ -29,6 +29,13 @@ pub trait Device {
     /// The buffer's device address (what a pointer argument holds).
     fn buffer_address(&self, id: BufferId) -> Result<u64>;
     fn free_buffer(&mut self, id: BufferId);
+    /// Does ahead what a launch needs before it runs (on Vulkan, the
+    /// driver's compilation of its pipelines), so that it can be timed and
+    /// reported apart from the run.
+    fn prepare(&mut self, l: &Launch) -> Result<()> {
+        let _ = l;
+        Ok(())
+    }
     /// Runs one launch to completion.
     fn launch(&mut self, l: &Launch) -> Result<LaunchTiming>;
     /// The size of the printf buffer each launch of a kernel that prints
@@ -69,6 +76,9 @@ impl Device for Runtime {
     }
     fn free_buffer(&mut self, id: BufferId) {
         Runtime::free_buffer(self, id)
+    }
+    fn prepare(&mut self, l: &Launch) -> Result<()> {
+        Runtime::prepare(self, l)
     }
     fn launch(&mut self, l: &Launch) -> Result<LaunchTiming> {
         Runtime::launch(self, l)

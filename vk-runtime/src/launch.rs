@@ -553,6 +553,18 @@ impl Runtime {
         Ok(out)
     }
 
+    /// Creates the pipelines a launch needs (the driver compiles the kernel
+    /// for its work-group sizes), so that the launch itself only records and
+    /// runs; `launch` creates what is missing anyway.
+    pub fn prepare(&mut self, l: &Launch) -> Result<()> {
+        self.usable()?;
+        let (ki, local, _) = self.resolve(l)?;
+        for r in regions_of(l.range.global, local, self.info.max_workgroup_count) {
+            self.pipeline(l.program, ki, r.local)?;
+        }
+        Ok(())
+    }
+
     /// Launches one kernel and waits for it.
     pub fn launch(&mut self, l: &Launch) -> Result<LaunchTiming> {
         let p = self.submit(std::slice::from_ref(l))?;

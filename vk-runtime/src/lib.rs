@@ -14,6 +14,7 @@ mod features;
 mod launch;
 pub mod printf;
 mod program;
+pub mod spirv_val;
 pub mod values;
 
 pub use api::Device;

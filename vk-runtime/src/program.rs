@@ -128,15 +128,19 @@ impl Runtime {
         self.load_spirv_with_layout(&spv.words, Some(layout))
     }
 
-    /// Loads the output of `pisa_translator::spirv::translate`.
-    pub fn load_translated(&mut self, words: &[u32], layout: Layout) -> Result<ProgramId> {
-        self.load_spirv_with_layout(words, Some(layout))
+    /// Loads the output of `pisa_translator::spirv::translate` (valid by
+    /// construction: the translator's tests validate what it emits).
+    pub fn load_translated(&mut self, spv: &pisa_translator::spirv::Spirv) -> Result<ProgramId> {
+        self.load_spirv_with_layout(&spv.words, Some(spv.layout.clone()))
     }
 
     /// Loads SPIR-V written against `docs/abi.md` (e.g. from GLSL, or from
-    /// `pisa spirv` and `spirv-opt`). Its kernels take arguments packed in
-    /// order, each aligned to 8 bytes.
+    /// `pisa spirv` and `spirv-opt`), after `spirv-val` has found it valid
+    /// ([`crate::spirv_val`]). Its kernels take arguments packed in order,
+    /// each aligned to 8 bytes.
     pub fn load_spirv(&mut self, words: &[u32]) -> Result<ProgramId> {
+        entry_points(words)?;
+        crate::spirv_val::validate(words)?;
         self.load_spirv_with_layout(words, None)
     }
 
@@ -153,10 +157,8 @@ impl Runtime {
         // SPIR-V magic number, with consistent instruction lengths
         // (`entry_points`), and the capabilities it declares are enabled on
         // the device (`features.check` above). Vulkan also requires valid
-        // SPIR-V: the translator's output is (spirv-val in its tests).
-        // FIXME: `load_spirv` takes the caller's SPIR-V, which is not
-        // validated here (e.g. with spirv-tools); invalid SPIR-V is
-        // undefined behaviour for the driver, reachable from safe code.
+        // SPIR-V: the translator's output is (spirv-val in its tests), and
+        // `load_spirv` validates the caller's with spirv-val first.
         let shader =
             unsafe { self.device.create_shader_module(&info, None) }.vk("vkCreateShaderModule")?;
         let range = [vk::PushConstantRange::default()
