@@ -1,0 +1,127 @@
+//! `pisa.load(*files, device=None, validation=None, timeout=10.0)`: assembles
+//! PISA files (several are linked into one program) and loads the program
+//! on a device.
+
+use crate::device::{self, OpenOptions};
+use crate::error::{err, warn};
+use crate::program::Program;
+use crate::session::{Session, Shared};
+use pisa_translator::link::Input;
+use pyo3::prelude::*;
+use pyo3::types::{PyInt, PyList, PyString, PyTuple};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The files: paths (str or os.PathLike), or one list or tuple of them.
+fn paths(files: &Bound<'_, PyTuple>) -> PyResult<Vec<PathBuf>> {
+    let items: Vec<Bound<'_, PyAny>> = match files.len() {
+        1 if files.get_item(0)?.is_instance_of::<PyList>()
+            || files.get_item(0)?.is_instance_of::<PyTuple>() =>
+        {
+            files.get_item(0)?.try_iter()?.collect::<PyResult<_>>()?
+        }
+        _ => files.iter().collect(),
+    };
+    if items.is_empty() {
+        return Err(err("pisa.load: give one or more PISA files"));
+    }
+    items
+        .iter()
+        .map(|f| {
+            f.extract::<PathBuf>()
+                .map_err(|_| err(format!("pisa.load: {f} is not a path")))
+        })
+        .collect()
+}
+
+/// `device`: a name substring, an index, or "cpu".
+fn device_choice(device: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
+    match device {
+        None => Ok(None),
+        Some(d) if d.is_instance_of::<PyString>() => Ok(Some(d.extract()?)),
+        Some(d) if d.is_instance_of::<PyInt>() => Ok(Some(d.extract::<u64>()?.to_string())),
+        Some(d) => Err(err(format!(
+            "device must be a name (substring), an index or \"cpu\", not {}",
+            d.repr()?
+        ))),
+    }
+}
+
+/// Assembles the files (linking several) and loads the program on a device:
+/// `device` is "cpu" (the reference interpreter), a Vulkan device's index or
+/// a substring of its name; by default PISA_DEVICE, else the best Vulkan
+/// device, else the cpu device when there is no Vulkan. `validation`
+/// enables the Vulkan validation layer (default: PISA_VALIDATION);
+/// `timeout` is how many seconds a launch may run; `printf_buffer` the bytes
+/// of the buffer kernels' printf writes into (as `pisa run --printf-buffer`).
+#[pyfunction]
+#[pyo3(signature = (*files, device=None, validation=None, timeout=10.0, printf_buffer=None))]
+pub fn load(
+    py: Python<'_>,
+    files: &Bound<'_, PyTuple>,
+    device: Option<&Bound<'_, PyAny>>,
+    validation: Option<bool>,
+    timeout: f64,
+    printf_buffer: Option<u32>,
+) -> PyResult<Program> {
+    let paths = paths(files)?;
+    let choice = device_choice(device)?;
+    let timeout = Duration::try_from_secs_f64(timeout)
+        .ok()
+        .filter(|t| !t.is_zero())
+        .ok_or_else(|| {
+            err(format!(
+                "timeout must be a positive number of seconds (found {timeout})"
+            ))
+        })?;
+    let mut texts = Vec::with_capacity(paths.len());
+    for p in &paths {
+        let bytes =
+            std::fs::read(p).map_err(|e| err(format!("cannot read {}: {e}", p.display())))?;
+        texts.push((
+            p.display().to_string(),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ));
+    }
+    let inputs: Vec<Input> = texts
+        .iter()
+        .map(|(name, text)| Input { name, text })
+        .collect();
+    let module = pisa_translator::link::link(&inputs).map_err(|d| err(d.render()))?;
+    let warnings = module.warnings().render();
+    if !warnings.is_empty() {
+        warn(py, &warnings)?;
+    }
+    let opts = OpenOptions {
+        device: choice,
+        validation,
+        timeout,
+    };
+    let opened = py.detach(|| device::open(&module, &opts)).map_err(err)?;
+    if let Some(note) = &opened.note {
+        warn(py, note)?;
+    }
+    let files = texts
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let mut opened = opened;
+    let dev = opened.dev.get();
+    if let Some(b) = printf_buffer {
+        dev.set_printf_buffer_size(b);
+    }
+    let kernels = dev.kernels(opened.prog).map_err(err)?;
+    let globals = dev.globals(opened.prog).map_err(err)?;
+    let device = opened.dev.name();
+    Ok(Program {
+        shared: Shared::new(Session {
+            dev: opened.dev,
+            prog: opened.prog,
+        }),
+        kernels,
+        globals,
+        device,
+        files,
+    })
+}
