@@ -41,6 +41,12 @@ pub struct RunArgs {
     /// Report the kernel time (from GPU timestamps where the device has them).
     #[arg(long)]
     pub time: bool,
+    /// Checked mode: every load, store and atomic is checked against the live
+    /// allocations and arenas; the first bad access fails the run, naming
+    /// the instruction, the work-item and the address (the cpu device always
+    /// checks).
+    #[arg(long)]
+    pub check: bool,
     /// Device index or name substring, or `cpu` for the reference interpreter
     /// (default: PISA_DEVICE, else the best Vulkan device, else cpu).
     #[arg(long)]
@@ -161,6 +167,7 @@ fn open_device(
         timeout,
         timestamps: a.time || a.json,
         only_for: Some(vec![words.clone()]),
+        checked_memory: a.check,
         // the exact `fmad.f` goes through f64 where the device has it
         optional: pisa_vk_runtime::Features {
             float64: true,
@@ -214,6 +221,9 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         (None, _) => None,
     };
     let is_spirv = spirv_path.is_some();
+    if is_spirv && a.check {
+        bail!("--check instruments PISA programs as they are translated: it cannot check a SPIR-V module");
+    }
     let what = match &spirv_path {
         Some(p) => p.display().to_string(),
         None => crate::display_names(&a.files),

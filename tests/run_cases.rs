@@ -1064,6 +1064,26 @@ fn cases_through_the_library() {
     assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
 }
 
+/// Checked mode (`pisa run --check`) finds no bad access in these correct
+/// programs, and changes none of their results.
+#[test]
+fn cases_in_checked_mode() {
+    let mut rt = Runtime::new(RuntimeOptions {
+        validation: true,
+        pipeline_cache: false,
+        checked_memory: true,
+        // each access searches the allocation table: the spin-lock
+        // contention of atomic_128_count.pisa takes seconds longer (this
+        // bounds a hang; no timing test)
+        timeout: std::time::Duration::from_secs(120),
+        ..Default::default()
+    })
+    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    run_cases_on(&mut rt);
+    let msgs = rt.validation_messages();
+    assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
+}
+
 /// The same cases on the reference device: both devices agree with the
 /// expected outputs, so they agree with each other.
 #[test]

@@ -106,6 +106,22 @@ fn check_file(path: &Path, t: &mut Tally) {
                         .push(format!("{name}: spirv-val --target-env {env}:\n{e}"));
                 }
             }
+            // checked mode (`pisa run --check`) instruments every access,
+            // with llvmpipe's workarounds on
+            let checked = pisa_translator::spirv::Options {
+                checked_memory: true,
+                ..pisa_translator::spirv::Options::for_loop_cap(true)
+            };
+            match pisa_translator::spirv::translate_with(&m, &checked) {
+                Ok(c) => {
+                    if let Some(Err(e)) = spirv_val(&c.words, env) {
+                        t.failures.push(format!(
+                            "{name} (checked mode): spirv-val --target-env {env}:\n{e}"
+                        ));
+                    }
+                }
+                Err(e) => t.failures.push(format!("{name} (checked mode): {e}")),
+            }
             if library {
                 if let Some(wrapped) = wrap_library(&src) {
                     let wm = pisa_translator::assemble(&name, &wrapped).expect("wrapper assembles");

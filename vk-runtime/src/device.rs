@@ -86,6 +86,10 @@ pub struct RuntimeOptions {
     /// With `only_for`: features to enable too where the device has them
     /// (e.g. 64-bit floats and integers for the exact `fmad.f`).
     pub optional: Features,
+    /// Checked mode (`pisa run --check`): modules loaded from PISA check
+    /// every memory access against the launch's live allocations and report
+    /// the first bad one as an error (translator's `spirv::checked`).
+    pub checked_memory: bool,
 }
 
 impl Default for RuntimeOptions {
@@ -98,6 +102,7 @@ impl Default for RuntimeOptions {
             timestamps: false,
             only_for: None,
             optional: Features::default(),
+            checked_memory: false,
         }
     }
 }
@@ -382,6 +387,8 @@ pub struct Runtime {
     pub(crate) in_flight: Vec<(u64, crate::launch::Slot)>,
     /// Bytes of each launch's printf buffer (docs/abi.md).
     pub(crate) printf_bytes: u32,
+    /// Checked mode ([`RuntimeOptions::checked_memory`]).
+    pub(crate) checked_memory: bool,
 }
 
 impl Runtime {
@@ -528,6 +535,7 @@ impl Runtime {
             timestamp_period: props.limits.timestamp_period,
             max_workgroup_size: props.limits.max_compute_work_group_size,
             timestamps,
+            checked_memory: opts.checked_memory,
             timeout: opts.timeout,
             buffers: Vec::new(),
             programs: Vec::new(),

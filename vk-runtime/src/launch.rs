@@ -78,6 +78,11 @@ pub(crate) struct Slot {
     /// Per launch of the submission: its program and the offset of its
     /// printf buffer, when it prints.
     pub printf_of: Vec<Option<(ProgramId, u64)>>,
+    /// Checked mode: the check blocks of the submission's launches.
+    pub check: Option<(BufferId, u64)>,
+    /// Per launch: its program and the offset of its check block, when its
+    /// program is checked.
+    pub check_of: Vec<Option<(ProgramId, u64)>>,
 }
 
 /// One dispatch of an NDRange: work-groups of one size at one group offset.
@@ -171,7 +176,13 @@ impl Runtime {
     /// A reusable set of per-submission objects (command buffer, fence,
     /// timestamp queries, argument and status buffers), so a launch
     /// allocates nothing once the runtime is warm.
-    fn take_slot(&mut self, count: u32, param_bytes: u64, printf_bytes: u64) -> Result<Slot> {
+    fn take_slot(
+        &mut self,
+        count: u32,
+        param_bytes: u64,
+        printf_bytes: u64,
+        check_bytes: u64,
+    ) -> Result<Slot> {
         let mut slot = match self.slots.pop() {
             Some(s) => s,
             None => {
@@ -197,6 +208,8 @@ impl Runtime {
                     status: None,
                     printf: None,
                     printf_of: Vec::new(),
+                    check: None,
+                    check_of: Vec::new(),
                 }
             }
         };
@@ -221,6 +234,7 @@ impl Runtime {
             (&mut slot.params, param_bytes.max(16)),
             (&mut slot.status, 4 * count.max(1) as u64),
             (&mut slot.printf, printf_bytes),
+            (&mut slot.check, check_bytes),
         ] {
             if need > 0 && buf.is_none_or(|(_, cap)| cap < need) {
                 if let Some((b, _)) = buf.take() {
@@ -264,8 +278,20 @@ impl Runtime {
                 printf_of.push(None);
             }
         }
-        let mut slot = self.take_slot(count, blocks.len() as u64, printf_bytes)?;
+        // a check block for each launch of a checked program
+        let mut check_of = Vec::new();
+        let mut check_bytes = 0u64;
+        for (l, ..) in &prepared {
+            if self.program(l.program)?.check_sites.is_empty() {
+                check_of.push(None);
+            } else {
+                check_of.push(Some((l.program, check_bytes)));
+                check_bytes += pisa_translator::spirv::checked::CHECK_BLOCK_BYTES;
+            }
+        }
+        let mut slot = self.take_slot(count, blocks.len() as u64, printf_bytes, check_bytes)?;
         slot.printf_of = printf_of;
+        slot.check_of = check_of;
         if let Err(e) = self.record(&slot, prepared, &blocks) {
             // nothing was submitted: the slot is reused as it is (its command
             // buffer is reset before it is recorded again)
@@ -320,6 +346,7 @@ impl Runtime {
         let status_base = self.buffer_address(sbuf)?;
         // each printf buffer starts with its write offset; the kernel reads
         // nothing else of it
+        let check_at = self.fill_check_blocks(slot)?;
         let mut printf_at = vec![0u64; count as usize];
         if let Some((fbuf, _)) = slot.printf {
             let fbase = self.buffer_address(fbuf)?;
@@ -357,6 +384,7 @@ impl Runtime {
             let params = params_base + poff;
             let status = status_base + 4 * i as u64;
             let printf = printf_at[i];
+            let check = check_at[i];
             if i > 0 {
                 // in-order semantics between launches of one submission
                 let mb = [vk::MemoryBarrier::default()
@@ -409,6 +437,7 @@ impl Runtime {
                 put(Push::WorkDim, &l.range.dims.clamp(1, 3).to_le_bytes());
                 put(Push::Status, &status.to_le_bytes());
                 put(Push::PrintfBuffer, &printf.to_le_bytes());
+                put(Push::Check, &check.to_le_bytes());
                 // SAFETY: `cmd` is recording. `pipeline` is a compute pipeline
                 // of this program, created with `layout` (`Runtime::pipeline`),
                 // whose one push-constant range is COMPUTE bytes
@@ -514,7 +543,10 @@ impl Runtime {
             }
         }
         let printed = self.printf_outputs(&slot);
+        let checked = self.check_reports(&slot);
         self.slots.push(slot);
+        // a bad access makes every other result of the launch suspect
+        checked?;
         for (t, out) in timings.iter_mut().zip(printed?) {
             t.printf = out;
         }
@@ -524,6 +556,122 @@ impl Runtime {
             return Err(RuntimeError::LoopLimit);
         }
         Ok(timings)
+    }
+
+    /// Writes the check block of each checked launch of the slot (an empty
+    /// report, the sinks, and the table of live allocations the kernel may
+    /// reach); returns their addresses (0 for unchecked launches).
+    fn fill_check_blocks(&mut self, slot: &Slot) -> Result<Vec<u64>> {
+        use pisa_translator::spirv::checked::*;
+        let mut at = vec![0u64; slot.check_of.len()];
+        let Some((cbuf, _)) = slot.check else {
+            return Ok(at);
+        };
+        // every buffer of the runtime but the launches' own argument,
+        // status and check blocks
+        let mut internal = Vec::new();
+        for s in self
+            .slots
+            .iter()
+            .chain(self.in_flight.iter().map(|(_, s)| s))
+        {
+            internal.extend(
+                [s.params, s.status, s.check]
+                    .into_iter()
+                    .flatten()
+                    .map(|b| b.0),
+            );
+        }
+        internal.extend(
+            [slot.params, slot.status, slot.check]
+                .into_iter()
+                .flatten()
+                .map(|b| b.0),
+        );
+        let mut ranges: Vec<(u64, u64)> = self
+            .buffers
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !internal.contains(&BufferId(*i)))
+            .filter_map(|(_, b)| b.as_ref())
+            .map(|b| (b.address, b.address + b.size))
+            .collect();
+        ranges.sort_unstable();
+        if ranges.len() as u64 >= CHECK_TABLE_ENTRIES {
+            return Err(RuntimeError::BadLaunch(format!(
+                "checked mode tracks at most {} live buffers; this runtime has {}",
+                CHECK_TABLE_ENTRIES - 1,
+                ranges.len()
+            )));
+        }
+        let mut block = vec![0u8; CHECK_BLOCK_BYTES as usize];
+        let entries = std::iter::once((0, 0))
+            .chain(ranges)
+            .chain(std::iter::repeat((u64::MAX, u64::MAX)));
+        for (k, (first, past)) in entries.take(CHECK_TABLE_ENTRIES as usize).enumerate() {
+            let o = (CHECK_TABLE + 16 * k as u64) as usize;
+            block[o..o + 8].copy_from_slice(&first.to_le_bytes());
+            block[o + 8..o + 16].copy_from_slice(&past.to_le_bytes());
+        }
+        let base = self.buffer_address(cbuf)?;
+        for (i, c) in slot.check_of.iter().enumerate() {
+            if let Some((_, off)) = c {
+                self.upload(cbuf, *off, &block)?;
+                at[i] = base + off;
+            }
+        }
+        Ok(at)
+    }
+
+    /// The first bad access of each checked launch of a completed
+    /// submission, as the reference device reports it.
+    fn check_reports(&self, slot: &Slot) -> Result<()> {
+        use pisa_translator::spirv::checked::*;
+        let Some((cbuf, _)) = slot.check else {
+            return Ok(());
+        };
+        let all = self.download(cbuf)?;
+        for c in &slot.check_of {
+            let Some((prog, off)) = *c else {
+                continue;
+            };
+            let b = &all[off as usize..(off + CHECK_TABLE) as usize];
+            let u32_at = |o: u64| {
+                u32::from_le_bytes(b[o as usize..o as usize + 4].try_into().unwrap_or([0; 4]))
+            };
+            let kind = u32_at(CHECK_KIND);
+            if kind == 0 {
+                continue;
+            }
+            let addr = u64::from_le_bytes(
+                b[CHECK_ADDRESS as usize..CHECK_ADDRESS as usize + 8]
+                    .try_into()
+                    .unwrap_or([0; 8]),
+            );
+            let site = self
+                .program(prog)?
+                .check_sites
+                .get(u32_at(CHECK_SITE) as usize)
+                .cloned()
+                .unwrap_or_default();
+            let what = if kind == CHECK_MISALIGNED {
+                "misaligned"
+            } else {
+                "out-of-bounds"
+            };
+            let space = match u32_at(CHECK_SPACE) {
+                SPACE_SHARED => "shared",
+                SPACE_PRIVATE => "private",
+                _ => "device",
+            };
+            let local = [0, 1, 2].map(|d| u32_at(CHECK_LOCAL_ID + 4 * d));
+            let group = [0, 1, 2].map(|d| u32_at(CHECK_GROUP_ID + 4 * d));
+            return Err(RuntimeError::Kernel(format!(
+                "{site}: {what} access of {} bytes at {space} address {addr:#x} (work-item {local:?} of work-group {group:?}; found by checked mode)",
+                u32_at(CHECK_BYTES)
+            )));
+        }
+        Ok(())
     }
 
     /// Decodes the printf buffers of a completed submission: per launch,

@@ -68,6 +68,9 @@ pub(crate) struct Program {
     pub data_base: u64,
     /// Its kernels read `%printfbuffer`: launches get a printf buffer.
     pub uses_printf: bool,
+    /// Checked mode: each checked access as `file:line:col: \`text\``, by
+    /// the site number the check block reports (empty: not checked).
+    pub check_sites: Vec<String>,
 }
 
 impl Program {
@@ -122,10 +125,29 @@ fn entry_points(words: &[u32]) -> Result<Vec<String>> {
 impl Runtime {
     /// Translates and loads a validated PISA module.
     pub fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId> {
-        let options = self.device_info().translate_options();
+        let mut options = self.device_info().translate_options();
+        options.checked_memory = self.checked_memory;
         let spv = pisa_translator::spirv::translate_with(module, &options)?;
         let layout = spv.layout.clone();
-        self.load_spirv_with_layout(&spv.words, Some(layout))
+        // the instructions checked mode reports, as the reference device
+        // names them
+        let sites = layout
+            .check_sites
+            .iter()
+            .map(|&s| {
+                let text = module
+                    .source()
+                    .get(s.start as usize..s.end as usize)
+                    .unwrap_or("")
+                    .trim();
+                format!("{}: `{text}`", module.describe(s))
+            })
+            .collect();
+        let id = self.load_spirv_with_layout(&spv.words, Some(layout))?;
+        if let Some(Some(p)) = self.programs.get_mut(id.0) {
+            p.check_sites = sites;
+        }
+        Ok(id)
     }
 
     /// Loads the output of `pisa_translator::spirv::translate` (valid by
@@ -207,6 +229,13 @@ impl Runtime {
             data,
             data_base,
             uses_printf: layout.as_ref().is_some_and(|l| l.uses_printf),
+            // (`load` names them by file, line and instruction)
+            check_sites: layout.as_ref().map_or(Vec::new(), |l| {
+                l.check_sites
+                    .iter()
+                    .map(|s| format!("the access at byte {} of the module's text", s.start))
+                    .collect()
+            }),
         }));
         Ok(ProgramId(self.programs.len() - 1))
     }

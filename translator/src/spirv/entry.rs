@@ -22,6 +22,7 @@ pub enum Push {
     EnqueuedX = 12,
     Status = 15,
     PrintfBuffer = 16,
+    Check = 17,
 }
 
 impl Push {
@@ -34,7 +35,7 @@ impl Push {
 /// Push-constant members: name and byte offset (docs/abi.md). `data_base`,
 /// `params`, `status` and `printf_buffer` are `uvec2` (64-bit addresses),
 /// the rest `u32`. The runtime fills the block from this table too.
-pub const PUSH_MEMBERS: [(&str, u32); 17] = [
+pub const PUSH_MEMBERS: [(&str, u32); 18] = [
     ("data_base", 0),
     ("params", 8),
     ("global_offset_x", 16),
@@ -55,13 +56,18 @@ pub const PUSH_MEMBERS: [(&str, u32); 17] = [
     ("status", 72),
     // `%printfbuffer`: address of this launch's printf buffer (docs/abi.md)
     ("printf_buffer", 80),
+    // checked mode: address of the launch's check block (spirv::checked)
+    ("check", 88),
 ];
 /// Size of the push-constant block in bytes.
-pub const PUSH_BYTES: u32 = 88;
+pub const PUSH_BYTES: u32 = 96;
 
 /// Whether push-constant member `i` is a 64-bit address (a `uvec2`).
 pub fn is_address_member(i: usize) -> bool {
-    i < 2 || i == Push::Status as usize || i == Push::PrintfBuffer as usize
+    i < 2
+        || i == Push::Status as usize
+        || i == Push::PrintfBuffer as usize
+        || i == Push::Check as usize
 }
 
 impl ModuleCx<'_> {
@@ -172,7 +178,7 @@ impl ModuleCx<'_> {
         Ok(self.b.bitcast(u64t, None, v)?)
     }
 
-    fn builtin_elem(&mut self, bi: BuiltIn, name: &str, d: u32) -> R<Word> {
+    pub(super) fn builtin_elem(&mut self, bi: BuiltIn, name: &str, d: u32) -> R<Word> {
         let var = self.builtin(bi, name);
         let u32t = self.uint(32);
         let v3 = self.vec(u32t, 3);
@@ -182,7 +188,7 @@ impl ModuleCx<'_> {
 
     /// `%groupid`: the dispatch's group id plus the group offset of the
     /// region being dispatched.
-    fn group_id(&mut self, d: u32) -> R<Word> {
+    pub(super) fn group_id(&mut self, d: u32) -> R<Word> {
         let g = self.builtin_elem(BuiltIn::WorkgroupId, "pisa_group_id", d)?;
         let off = self.push_load(Push::GroupOffsetX as u32 + d)?;
         let u32t = self.uint(32);

@@ -78,6 +78,9 @@ pub struct Layout {
     /// Some instruction reads `%printfbuffer`: launches get a printf buffer
     /// (docs/abi.md, "The printf buffer").
     pub uses_printf: bool,
+    /// Checked mode: the instruction of each checked access, by the site
+    /// number the check block reports (`spirv::checked`).
+    pub check_sites: Vec<crate::diag::Span>,
 }
 
 impl Layout {

@@ -46,6 +46,12 @@ impl FunctionCx<'_, '_> {
         if let Some(a) = slot {
             return a;
         }
+        // checked mode sends bad accesses past the variables (its sink)
+        let bytes = if self.tx.options.checked_memory {
+            super::checked::arena_bytes_checked(bytes)
+        } else {
+            bytes
+        };
         let u32t = self.tx.uint(32);
         let n = self.tx.const_u32(bytes.div_ceil(4).max(1));
         let arr = self.tx.b.type_array(u32t, n);

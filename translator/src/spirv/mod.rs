@@ -11,6 +11,7 @@
 //! lines and the data layout. Once a module validates, translation never panics; it fails only
 //! with [`TranslateError`].
 
+pub mod checked;
 mod control;
 mod entry;
 mod function;
@@ -110,6 +111,11 @@ pub struct Options {
     /// `shaderInt64`): Vulkan does not require `Fma` to be fused, and
     /// lavapipe's is not (`lower::floating_point::fmad32`).
     pub fma_f32_via_f64: bool,
+    /// Checked mode (`pisa run --check`, `spirv::checked`): every load,
+    /// store and atomic checks its address against the launch's live
+    /// allocations and the arenas, reports the first bad one and goes to a
+    /// harmless place instead.
+    pub checked_memory: bool,
 }
 
 impl Default for Options {
@@ -121,6 +127,7 @@ impl Default for Options {
             opaque_operands: false,
             signed_zero_inf_nan_preserve: [false; 3],
             fma_f32_via_f64: false,
+            checked_memory: false,
         }
     }
 }
@@ -136,6 +143,7 @@ impl Options {
             opaque_operands: caps_loops,
             signed_zero_inf_nan_preserve: [false; 3],
             fma_f32_via_f64: false,
+            checked_memory: false,
         }
     }
 
@@ -172,6 +180,7 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
     function::check_recursion(&tx)?;
     function::emit_all(&mut tx)?;
     entry::emit_entry_points(&mut tx)?;
+    checked::emit_device_check(&mut tx)?;
     tx.layout.sets_status = tx.uses_status;
     let (module, layout) = tx.finish();
     Ok(Spirv {

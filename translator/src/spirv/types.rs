@@ -63,6 +63,9 @@ pub struct ModuleCx<'m> {
     /// The `Workgroup` lock array of emulated shared atomics, which each
     /// entry point zeroes (`lower::atomics`), once one needs it.
     pub shared_locks: Option<Word>,
+    /// Checked mode: the `pisa_check_device` function, once an access
+    /// needs it (`spirv::checked`).
+    pub check_fn: Option<Word>,
 }
 
 impl<'m> ModuleCx<'m> {
@@ -112,6 +115,7 @@ impl<'m> ModuleCx<'m> {
             sg_parity: None,
             global_locks: None,
             shared_locks: None,
+            check_fn: None,
         };
         tx.cap(Capability::Shader);
         tx.cap(Capability::PhysicalStorageBufferAddresses);

@@ -783,6 +783,8 @@ fn source(fx: &mut FunctionCx, ins: &Ins, name: &str, bits: u16) -> R<Option<Wor
 pub fn ordered(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let bits = bits_of(ins.q("type").unwrap_or("32b"));
     let (addr, mem) = fx.address(addr_of(ins)?, space_of(ins))?;
+    let size = bits as u32 / 8;
+    let addr = fx.checked_address(addr, mem, size, size, ins.i.span)?;
     if ins.i.opcode == Opcode::Ld {
         let v = access(fx, ins, Access::Load, addr, mem, bits)?;
         fx.write(ins.opr("dst")?, v, bits)?;
@@ -799,6 +801,8 @@ pub fn iatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         return Ok(false);
     };
     let (addr, mem) = fx.address(addr_of(ins)?, space_of(ins))?;
+    let size = bits as u32 / 8;
+    let addr = fx.checked_address(addr, mem, size, size, ins.i.span)?;
     let src0 = source(fx, ins, "src0", bits)?;
     let src1 = source(fx, ins, "src1", bits)?;
     let old = access(fx, ins, Access::Int(op, src0, src1), addr, mem, bits)?;
@@ -813,6 +817,8 @@ pub fn fatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         return Ok(false);
     };
     let (addr, mem) = fx.address(addr_of(ins)?, space_of(ins))?;
+    let size = bits as u32 / 8;
+    let addr = fx.checked_address(addr, mem, size, size, ins.i.span)?;
     let src0 = fx.read(ins.opr("src0")?, bits)?;
     let src1 = match ins.op("src1") {
         Some(s) => Some(fx.read(s, bits)?),

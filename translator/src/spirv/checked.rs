@@ -1,0 +1,323 @@
+//! Checked mode (`Options::checked_memory`, `pisa run --check`): what
+//! compute-sanitizer gives CUDA users. Every `ld`, `st` and atomic checks
+//! its address before the access:
+//!
+//! - a device address (`.global`, `.const`, generic ones without an arena
+//!   tag) must lie with all its bytes inside one live allocation of the
+//!   launch: the runtime writes their ranges, sorted, into the launch's
+//!   *check block*, and a binary search of fixed depth (no loop, so no
+//!   driver loop cap can cut it short) finds the candidate;
+//! - a `.shared` or `.private` offset must lie inside its arena;
+//! - the address must be aligned as spec 09 §5.1 asks.
+//!
+//! A bad access goes to a harmless *sink* instead (128 bytes in the check
+//! block, or past the end of the arena, which checked mode makes 128 bytes
+//! longer), so it neither corrupts nor crashes anything; the first one of
+//! the launch is reported in the check block: the site (an index into
+//! `Layout::check_sites`), the space, address and size, and the work-item.
+//! The runtime turns that into the same error the reference device gives.
+//!
+//! The check block (docs/abi.md, "Checked mode"), at the `check` push
+//! constant: see the `CHECK_*` constants.
+
+use super::entry::Push;
+use super::function::FunctionCx;
+use super::lower::R;
+use super::memory::{Mem, GENERIC_PRIVATE_TAG, GENERIC_SHARED_TAG};
+use super::types::ModuleCx;
+use super::TranslateError;
+use crate::diag::Span;
+use rspirv::dr::Operand as SOp;
+use rspirv::spirv::{
+    BuiltIn, FunctionControl, MemoryAccess, MemorySemantics, Scope, SelectionControl, Word,
+};
+
+/// `u32`: 0 while no access was bad; then [`CHECK_OUT_OF_BOUNDS`] or
+/// [`CHECK_MISALIGNED`] (the first bad access of the launch wins).
+pub const CHECK_KIND: u64 = 0;
+pub const CHECK_OUT_OF_BOUNDS: u32 = 1;
+pub const CHECK_MISALIGNED: u32 = 2;
+/// `u32`: the site, an index into `Layout::check_sites`.
+pub const CHECK_SITE: u64 = 4;
+/// `u64`: the address (a device address, or an arena offset).
+pub const CHECK_ADDRESS: u64 = 8;
+/// `u32`: the access's size in bytes.
+pub const CHECK_BYTES: u64 = 16;
+/// `u32`: [`SPACE_DEVICE`], [`SPACE_SHARED`] or [`SPACE_PRIVATE`].
+pub const CHECK_SPACE: u64 = 20;
+pub const SPACE_DEVICE: u32 = 0;
+pub const SPACE_SHARED: u32 = 1;
+pub const SPACE_PRIVATE: u32 = 2;
+/// 3 × `u32`: the work-item's `%localid`.
+pub const CHECK_LOCAL_ID: u64 = 24;
+/// 3 × `u32`: its `%groupid`.
+pub const CHECK_GROUP_ID: u64 = 36;
+/// Where bad device accesses go instead (128 bytes, 64-byte aligned).
+pub const CHECK_SINK: u64 = 64;
+/// Bytes of every sink: the largest access (a 128-bit atomic, a vector).
+pub const SINK_BYTES: u64 = 128;
+/// The table of live allocations: `CHECK_TABLE_ENTRIES` × (`u64` first
+/// byte, `u64` one past the last), sorted by first byte; entry 0 is
+/// `(0, 0)` and unused entries `(u64::MAX, u64::MAX)`.
+pub const CHECK_TABLE: u64 = CHECK_SINK + SINK_BYTES;
+/// Entries of the table (a power of two: the search halves it 10 times).
+pub const CHECK_TABLE_ENTRIES: u64 = 1024;
+/// Bytes of the check block.
+pub const CHECK_BLOCK_BYTES: u64 = CHECK_TABLE + 16 * CHECK_TABLE_ENTRIES;
+
+/// Bytes of an arena in checked mode: its variables, then the sink.
+pub fn arena_bytes_checked(bytes: u32) -> u32 {
+    sink_offset(bytes) + SINK_BYTES as u32
+}
+
+/// Where an arena's sink starts: after its variables, 16-byte aligned.
+pub fn sink_offset(bytes: u32) -> u32 {
+    bytes.div_ceil(16) * 16
+}
+
+impl FunctionCx<'_, '_> {
+    /// In checked mode, `addr` when an access of `bytes` aligned to `align`
+    /// at it is good, else the sink of its space (and the first bad access
+    /// is reported); otherwise `addr` as it is.
+    pub fn checked_address(
+        &mut self,
+        addr: Word,
+        mem: Mem,
+        bytes: u32,
+        align: u32,
+        span: Span,
+    ) -> R<Word> {
+        if !self.tx.options.checked_memory {
+            return Ok(addr);
+        }
+        let site = self.tx.layout.check_sites.len() as u32;
+        self.tx.layout.check_sites.push(span);
+        let bt = self.tx.bool_ty();
+        let u32t = self.tx.uint(32);
+        let u64t = self.tx.uint(64);
+        let (in_bounds, aligned, space, sink, shown) = match mem {
+            Mem::Device => {
+                let inb = self.device_in_bounds(addr, bytes)?;
+                let al = self.is_aligned(addr, 64, align)?;
+                let space = self.tx.const_u32(SPACE_DEVICE);
+                (inb, al, space, self.device_sink()?, addr)
+            }
+            Mem::Shared | Mem::Private => {
+                let inb = self.arena_in_bounds(addr, mem, bytes)?;
+                let al = self.is_aligned(addr, 32, align)?;
+                let space = self.tx.const_u32(if mem == Mem::Shared {
+                    SPACE_SHARED
+                } else {
+                    SPACE_PRIVATE
+                });
+                let sink = self.tx.const_u32(sink_offset(self.arena_size(mem)));
+                let shown = self.resize(addr, 32, 64, false)?;
+                (inb, al, space, sink, shown)
+            }
+            Mem::Generic => {
+                let sh = self.tx.const_uint(64, 48);
+                let tag = self.tx.b.shift_right_logical(u64t, None, addr, sh)?;
+                let ts = self.tx.const_uint(64, GENERIC_SHARED_TAG);
+                let tp = self.tx.const_uint(64, GENERIC_PRIVATE_TAG);
+                let is_s = self.tx.b.i_equal(bt, None, tag, ts)?;
+                let is_p = self.tx.b.i_equal(bt, None, tag, tp)?;
+                let low = self.resize(addr, 64, 32, false)?;
+                let inb_d = self.device_in_bounds(addr, bytes)?;
+                let inb_s = self.arena_in_bounds(low, Mem::Shared, bytes)?;
+                let inb_p = self.arena_in_bounds(low, Mem::Private, bytes)?;
+                let inb = self.tx.b.select(bt, None, is_p, inb_p, inb_d)?;
+                let inb = self.tx.b.select(bt, None, is_s, inb_s, inb)?;
+                let al = self.is_aligned(addr, 64, align)?;
+                let (d, s, p) = (
+                    self.tx.const_u32(SPACE_DEVICE),
+                    self.tx.const_u32(SPACE_SHARED),
+                    self.tx.const_u32(SPACE_PRIVATE),
+                );
+                let space = self.tx.b.select(u32t, None, is_p, p, d)?;
+                let space = self.tx.b.select(u32t, None, is_s, s, space)?;
+                let arena = self.tx.b.logical_or(bt, None, is_s, is_p)?;
+                let low64 = self.resize(low, 32, 64, false)?;
+                let shown = self.tx.b.select(u64t, None, arena, low64, addr)?;
+                // the device sink: a generic address without a tag
+                (inb, al, space, self.device_sink()?, shown)
+            }
+        };
+        let ok = self.tx.b.logical_and(bt, None, in_bounds, aligned)?;
+        let oob = self.tx.const_u32(CHECK_OUT_OF_BOUNDS);
+        let mis = self.tx.const_u32(CHECK_MISALIGNED);
+        let kind = self.tx.b.select(u32t, None, in_bounds, mis, oob)?;
+        self.report_unless(ok, kind, site, shown, bytes, space)?;
+        let t = if matches!(mem, Mem::Shared | Mem::Private) {
+            u32t
+        } else {
+            u64t
+        };
+        Ok(self.tx.b.select(t, None, ok, addr, sink)?)
+    }
+
+    fn arena_size(&self, mem: Mem) -> u32 {
+        if mem == Mem::Private {
+            self.tx.layout.private_bytes
+        } else {
+            self.tx.layout.shared_bytes
+        }
+    }
+
+    /// `addr + bytes <= size` of the arena, without overflow.
+    fn arena_in_bounds(&mut self, addr: Word, mem: Mem, bytes: u32) -> R<Word> {
+        let bt = self.tx.bool_ty();
+        Ok(match self.arena_size(mem).checked_sub(bytes) {
+            Some(limit) => {
+                let l = self.tx.const_u32(limit);
+                self.tx.b.u_less_than_equal(bt, None, addr, l)?
+            }
+            None => self.tx.b.constant_false(bt),
+        })
+    }
+
+    fn is_aligned(&mut self, addr: Word, bits: u16, align: u32) -> R<Word> {
+        let bt = self.tx.bool_ty();
+        let t = self.tx.uint(bits);
+        let m = self.tx.const_uint(bits, align.max(1) as u64 - 1);
+        let low = self.tx.b.bitwise_and(t, None, addr, m)?;
+        let zero = self.tx.const_uint(bits, 0);
+        Ok(self.tx.b.i_equal(bt, None, low, zero)?)
+    }
+
+    fn device_sink(&mut self) -> R<Word> {
+        let block = self.tx.push_addr(Push::Check)?;
+        self.offset64(block, CHECK_SINK)
+    }
+
+    /// Whether `bytes` at device address `addr` lie in one live allocation
+    /// (`pisa_check_device`, emitted once per module).
+    fn device_in_bounds(&mut self, addr: Word, bytes: u32) -> R<Word> {
+        let bt = self.tx.bool_ty();
+        let f = *self.tx.check_fn.get_or_insert_with(|| self.tx.b.id());
+        let end = self.offset64(addr, bytes as u64)?;
+        Ok(self.tx.b.function_call(bt, None, f, [addr, end])?)
+    }
+
+    /// Unless `ok`, records the access in the check block if it is the
+    /// launch's first bad one.
+    fn report_unless(
+        &mut self,
+        ok: Word,
+        kind: Word,
+        site: u32,
+        addr: Word,
+        bytes: u32,
+        space: Word,
+    ) -> R<()> {
+        let u32t = self.tx.uint(32);
+        let bt = self.tx.bool_ty();
+        let (report, first, done) = (self.tx.b.id(), self.tx.b.id(), self.tx.b.id());
+        self.tx.b.selection_merge(done, SelectionControl::NONE)?;
+        self.tx.b.branch_conditional(ok, done, report, [])?;
+        self.tx.b.begin_block(Some(report))?;
+        let block = self.tx.push_addr(Push::Check)?;
+        let flag = self.device_ptr(block, 32)?;
+        let scope = self.tx.const_u32(Scope::Device as u32);
+        let relaxed = self.tx.const_u32(MemorySemantics::empty().bits());
+        let zero = self.tx.const_u32(0);
+        let old = self
+            .tx
+            .b
+            .atomic_compare_exchange(u32t, None, flag, scope, relaxed, relaxed, kind, zero)?;
+        let won = self.tx.b.i_equal(bt, None, old, zero)?;
+        let written = self.tx.b.id();
+        self.tx.b.selection_merge(written, SelectionControl::NONE)?;
+        self.tx.b.branch_conditional(won, first, written, [])?;
+        self.tx.b.begin_block(Some(first))?;
+        let site = self.tx.const_u32(site);
+        let bytes = self.tx.const_u32(bytes);
+        let mut fields = vec![
+            (CHECK_SITE, site, 32),
+            (CHECK_ADDRESS, addr, 64),
+            (CHECK_BYTES, bytes, 32),
+            (CHECK_SPACE, space, 32),
+        ];
+        for d in 0..3 {
+            let l = self
+                .tx
+                .builtin_elem(BuiltIn::LocalInvocationId, "pisa_local_id", d)?;
+            let g = self.tx.group_id(d)?;
+            fields.push((CHECK_LOCAL_ID + 4 * d as u64, l, 32));
+            fields.push((CHECK_GROUP_ID + 4 * d as u64, g, 32));
+        }
+        for (off, v, bits) in fields {
+            let at = self.offset64(block, off)?;
+            let p = self.device_ptr(at, bits)?;
+            self.tx.b.store(
+                p,
+                v,
+                Some(MemoryAccess::ALIGNED),
+                [SOp::LiteralBit32(bits as u32 / 8)],
+            )?;
+        }
+        self.tx.b.branch(written)?;
+        self.tx.b.begin_block(Some(written))?;
+        self.tx.b.branch(done)?;
+        self.tx.b.begin_block(Some(done))?;
+        Ok(())
+    }
+}
+
+/// Emits `pisa_check_device(addr, end) -> bool` when some access uses it:
+/// whether `addr..end` lies inside one range of the check block's table.
+/// A binary search of fixed depth over the sorted table: straight-line code.
+pub fn emit_device_check(tx: &mut ModuleCx) -> Result<(), TranslateError> {
+    let Some(id) = tx.check_fn else {
+        return Ok(());
+    };
+    let bt = tx.bool_ty();
+    let u64t = tx.uint(64);
+    let fty = tx.b.type_function(bt, [u64t, u64t]);
+    tx.b.begin_function(bt, Some(id), FunctionControl::NONE, fty)?;
+    tx.b.name(id, "pisa_check_device");
+    let addr = tx.b.function_parameter(u64t)?;
+    let end = tx.b.function_parameter(u64t)?;
+    tx.b.begin_block(None)?;
+    let block = tx.push_addr(Push::Check)?;
+    let table_off = tx.const_uint(64, CHECK_TABLE);
+    let table = tx.b.i_add(u64t, None, block, table_off)?;
+    let load_at = |tx: &mut ModuleCx, index: Word, field: u64| -> R<Word> {
+        let sixteen = tx.const_uint(64, 16);
+        let off = tx.b.i_mul(u64t, None, index, sixteen)?;
+        let at = tx.b.i_add(u64t, None, table, off)?;
+        let f = tx.const_uint(64, field);
+        let at = tx.b.i_add(u64t, None, at, f)?;
+        let pt = tx.ptr(rspirv::spirv::StorageClass::PhysicalStorageBuffer, u64t);
+        let p = tx.b.convert_u_to_ptr(pt, None, at)?;
+        Ok(tx.b.load(
+            u64t,
+            None,
+            p,
+            Some(MemoryAccess::ALIGNED),
+            [SOp::LiteralBit32(8)],
+        )?)
+    };
+    // the last entry whose first byte is at or below addr (entry 0 is
+    // (0, 0): always a candidate)
+    let mut i = tx.const_uint(64, 0);
+    let mut step = CHECK_TABLE_ENTRIES / 2;
+    while step > 0 {
+        let s = tx.const_uint(64, step);
+        let j = tx.b.i_add(u64t, None, i, s)?;
+        let first = load_at(tx, j, 0)?;
+        let below = tx.b.u_less_than_equal(bt, None, first, addr)?;
+        i = tx.b.select(u64t, None, below, j, i)?;
+        step /= 2;
+    }
+    let first = load_at(tx, i, 0)?;
+    let past = load_at(tx, i, 8)?;
+    let a = tx.b.u_less_than_equal(bt, None, first, addr)?;
+    let b = tx.b.u_less_than_equal(bt, None, end, past)?;
+    // an access that wraps around the address space is never good
+    let c = tx.b.u_less_than_equal(bt, None, addr, end)?;
+    let ab = tx.b.logical_and(bt, None, a, b)?;
+    let ok = tx.b.logical_and(bt, None, ab, c)?;
+    tx.b.ret_value(ok)?;
+    tx.b.end_function()?;
+    Ok(())
+}
