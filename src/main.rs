@@ -42,6 +42,10 @@ enum Command {
         /// error at its location.
         #[arg(long, value_parser = ["vulkan"])]
         target: Option<String>,
+        /// List the program's kernels with their parameters (stdout; JSON
+        /// lines with --json).
+        #[arg(long)]
+        kernels: bool,
     },
     /// Translate a PISA program to SPIR-V (Vulkan 1.2, SPIR-V 1.5).
     Spirv {
@@ -117,7 +121,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             json,
             quiet,
             target,
-        } => check(&files, each, json, quiet, target.is_some()),
+            kernels,
+        } => check(&files, each, json, quiet, target.is_some(), kernels),
         Command::Spirv {
             files,
             output,
@@ -338,7 +343,14 @@ fn translation_diagnostic(
 
 /// The diagnostics of one program (one file, or several linked), and
 /// whether it failed.
-fn check_program(texts: &[(String, String)], vulkan: bool) -> (pisa_translator::Diagnostics, bool) {
+fn check_program(
+    texts: &[(String, String)],
+    vulkan: bool,
+) -> (
+    pisa_translator::Diagnostics,
+    bool,
+    Option<pisa_translator::Module>,
+) {
     let inputs: Vec<Input> = texts
         .iter()
         .map(|(name, text)| Input { name, text })
@@ -349,13 +361,64 @@ fn check_program(texts: &[(String, String)], vulkan: bool) -> (pisa_translator::
             let unsupported = vulkan.then(|| translation_diagnostic(&m, texts)).flatten();
             let failed = unsupported.is_some();
             d.0.extend(unsupported);
-            (d, failed)
+            (d, failed, Some(m))
         }
-        Err(d) => (d, true),
+        Err(d) => (d, true, None),
     }
 }
 
-fn check(files: &[PathBuf], each: bool, json: bool, quiet: bool, vulkan: bool) -> Result<ExitCode> {
+/// `pisa check --kernels`: each kernel with its parameters (name, size,
+/// offset in the argument block) and required work-group size.
+fn print_kernels(m: &pisa_translator::Module, json: bool) {
+    use pisa_translator::diag::json_str;
+    let layout = pisa_translator::spirv::layout::layout(&pisa_translator::ir::build(m));
+    for k in &layout.kernels {
+        if json {
+            let params: Vec<String> = k
+                .params
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{{\"name\":{},\"size\":{},\"offset\":{},\"align\":{}}}",
+                        json_str(&p.name),
+                        p.size,
+                        p.offset,
+                        p.align
+                    )
+                })
+                .collect();
+            let reqd = k
+                .reqd_work_group_size
+                .map_or("null".to_string(), |[x, y, z]| format!("[{x},{y},{z}]"));
+            println!(
+                "{{\"kernel\":{},\"params\":[{}],\"param_bytes\":{},\"reqd_work_group_size\":{reqd}}}",
+                json_str(&k.name),
+                params.join(","),
+                k.param_bytes
+            );
+        } else {
+            let params: Vec<String> = k
+                .params
+                .iter()
+                .map(|p| format!(".param[{}] %{}", p.size, p.name))
+                .collect();
+            // as a declaration writes it
+            let reqd = k.reqd_work_group_size.map_or(String::new(), |[x, y, z]| {
+                format!(".reqd_work_group_size({x}, {y}, {z}) ")
+            });
+            println!("{reqd}@{}({})", k.name, params.join(", "));
+        }
+    }
+}
+
+fn check(
+    files: &[PathBuf],
+    each: bool,
+    json: bool,
+    quiet: bool,
+    vulkan: bool,
+    kernels: bool,
+) -> Result<ExitCode> {
     let mut failed = false;
     let mut texts = Vec::new();
     for path in files {
@@ -374,8 +437,11 @@ fn check(files: &[PathBuf], each: bool, json: bool, quiet: bool, vulkan: bool) -
         vec![&texts[..]]
     };
     for program in programs {
-        let (diags, bad) = check_program(program, vulkan);
+        let (diags, bad, module) = check_program(program, vulkan);
         failed |= bad;
+        if let (true, Some(m)) = (kernels, &module) {
+            print_kernels(m, json);
+        }
         let shown: Vec<_> = diags
             .0
             .iter()

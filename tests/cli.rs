@@ -287,3 +287,33 @@ fn standard_input_and_output() {
     assert_eq!(&out.stdout[..4], &0x0723_0203u32.to_le_bytes());
     assert_eq!(out.stdout.len() % 4, 0);
 }
+
+/// `pisa check --kernels` lists a program's kernels with their parameters
+/// (issue 11: there was no way to list them).
+#[test]
+fn check_lists_the_kernels() {
+    let src = ".version 0.1;\n.target 100;\n.kernel .reqd_work_group_size(64, 1, 1) @a(.param[8] %p, .param[4] %n)\n{\n\treturn;\n}\n.function void @f()\n{\n\treturn;\n}\n.kernel @b()\n{\n\treturn;\n}\n";
+    let path = write("kernels.pisa", src);
+    let out = pisa()
+        .args(["check", "--kernels"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        ".reqd_work_group_size(64, 1, 1) @a(.param[8] %p, .param[4] %n)\n@b()\n"
+    );
+    let out = pisa()
+        .args(["check", "--kernels", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let first: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(first["kernel"], "a");
+    assert_eq!(first["params"][1]["name"], "n");
+    assert_eq!(first["params"][1]["offset"], 8);
+    assert_eq!(first["param_bytes"], 12);
+    assert_eq!(first["reqd_work_group_size"][0], 64);
+}
