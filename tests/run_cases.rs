@@ -1845,3 +1845,35 @@ fn the_cpu_device_reports_undefined_behaviour() {
         assert!(e.contains("ub.pisa:"), "{e}");
     }
 }
+
+/// A chain of calls that the driver's inlining would blow up (issue 11: a
+/// chain of 10,000 calls was killed for memory while lavapipe compiled it)
+/// is refused before the driver sees it, with the reason; the cpu device,
+/// which inlines nothing, runs it.
+#[test]
+fn call_chains_too_big_to_inline_are_refused_not_compiled() {
+    let n = 2000;
+    let mut src = String::from(".version 0.1;\n.target 100;\n.function .32b @f0(.reg .32b %x)\n{\n\t.reg .32b %r;\n\tiadd.32b %r, %x, 1;\n\treturn %r;\n}\n");
+    for i in 1..n {
+        src.push_str(&format!(".function .32b @f{i}(.reg .32b %x)\n{{\n\t.reg .32b %r;\n\tcall %r, @f{}(%x);\n\tiadd.32b %r, %r, 1;\n\treturn %r;\n}}\n", i - 1));
+    }
+    src.push_str(&format!(".kernel @k(.param[8] %o)\n{{\n\t.reg .64b %p;\n\t.reg .32b %v;\n\tld.param.64b %p, [%o];\n\tmov.32b %v, 0;\n\tcall %v, @f{}(%v);\n\tst.global.32b [%p], %v;\n\treturn;\n}}\n", n - 1));
+    let m = pisa_translator::assemble("chain.pisa", &src).unwrap();
+    let e = runtime().load(&m).unwrap_err().to_string();
+    assert!(
+        e.starts_with("unsupported on this device: the program has")
+            && e.contains("instructions once every call is inlined"),
+        "{e}"
+    );
+    let mut cpu = pisa_interp::CpuDevice::new();
+    let prog = cpu.load(&m).unwrap();
+    let out = cpu.alloc_buffer(4).unwrap();
+    cpu.launch(&Launch {
+        program: prog,
+        kernel: "k".into(),
+        range: NdRange::d1(1),
+        args: vec![cpu.buffer_address(out).unwrap().to_le_bytes().to_vec()],
+    })
+    .unwrap();
+    assert_eq!(cpu.download(out).unwrap(), (n as u32).to_le_bytes());
+}

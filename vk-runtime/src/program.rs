@@ -95,6 +95,26 @@ impl Program {
     }
 }
 
+/// The most instructions a program may have once every call is inlined
+/// (`PISA_MAX_INLINED` overrides it). Vulkan drivers inline every call, and
+/// Mesa's does it function by function: a chain of 1,000 calls (1,503,504
+/// inlined instructions by this count) took lavapipe 13 s and 3.2 GB to compile, one of
+/// 10,000 was killed for memory. Such programs get this error instead.
+pub const MAX_INLINED_INSTRUCTIONS: u64 = 2_000_000;
+
+fn check_inlined_size(inlined: u64) -> Result<()> {
+    let limit = std::env::var("PISA_MAX_INLINED")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(MAX_INLINED_INSTRUCTIONS);
+    if inlined > limit {
+        return Err(RuntimeError::Unsupported(format!(
+            "the program has {inlined} instructions once every call is inlined, as Vulkan drivers compile it (the limit is {limit}; PISA_MAX_INLINED raises it): compiling it could exhaust the machine's memory. Long or repeated call chains cause this; fewer call levels, or loops instead of repeated calls, keep it small"
+        )));
+    }
+    Ok(())
+}
+
 /// Entry-point names of a SPIR-V module.
 fn entry_points(words: &[u32]) -> Result<Vec<String>> {
     if words.len() < 5 || words[0] != 0x0723_0203 {
@@ -128,6 +148,7 @@ impl Runtime {
         let mut options = self.device_info().translate_options();
         options.checked_memory = self.checked_memory;
         let spv = pisa_translator::spirv::translate_with(module, &options)?;
+        check_inlined_size(spv.layout.inlined_instructions)?;
         let layout = spv.layout.clone();
         // the instructions checked mode reports, as the reference device
         // names them

@@ -81,6 +81,10 @@ pub struct Layout {
     /// Checked mode: the instruction of each checked access, by the site
     /// number the check block reports (`spirv::checked`).
     pub check_sites: Vec<crate::diag::Span>,
+    /// What a driver that inlines every call builds from the kernels
+    /// (`ir::analysis::calls::inlined_instructions`): the runtime refuses
+    /// programs whose compilation would exhaust the machine.
+    pub inlined_instructions: u64,
 }
 
 impl Layout {

@@ -178,6 +178,11 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
     let mut tx = types::ModuleCx::new(program, layout);
     tx.options = options.clone();
     function::check_recursion(&tx)?;
+    let kernels: Vec<usize> = (0..program.functions.len())
+        .filter(|&i| program.functions[i].kind == crate::ir::FuncKind::Kernel)
+        .collect();
+    tx.layout.inlined_instructions =
+        crate::ir::analysis::calls::inlined_instructions(program, &kernels);
     function::emit_all(&mut tx)?;
     entry::emit_entry_points(&mut tx)?;
     checked::emit_device_check(&mut tx)?;

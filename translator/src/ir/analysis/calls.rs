@@ -90,6 +90,59 @@ impl CallGraph {
 
 /// The target of every call in `f`: `Some(name)` for a direct call, `None`
 /// for a call through a register.
+/// What a driver that inlines every call (Vulkan drivers do; Mesa's NIR
+/// inlines callees into each function, bottom up) has to build: each
+/// function's instruction count with every call replaced by its callee's
+/// inlined body (a call through a register by all the functions it may
+/// reach), summed over the functions `roots` reach. Saturates at
+/// `u64::MAX`; the graph must be acyclic (`CallGraph::cycle`).
+pub fn inlined_instructions(p: &Program, roots: &[usize]) -> u64 {
+    let index = |n: Name| p.functions.iter().position(|f| f.name == n);
+    // per function, its calls (with repetition) as callee lists
+    let calls: Vec<Vec<Vec<usize>>> = p
+        .functions
+        .iter()
+        .map(|f| {
+            call_targets(f)
+                .map(|t| match t {
+                    Some(n) => index(n).into_iter().collect(),
+                    None => p.address_taken.iter().filter_map(|&n| index(n)).collect(),
+                })
+                .collect()
+        })
+        .collect();
+    let own: Vec<u64> = p
+        .functions
+        .iter()
+        .map(|f| f.blocks.iter().map(|b| b.insts.len() as u64 + 1).sum())
+        .collect();
+    // post-order over the reachable functions, without recursion (call
+    // chains may be thousands deep)
+    let mut size: Vec<Option<u64>> = vec![None; p.functions.len()];
+    let mut total = 0u64;
+    for &root in roots {
+        let mut stack = vec![(root, false)];
+        while let Some((f, expanded)) = stack.pop() {
+            if size[f].is_some() {
+                continue;
+            }
+            let callees = calls[f].iter().flatten().copied();
+            if !expanded {
+                stack.push((f, true));
+                stack.extend(callees.filter(|&g| size[g].is_none()).map(|g| (g, false)));
+                continue;
+            }
+            let s = calls[f]
+                .iter()
+                .flatten()
+                .fold(own[f], |acc, &g| acc.saturating_add(size[g].unwrap_or(0)));
+            size[f] = Some(s);
+            total = total.saturating_add(s);
+        }
+    }
+    total
+}
+
 pub fn call_targets(f: &Function) -> impl Iterator<Item = Option<Name>> + '_ {
     f.pisa_insts().flat_map(|i| {
         i.operands.iter().filter_map(|op| match op {
@@ -130,4 +183,54 @@ pub fn address_taken(variables: &[Variable], functions: &[Function]) -> Vec<Name
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(src: &str) -> Program {
+        let src = format!(".version 0.1;\n.target 100;\n{src}");
+        let m = crate::assemble("c.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
+        crate::ir::build(&m)
+    }
+
+    fn kernels(p: &Program) -> Vec<usize> {
+        (0..p.functions.len())
+            .filter(|&i| p.functions[i].kind == crate::ir::FuncKind::Kernel)
+            .collect()
+    }
+
+    /// Each function is one block of its instructions and its terminator;
+    /// `@f` counts 2 (one `iadd`, the return).
+    const LEAF: &str = ".function .32b @f(.reg .32b %x)\n{\n\t.reg .32b %r;\n\tiadd.32b %r, %x, 1;\n\treturn %r;\n}\n";
+
+    #[test]
+    fn calls_count_once_per_call_and_callers_include_callees() {
+        // @g calls @f twice: 1 + 2 + 2 + 1 (its own call, call, return)
+        let p = program(&format!(
+            "{LEAF}.function .32b @g(.reg .32b %x)\n{{\n\t.reg .32b %r;\n\tcall %r, @f(%x);\n\tcall %r, @f(%r);\n\treturn %r;\n}}\n.kernel @k()\n{{\n\t.reg .32b %v;\n\tcall %v, @g(%v);\n\treturn;\n}}\n"
+        ));
+        let sizes: Vec<usize> = p.functions.iter().map(|f| f.blocks.len()).collect();
+        assert_eq!(sizes, [1, 1, 1]);
+        // f = 2; g = 3 own + 2 × 2 = 7; k = 2 own + 7 = 9; total 18
+        assert_eq!(inlined_instructions(&p, &kernels(&p)), 18);
+        // functions no kernel reaches do not count
+        assert_eq!(inlined_instructions(&p, &[]), 0);
+    }
+
+    #[test]
+    fn repeated_doubling_grows_exponentially_and_saturates() {
+        let mut src = String::from(LEAF.replace("@f(", "@f0("));
+        for i in 1..80 {
+            src.push_str(&format!(
+                ".function .32b @f{i}(.reg .32b %x)\n{{\n\t.reg .32b %r;\n\tcall %r, @f{}(%x);\n\tcall %r, @f{}(%r);\n\treturn %r;\n}}\n",
+                i - 1,
+                i - 1
+            ));
+        }
+        src.push_str(".kernel @k()\n{\n\t.reg .32b %v;\n\tcall %v, @f79(%v);\n\treturn;\n}\n");
+        let p = program(&src);
+        assert_eq!(inlined_instructions(&p, &kernels(&p)), u64::MAX);
+    }
 }
