@@ -56,6 +56,24 @@ const PAIRS_64: &str = concat!(
 );
 
 const CASES: &[Case] = &[
+    // fmin/fmax NaN rules with signaling NaNs, .f/.df/.hf, ±.nanp (issue 9: lavapipe returned the
+    // signaling NaN; values derived in the .pisa header)
+    case!(
+        "tests/run/fminmax_nan.pisa",
+        "k",
+        "1",
+        None,
+        [
+            "buf:u32:0x7f800001,0x7fc00000,0x3f800000,0x7fc00002,1,0x7ff00000,0,0x7ff80000,0x7e007c01",
+            "buf:u32:zeros:12"
+        ],
+        [],
+        [(
+            1,
+            "u32:0x7fc00001,0x7fc00001,0x7fc00000,0x3f800000,0x3f800000,0x7fc00001,0x7fc00001,0,1,0x7ff80000,0x7e01,0x7e00"
+        )],
+        []
+    ),
     // fmad.bf with a product beyond f32's range (fuzz seed 21389)
     case!(
         "tests/run/fmad_bf_huge.pisa",

@@ -71,7 +71,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 Opcode::Fmul => fx.tx.b.f_mul(ft, None, a, b)?,
                 Opcode::Fdiv => fx.tx.b.f_div(ft, None, a, b)?,
                 // IEEE 754 minimumNumber/maximumNumber: a NaN operand yields the other
-                _ => min_max(fx, ins, ft, a, b)?,
+                _ => min_max(fx, ins, fbits, a, b)?,
             }
         }
         Opcode::Fmad => {
@@ -157,10 +157,12 @@ fn src(fx: &mut FunctionCx, ins: &Ins, name: &str, ty: &str, ftz: bool) -> R<Wor
 /// `.hf`/`.bf` arithmetic: widen exactly, compute in f32, round once.
 fn half(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
     let mut srcs = Vec::new();
+    let mut bits = Vec::new();
     for name in ["src0", "src1", "src2"] {
         if let Some(op) = ins.op(name) {
             let h = fx.read(op, 16)?;
             let h = if ftz { flush(fx, h, ty)? } else { h };
+            bits.push(h);
             srcs.push(half_to_f32(fx, h, ty)?);
         }
     }
@@ -170,7 +172,7 @@ fn half(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
         (Opcode::Fsub, [a, b]) => fx.tx.b.f_sub(ft, None, *a, *b)?,
         (Opcode::Fmul, [a, b]) => fx.tx.b.f_mul(ft, None, *a, *b)?,
         (Opcode::Fdiv, [a, b]) => fx.tx.b.f_div(ft, None, *a, *b)?,
-        (Opcode::Fmin | Opcode::Fmax, [a, b]) => min_max(fx, ins, ft, *a, *b)?,
+        (Opcode::Fmin | Opcode::Fmax, [a, b]) => min_max(fx, ins, 32, *a, *b)?,
         (Opcode::Fsqrt, [a]) => fx.tx.glsl_op(ft, G::Sqrt, &[*a])?,
         (Opcode::Frcp, [a]) => {
             let one = fx.read_f(&Operand::Float(1.0, ins.i.mnemonic), 32)?;
@@ -180,6 +182,13 @@ fn half(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
         _ => return Ok(false),
     };
     let h = f32_to_half(fx, v, ty)?;
+    // fmin/fmax NaN results from the 16-bit operands: widening a
+    // signaling NaN to f32 and back loses its payload on some drivers
+    // (lavapipe)
+    let h = match (ins.i.opcode, bits.as_slice()) {
+        (Opcode::Fmin | Opcode::Fmax, [a, b]) => min_max_nan16(fx, ins, ty, *a, *b, h)?,
+        _ => h,
+    };
     // `.dsat` clamps the final, 16-bit result: a negative f32 result that
     // rounds to −0 stays −0 (clamping the f32 value first gave +0; fuzz
     // seed 20608). The rounded value widens exactly, and 0 and 1 narrow
@@ -390,25 +399,67 @@ fn frc(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<Word> {
     Ok(fx.tx.b.bitcast(ft, None, rb)?)
 }
 
-/// `fmin`/`fmax`: IEEE minimumNumber/maximumNumber (a NaN operand yields the
-/// other); with `.nanp`, a NaN operand makes the result a quiet NaN.
-fn min_max(fx: &mut FunctionCx, ins: &Ins, ft: Word, a: Word, b: Word) -> R<Word> {
+/// `fmin`/`fmax` on `fbits`-bit floats: IEEE minimumNumber/maximumNumber (a
+/// NaN operand yields the other; two NaNs the first, quieted); with
+/// `.nanp`, a NaN operand makes the result the first NaN, quieted
+/// (docs/spec-notes.md). `NMin`/`NMax` leave which NaN, and whether a
+/// signaling one is quieted, to the driver (lavapipe returned the
+/// signaling NaN), so NaN results are made here.
+fn min_max(fx: &mut FunctionCx, ins: &Ins, fbits: u16, a: Word, b: Word) -> R<Word> {
+    let ft = fx.tx.float(fbits);
     let op = if ins.i.opcode == Opcode::Fmin {
         G::NMin
     } else {
         G::NMax
     };
     let v = fx.tx.glsl_op(ft, op, &[a, b])?;
-    if !ins.has("nanp") {
-        return Ok(v);
-    }
     let bt = fx.tx.bool_ty();
     let na = fx.tx.b.is_nan(bt, None, a)?;
     let nb = fx.tx.b.is_nan(bt, None, b)?;
-    let any = fx.tx.b.logical_or(bt, None, na, nb)?;
-    // a + b of a NaN operand is a quiet NaN
-    let nan = fx.tx.b.f_add(ft, None, a, b)?;
-    Ok(fx.tx.b.select(ft, None, any, nan, v)?)
+    // the NaN result: the first NaN operand, quieted
+    let first = fx.tx.b.select(ft, None, na, a, b)?;
+    let ut = fx.tx.uint(fbits);
+    let bits = fx.tx.b.bitcast(ut, None, first)?;
+    let quiet = fx
+        .tx
+        .const_uint(fbits, 1 << (if fbits == 64 { 51 } else { 22 }));
+    let bits = fx.tx.b.bitwise_or(ut, None, bits, quiet)?;
+    let nan = fx.tx.b.bitcast(ft, None, bits)?;
+    let nan_result = if ins.has("nanp") {
+        fx.tx.b.logical_or(bt, None, na, nb)?
+    } else {
+        fx.tx.b.logical_and(bt, None, na, nb)?
+    };
+    Ok(fx.tx.b.select(ft, None, nan_result, nan, v)?)
+}
+
+/// The NaN rules of [`min_max`] on 16-bit operands `a`, `b` (`hf` or `bf`
+/// bits): `v` unless the result is a NaN, then the first NaN, quieted.
+fn min_max_nan16(fx: &mut FunctionCx, ins: &Ins, ty: &str, a: Word, b: Word, v: Word) -> R<Word> {
+    let (inf, quiet) = if ty == "bf" {
+        (0x7F80, 0x0040)
+    } else {
+        (0x7C00, 0x0200)
+    };
+    let t = fx.tx.uint(16);
+    let bt = fx.tx.bool_ty();
+    let abs_mask = fx.tx.const_uint(16, 0x7FFF);
+    let inf = fx.tx.const_uint(16, inf);
+    let is_nan = |fx: &mut FunctionCx, x: Word| -> R<Word> {
+        let m = fx.tx.b.bitwise_and(t, None, x, abs_mask)?;
+        Ok(fx.tx.b.u_greater_than(bt, None, m, inf)?)
+    };
+    let na = is_nan(fx, a)?;
+    let nb = is_nan(fx, b)?;
+    let first = fx.tx.b.select(t, None, na, a, b)?;
+    let q = fx.tx.const_uint(16, quiet);
+    let nan = fx.tx.b.bitwise_or(t, None, first, q)?;
+    let nan_result = if ins.has("nanp") {
+        fx.tx.b.logical_or(bt, None, na, nb)?
+    } else {
+        fx.tx.b.logical_and(bt, None, na, nb)?
+    };
+    Ok(fx.tx.b.select(t, None, nan_result, nan, v)?)
 }
 
 /// `.dsat`: clamp to [0.0, 1.0]; NaN becomes +0.0.
