@@ -35,7 +35,11 @@ impl Gen<'_> {
         }
     }
     fn rnd(&mut self) -> String {
-        if self.cfg.rounding && self.rng.chance(0.3) {
+        self.rnd_if(self.cfg.rounding)
+    }
+    /// A rounding-mode qualifier (sometimes) where `allowed`.
+    fn rnd_if(&mut self, allowed: bool) -> String {
+        if allowed && self.rng.chance(0.3) {
             format!(".{}", self.rng.pick(&RND))
         } else {
             String::new()
@@ -496,7 +500,11 @@ impl Gen<'_> {
                 if op == "fmad" && ty == "df" && !self.cfg.fmad_df {
                     op = "fmul";
                 }
-                let (rnd, sat) = (self.rnd(), self.dsat());
+                // the back end emulates every mode of these (but f64
+                // products)
+                let emulated =
+                    self.cfg.rounding_arith && !(ty == "df" && matches!(op, "fmul" | "fmad"));
+                let (rnd, sat) = (self.rnd_if(self.cfg.rounding || emulated), self.dsat());
                 let mut ops = vec![r(d), self.fsrc(ty), self.fsrc(ty)];
                 if op == "fmad" {
                     ops.push(self.fsrc(ty));

@@ -195,7 +195,7 @@ fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
 
 /// f64 → f16 bits, round to nearest even, in integer arithmetic: drivers may
 /// convert through f32 and round twice (lavapipe does).
-fn f64_to_f16_bits(fx: &mut FunctionCx, a: Word) -> R<Word> {
+pub(super) fn f64_to_f16_bits(fx: &mut FunctionCx, a: Word) -> R<Word> {
     let u64t = fx.tx.uint(64);
     let bt = fx.tx.bool_ty();
     let c = |fx: &mut FunctionCx, v: u64| fx.tx.const_uint(64, v);

@@ -21,14 +21,13 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         "hf" | "bf" => 16,
         _ => return Ok(false),
     };
-    // only the default rounding yet
-    if ins.qual::<Rndmode>().is_some_and(|r| r != Rndmode::Re)
-        || ins.has("precision")
-        || ins.form.quals.iter().any(|q| q.literal && q.name == "fast")
-    {
+    if ins.has("precision") || ins.form.quals.iter().any(|q| q.literal && q.name == "fast") {
         return Ok(false);
     }
     let ftz = ins.has("ftz");
+    if let Some(mode) = ins.qual::<Rndmode>().filter(|&r| r != Rndmode::Re) {
+        return directed(fx, ins, ty, mode, ftz);
+    }
     if fbits == 16 && !matches!(ins.i.opcode, Opcode::Fabs | Opcode::Fneg) {
         return half(fx, ins, ty, ftz);
     }
@@ -109,6 +108,155 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let bits = if ftz { flush(fx, bits, ty)? } else { bits };
     fx.write(ins.opr("dst")?, bits, fbits)?;
     Ok(true)
+}
+
+/// `fadd`, `fsub`, `fmul`, `fmad` in a rounding mode Vulkan does not have
+/// (`rounding.rs`): `.f`, `.hf`, `.bf` through f64 rounded once into the
+/// format; `fadd`/`fsub` on `.df` through TwoSum's error. Other instructions
+/// in these modes are not lowered yet.
+fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) -> R<bool> {
+    let op = ins.i.opcode;
+    if !matches!(
+        op,
+        Opcode::Fadd | Opcode::Fsub | Opcode::Fmul | Opcode::Fmad
+    ) {
+        return Ok(false);
+    }
+    let dt = fx.tx.float(64);
+    // the sources as exact f64 values (flushed first with `.ftz`), and
+    // their encodings (for the NaN rules)
+    let mut srcs = Vec::new();
+    let mut raw = Vec::new();
+    for name in ["src0", "src1", "src2"] {
+        let Some(o) = ins.op(name) else { continue };
+        let (v, r) = match ty {
+            "hf" | "bf" => {
+                let h = fx.read(o, 16)?;
+                let h = if ftz { flush(fx, h, ty)? } else { h };
+                let f = half_to_f32(fx, h, ty)?;
+                (fx.tx.b.f_convert(dt, None, f)?, h)
+            }
+            "f" => {
+                let f = src(fx, ins, name, ty, ftz)?;
+                let ut = fx.tx.uint(32);
+                let r = fx.tx.b.bitcast(ut, None, f)?;
+                (fx.tx.b.f_convert(dt, None, f)?, r)
+            }
+            _ => {
+                let f = src(fx, ins, name, ty, ftz)?;
+                let ut = fx.tx.uint(64);
+                (f, fx.tx.b.bitcast(ut, None, f)?)
+            }
+        };
+        srcs.push(v);
+        raw.push(r);
+    }
+    if op == Opcode::Fsub {
+        srcs[1] = fx.tx.b.f_negate(dt, None, srcs[1])?;
+    }
+    let Some(to) = super::rounding::Narrow::of(ty) else {
+        // .df: only sums, corrected by TwoSum's error
+        if op == Opcode::Fmul || op == Opcode::Fmad {
+            return Ok(false);
+        }
+        let (a, b) = (srcs[0], srcs[1]);
+        let (s, e) = fx.two_sum64(a, b)?;
+        let bt = fx.tx.bool_ty();
+        let inf_s = fx.tx.b.is_inf(bt, None, s)?;
+        let fa = finite(fx, a)?;
+        let fb = finite(fx, b)?;
+        let finite_in = fx.tx.b.logical_and(bt, None, fa, fb)?;
+        let overflow = fx.tx.b.logical_and(bt, None, inf_s, finite_in)?;
+        let r = fx.directed64(s, e, overflow, mode)?;
+        let r = fx.exact_zero_sum(r, a, b, mode)?;
+        let t = fx.tx.uint(64);
+        let bits = fx.tx.b.bitcast(t, None, r)?;
+        let bits = nan_rules(fx, ty, &raw, bits)?;
+        let bits = if ins.has("dsat") {
+            let r = fx.tx.b.bitcast(dt, None, bits)?;
+            let r = saturate(fx, r, 64)?;
+            fx.tx.b.bitcast(t, None, r)?
+        } else {
+            bits
+        };
+        let bits = if ftz { flush(fx, bits, ty)? } else { bits };
+        fx.write(ins.opr("dst")?, bits, 64)?;
+        return Ok(true);
+    };
+    let bits = match (op, srcs.as_slice()) {
+        (Opcode::Fmul, [a, b]) => {
+            // exact in f64
+            let p = fx.tx.b.f_mul(dt, None, *a, *b)?;
+            fx.narrow(p, to, mode)?
+        }
+        (Opcode::Fmad, [a, b, c]) => fx.fma_rounded(*a, *b, *c, to, mode)?,
+        (_, [a, b]) => fx.add_rounded(*a, *b, to, mode)?,
+        _ => return Ok(false),
+    };
+    let n = to.bits();
+    let bits = nan_rules(fx, ty, &raw, bits)?;
+    let bits = if ins.has("dsat") {
+        // the rounded result, clamped (it widens and narrows exactly)
+        if n == 32 {
+            let ft = fx.tx.float(32);
+            let f = fx.tx.b.bitcast(ft, None, bits)?;
+            let s = saturate(fx, f, 32)?;
+            let ut = fx.tx.uint(32);
+            fx.tx.b.bitcast(ut, None, s)?
+        } else {
+            let w = half_to_f32(fx, bits, ty)?;
+            let s = saturate(fx, w, 32)?;
+            f32_to_half(fx, s, ty)?
+        }
+    } else {
+        bits
+    };
+    let bits = if ftz { flush(fx, bits, ty)? } else { bits };
+    fx.write(ins.opr("dst")?, bits, n)?;
+    Ok(true)
+}
+
+/// The NaN rules of the float core (docs/spec-notes.md): a NaN result is
+/// the first NaN source, quieted, or the positive default NaN when no
+/// source is a NaN (`∞ − ∞`, `0 × ∞`). `raw` are the sources' encodings and
+/// `bits` the computed result's, in format `ty`. Drivers differ in which NaN
+/// an operation returns; this makes the result the same everywhere.
+fn nan_rules(fx: &mut FunctionCx, ty: &str, raw: &[Word], bits: Word) -> R<Word> {
+    let (n, inf, quiet): (u16, u64, u64) = match ty {
+        "df" => (64, 0x7FF0_0000_0000_0000, 1 << 51),
+        "hf" => (16, 0x7C00, 0x0200),
+        "bf" => (16, 0x7F80, 0x0040),
+        _ => (32, 0x7F80_0000, 0x0040_0000),
+    };
+    let t = fx.tx.uint(n);
+    let bt = fx.tx.bool_ty();
+    // every bit but the sign
+    let abs_mask = fx.tx.const_uint(
+        n,
+        if n == 64 {
+            u64::MAX >> 1
+        } else {
+            (1 << (n - 1)) - 1
+        },
+    );
+    let inf_c = fx.tx.const_uint(n, inf);
+    let q = fx.tx.const_uint(n, quiet);
+    let is_nan = |fx: &mut FunctionCx, x: Word| -> R<Word> {
+        let m = fx.tx.b.bitwise_and(t, None, x, abs_mask)?;
+        Ok(fx.tx.b.u_greater_than(bt, None, m, inf_c)?)
+    };
+    // the default NaN, then each source from the last: the first NaN wins
+    let mut nan = fx.tx.const_uint(n, inf | quiet);
+    let mut any = fx.tx.b.constant_false(bt);
+    for &r in raw.iter().rev() {
+        let this = is_nan(fx, r)?;
+        let quieted = fx.tx.b.bitwise_or(t, None, r, q)?;
+        nan = fx.tx.b.select(t, None, this, quieted, nan)?;
+        any = fx.tx.b.logical_or(bt, None, any, this)?;
+    }
+    let result_nan = is_nan(fx, bits)?;
+    let use_nan = fx.tx.b.logical_or(bt, None, any, result_nan)?;
+    Ok(fx.tx.b.select(t, None, use_nan, nan, bits)?)
 }
 
 /// `.ftz`: a denormal (exponent field zero) becomes a zero of its sign.
@@ -341,33 +489,14 @@ fn finite(fx: &mut FunctionCx, v: Word) -> R<Word> {
 fn fmad32(fx: &mut FunctionCx, a: Word, b: Word, c: Word) -> R<Word> {
     let f32t = fx.tx.float(32);
     let dt = fx.tx.float(64);
-    let ut = fx.tx.uint(64);
-    let bt = fx.tx.bool_ty();
     let (a, b, c) = (
         fx.tx.b.f_convert(dt, None, a)?,
         fx.tx.b.f_convert(dt, None, b)?,
         fx.tx.b.f_convert(dt, None, c)?,
     );
     let p = fx.tx.b.f_mul(dt, None, a, b)?;
-    let (s, e) = two_sum(fx, dt, p, c)?;
-    let zero = fx.tx.const_uint(64, 0);
-    let zero_f = fx.tx.b.bitcast(dt, None, zero)?;
-    let inexact = fx.tx.b.f_ord_not_equal(bt, None, e, zero_f)?;
-    let sb = fx.tx.b.bitcast(ut, None, s)?;
-    let one = fx.tx.const_uint(64, 1);
-    let low = fx.tx.b.bitwise_and(ut, None, sb, one)?;
-    let even = fx.tx.b.i_equal(bt, None, low, zero)?;
-    let adjust = fx.tx.b.logical_and(bt, None, inexact, even)?;
-    // toward e: one step up in magnitude when e has s's sign, else down
-    let eb = fx.tx.b.bitcast(ut, None, e)?;
-    let signs = fx.tx.b.bitwise_xor(ut, None, sb, eb)?;
-    let top = fx.tx.const_uint(64, 0x7FFF_FFFF_FFFF_FFFF);
-    let differ = fx.tx.b.u_greater_than(bt, None, signs, top)?;
-    let minus = fx.tx.const_uint(64, u64::MAX);
-    let step = fx.tx.b.select(ut, None, differ, minus, one)?;
-    let moved = fx.tx.b.i_add(ut, None, sb, step)?;
-    let rb = fx.tx.b.select(ut, None, adjust, moved, sb)?;
-    let r = fx.tx.b.bitcast(dt, None, rb)?;
+    let (s, e) = fx.two_sum64(p, c)?;
+    let r = fx.round_to_odd64(s, e)?;
     Ok(fx.tx.b.f_convert(f32t, None, r)?)
 }
 

@@ -12,6 +12,7 @@ mod floating_point;
 mod logical;
 mod memory;
 mod packed;
+mod rounding;
 mod synchronization;
 
 use super::function::{FunctionCx, Reg};

@@ -1,0 +1,360 @@
+//! Rounding modes Vulkan does not have (`.rz`, `.ru`, `.rd`, `.rna`) on
+//! `fadd`, `fsub`, `fmul`, `fmad` (`.f`, `.hf`, `.bf`; sums on `.df`),
+//! emulated by the translator (`spirv/lower/rounding.rs`), issue 9:
+//! hand-derived values on both devices, then every form over edge values
+//! (zeros, subnormals, the largest finite values, infinities, NaNs, ties,
+//! cancellations) and random encodings, the Vulkan device bit for bit
+//! against the reference device.
+
+use pisa_interp::CpuDevice;
+use pisa_vk_runtime::{Device, Launch, NdRange, ProgramId, Runtime, RuntimeOptions};
+use std::time::Duration;
+
+const MODES: [&str; 4] = ["rz", "ru", "rd", "rna"];
+
+/// Each mode plain and with `.ftz` and `.dsat` (which run the same code
+/// alone; each pipeline costs llvmpipe a fifth of a second to compile):
+/// (qualifiers, kernel name part).
+const QUALS: [(&str, &str); 2] = [("", ""), (".ftz.dsat", "_ftz_dsat")];
+
+/// (type, bits) of the floating-point formats.
+const TYPES: [(&str, u32); 4] = [("f", 32), ("hf", 16), ("bf", 16), ("df", 64)];
+
+/// (instruction, sources) for a type.
+fn ops(ty: &str) -> Vec<(&'static str, usize)> {
+    let mut v = vec![("fadd", 2), ("fsub", 2)];
+    if ty != "df" {
+        v.extend([("fmul", 2), ("fmad", 3)]);
+    }
+    v
+}
+
+/// One kernel per (instruction, mode, type): work-item i reads its sources
+/// at in[n·i..], writes out[i].
+fn program() -> String {
+    let mut src = String::from(".version 0.1;\n.target 100;\n");
+    for (ty, bits) in TYPES {
+        let bytes = bits / 8;
+        for (op, n) in ops(ty) {
+            for (m, (q, qn)) in MODES.iter().flat_map(|m| QUALS.iter().map(move |q| (m, q))) {
+                let regs: Vec<String> = (0..n).map(|i| format!("%s{i}")).collect();
+                src.push_str(&format!(
+                    ".kernel @{op}_{m}{qn}_{ty}(.param[8] %in, .param[8] %out)\n{{\n\t.reg .64b %pi, %po, %off;\n\t.reg .{bits}b %d, {};\n\t.reg .32b %id;\n\tld.param.64b %pi, [%in];\n\tld.param.64b %po, [%out];\n\tumad.32b %id, %groupid.x, %enqueuedlocalsize.x, %localid.x;\n\tumul.full.32b %off, %id, {};\n\tiadd.64b %pi, %pi, %off;\n\tumul.full.32b %off, %id, {bytes};\n\tiadd.64b %po, %po, %off;\n",
+                    regs.join(", "),
+                    bytes * n as u32
+                ));
+                for (i, r) in regs.iter().enumerate() {
+                    src.push_str(&format!(
+                        "\tld.global.{bits}b {r}, [%pi + {}];\n",
+                        i as u32 * bytes
+                    ));
+                }
+                src.push_str(&format!(
+                    "\t{op}.{m}{q}.{ty} %d, {};\n\tst.global.{bits}b [%po], %d;\n\treturn;\n}}\n",
+                    regs.join(", ")
+                ));
+            }
+        }
+    }
+    src
+}
+
+fn load(dev: &mut dyn Device) -> ProgramId {
+    let m = pisa_translator::assemble("rounding_modes.pisa", &program())
+        .unwrap_or_else(|d| panic!("{d}"));
+    dev.load(&m).unwrap()
+}
+
+/// Runs `kernel` over `inputs` (`n` sources of `bits` each per work-item):
+/// the results.
+fn run(
+    dev: &mut dyn Device,
+    prog: ProgramId,
+    kernel: &str,
+    bits: u32,
+    n: usize,
+    inputs: &[u64],
+) -> Vec<u64> {
+    let bytes = (bits / 8) as usize;
+    let items = inputs.len() / n;
+    let data: Vec<u8> = inputs
+        .iter()
+        .flat_map(|v| v.to_le_bytes()[..bytes].to_vec())
+        .collect();
+    let a = dev.alloc_buffer(data.len() as u64).unwrap();
+    dev.upload(a, 0, &data).unwrap();
+    let o = dev.alloc_buffer((items * bytes) as u64).unwrap();
+    let addr = |dev: &dyn Device, b| dev.buffer_address(b).unwrap().to_le_bytes().to_vec();
+    let args = vec![addr(dev, a), addr(dev, o)];
+    dev.launch(&Launch {
+        program: prog,
+        kernel: kernel.into(),
+        range: NdRange::d1(items as u32).local([64, 1, 1]),
+        args,
+    })
+    .unwrap_or_else(|e| panic!("{kernel}: {e}"));
+    let out = dev.download(o).unwrap();
+    dev.free_buffer(a);
+    dev.free_buffer(o);
+    out.chunks(bytes)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b[..bytes].copy_from_slice(c);
+            u64::from_le_bytes(b)
+        })
+        .collect()
+}
+
+fn vulkan() -> Runtime {
+    Runtime::new(RuntimeOptions {
+        validation: true,
+        pipeline_cache: false,
+        timeout: Duration::from_secs(60),
+        ..Default::default()
+    })
+    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)")
+}
+
+/// Values derived by hand (spec 03 §2's modes; IEEE 754 §4.3, §6.3).
+#[test]
+fn hand_derived_values_on_both_devices() {
+    // (kernel, bits, sources, result)
+    let cases: &[(&str, u32, &[u64], u64)] = &[
+        // 1 + 2^-30: below half an ulp of 1
+        ("fadd_ru_f", 32, &[0x3F80_0000, 0x3080_0000], 0x3F80_0001),
+        ("fadd_rz_f", 32, &[0x3F80_0000, 0x3080_0000], 0x3F80_0000),
+        ("fadd_rd_f", 32, &[0xBF80_0000, 0xB080_0000], 0xBF80_0001),
+        ("fadd_rz_f", 32, &[0xBF80_0000, 0xB080_0000], 0xBF80_0000),
+        // 1 + 2^-24: a tie, away from zero
+        ("fadd_rna_f", 32, &[0x3F80_0000, 0x3380_0000], 0x3F80_0001),
+        // exact cancellation: −0 only rounding down
+        ("fsub_rd_f", 32, &[0x3F80_0000, 0x3F80_0000], 0x8000_0000),
+        ("fsub_rz_f", 32, &[0x3F80_0000, 0x3F80_0000], 0),
+        // overflow: the largest finite value unless rounding away
+        ("fmul_rz_f", 32, &[0x7F7F_FFFF, 0x4000_0000], 0x7F7F_FFFF),
+        ("fmul_rd_f", 32, &[0x7F7F_FFFF, 0x4000_0000], 0x7F7F_FFFF),
+        ("fmul_ru_f", 32, &[0x7F7F_FFFF, 0x4000_0000], 0x7F80_0000),
+        ("fmul_ru_f", 32, &[0xFF7F_FFFF, 0x4000_0000], 0xFF7F_FFFF),
+        // half the smallest subnormal: a tie between 0 and it
+        ("fmul_ru_f", 32, &[0x0000_0001, 0x3F00_0000], 0x0000_0001),
+        ("fmul_rd_f", 32, &[0x0000_0001, 0x3F00_0000], 0),
+        ("fmul_rna_f", 32, &[0x0000_0001, 0x3F00_0000], 0x0000_0001),
+        ("fmul_rd_f", 32, &[0x8000_0001, 0x3F00_0000], 0x8000_0001),
+        // (1 + 2^-23)(1 − 2^-24) − 1 = 2^-24 − 2^-47, exact in f32
+        (
+            "fmad_rz_f",
+            32,
+            &[0x3F80_0001, 0x3F7F_FFFF, 0xBF80_0000],
+            0x337F_FFFE,
+        ),
+        // 1 + 2^-12 in half: a quarter ulp
+        ("fadd_ru_hf", 16, &[0x3C00, 0x0C00], 0x3C01),
+        ("fadd_rz_hf", 16, &[0x3C00, 0x0C00], 0x3C00),
+        // bfloat16: 1 + 2^-8 is a tie (ulp 2^-7)
+        ("fadd_rna_bf", 16, &[0x3F80, 0x3B80], 0x3F81),
+        ("fadd_rz_bf", 16, &[0x3F80, 0x3B80], 0x3F80),
+        // f64: 1 + 2^-60, a tie at 1 + 2^-53, an overflow
+        (
+            "fadd_ru_df",
+            64,
+            &[0x3FF0_0000_0000_0000, 0x3C30_0000_0000_0000],
+            0x3FF0_0000_0000_0001,
+        ),
+        (
+            "fadd_rz_df",
+            64,
+            &[0x3FF0_0000_0000_0000, 0x3C30_0000_0000_0000],
+            0x3FF0_0000_0000_0000,
+        ),
+        (
+            "fadd_rna_df",
+            64,
+            &[0x3FF0_0000_0000_0000, 0x3CA0_0000_0000_0000],
+            0x3FF0_0000_0000_0001,
+        ),
+        (
+            "fadd_rz_df",
+            64,
+            &[0x7FEF_FFFF_FFFF_FFFF, 0x7FEF_FFFF_FFFF_FFFF],
+            0x7FEF_FFFF_FFFF_FFFF,
+        ),
+        (
+            "fadd_ru_df",
+            64,
+            &[0x7FEF_FFFF_FFFF_FFFF, 0x7FEF_FFFF_FFFF_FFFF],
+            0x7FF0_0000_0000_0000,
+        ),
+        (
+            "fsub_rd_df",
+            64,
+            &[0x3FF0_0000_0000_0000, 0x3FF0_0000_0000_0000],
+            1 << 63,
+        ),
+        // NaNs: the first NaN source, quieted
+        ("fadd_rz_f", 32, &[0x3F80_0000, 0x7F80_0001], 0x7FC0_0001),
+        ("fmad_ru_f", 32, &[0x7F80_0000, 0, 0x3F80_0000], 0x7FC0_0000),
+    ];
+    let mut vk = vulkan();
+    let mut cpu = CpuDevice::new();
+    let vp = load(&mut vk);
+    let cp = load(&mut cpu);
+    for (kernel, bits, srcs, want) in cases {
+        for (dev, prog) in [
+            (&mut vk as &mut dyn Device, vp),
+            (&mut cpu as &mut dyn Device, cp),
+        ] {
+            let got = run(dev, prog, kernel, *bits, srcs.len(), srcs)[0];
+            assert_eq!(
+                got,
+                *want,
+                "{kernel}{srcs:x?} on {}: {got:#x}, want {want:#x}",
+                dev.device_info().name
+            );
+        }
+    }
+    let msgs = vk.validation_messages();
+    assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
+}
+
+/// Edge values of a format.
+fn edges(bits: u32) -> Vec<u64> {
+    match bits {
+        32 => vec![
+            0,
+            0x8000_0000,
+            1,
+            0x8000_0001,
+            0x7F7F_FFFF,
+            0xFF7F_FFFF,
+            0x7F80_0000,
+            0xFF80_0000,
+            0x3F80_0000,
+            0xBF80_0000,
+            0x0080_0000,
+            0x807F_FFFF,
+            0x3380_0000,
+            0x3F80_0001,
+            0x4B80_0000,
+            0x7FC0_0000,
+            0x7F80_0001,
+        ],
+        64 => vec![
+            0,
+            1 << 63,
+            1,
+            0x7FEF_FFFF_FFFF_FFFF,
+            0xFFEF_FFFF_FFFF_FFFF,
+            0x7FF0_0000_0000_0000,
+            0x3FF0_0000_0000_0000,
+            0xBFF0_0000_0000_0000,
+            0x3CA0_0000_0000_0000,
+            0x3FF0_0000_0000_0001,
+            0x0010_0000_0000_0000,
+            0x7FF8_0000_0000_0000,
+        ],
+        _ => vec![
+            0, 0x8000, 1, 0x8001, 0x7BFF, 0xFBFF, 0x7C00, 0x3C00, 0xBC00, 0x0400, 0x3C01, 0x7F7F,
+            0xFF7F, 0x7F80, 0x3F80, 0x0080, 0x7E00, 0x1400, 0x1000,
+        ],
+    }
+}
+
+/// `count` rows of `n` sources: edge values, near-copies of the row's first
+/// source (cancellations, ties) and random encodings with moderate
+/// exponents, from a fixed seed.
+fn inputs(bits: u32, n: usize, count: usize, seed: u64) -> Vec<u64> {
+    let mut s = seed | 1;
+    let mut next = move || {
+        // xorshift64*
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        s.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1 << bits) - 1
+    };
+    let e = edges(bits);
+    let mut out = Vec::with_capacity(count * n);
+    for _ in 0..count {
+        let first = out.len();
+        for j in 0..n {
+            let r = next() % 10;
+            let v = if r < 3 {
+                e[(next() % e.len() as u64) as usize]
+            } else if r < 6 && j > 0 {
+                let flips = [0, 1, 2, 1 << (bits - 1)];
+                out[first] ^ flips[(next() % 4) as usize]
+            } else {
+                let v = next() & mask;
+                match bits {
+                    32 if r < 8 => (v & 0x807F_FFFF) | ((100 + next() % 50) << 23),
+                    64 if r < 8 => (v & 0x800F_FFFF_FFFF_FFFF) | ((1000 + next() % 50) << 52),
+                    _ => v,
+                }
+            };
+            out.push(v & mask);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_form_matches_the_reference_device_bit_for_bit() {
+    let mut vk = vulkan();
+    let mut cpu = CpuDevice::new();
+    let vp = load(&mut vk);
+    let cp = load(&mut cpu);
+    let mut compared = 0;
+    for (ty, bits) in TYPES {
+        for (op, n) in ops(ty) {
+            for (k, (m, (_, qn))) in MODES
+                .iter()
+                .flat_map(|m| QUALS.iter().map(move |q| (m, q)))
+                .enumerate()
+            {
+                let kernel = format!("{op}_{m}{qn}_{ty}");
+                // the plain forms get more inputs than the .ftz/.dsat ones
+                let count = if qn.is_empty() { 1024 } else { 256 };
+                let ins = inputs(bits, n, count, 0x9E37_79B9 + k as u64 * 7 + bits as u64);
+                let want = run(&mut cpu, cp, &kernel, bits, n, &ins);
+                let got = run(&mut vk, vp, &kernel, bits, n, &ins);
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!(
+                        g,
+                        w,
+                        "{kernel}{:x?}: {} gives {g:#x}, the reference device {w:#x}",
+                        &ins[i * n..i * n + n],
+                        vk.device_info().name
+                    );
+                }
+                compared += got.len();
+            }
+        }
+    }
+    // 3 types × 4 instructions × 4 modes, and 2 instructions × 4 modes on
+    // .df, each plain and with .ftz.dsat
+    assert_eq!(compared, 56 * (1024 + 256));
+    let msgs = vk.validation_messages();
+    assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
+}
+
+mod common;
+
+/// Every translated form passes spirv-val, with and without llvmpipe's
+/// workarounds.
+#[test]
+fn the_forms_pass_spirv_val() {
+    let m = pisa_translator::assemble("rounding_modes.pisa", &program()).unwrap();
+    for options in [
+        pisa_translator::spirv::Options::default().with_f64(true),
+        pisa_translator::spirv::Options::for_loop_cap(true).with_f64(true),
+    ] {
+        let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
+        if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
+            r.unwrap_or_else(|e| panic!("spirv-val: {e}"));
+        }
+    }
+}

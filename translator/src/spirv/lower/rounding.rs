@@ -1,0 +1,335 @@
+//! The rounding modes Vulkan does not give (`.rz`, `.ru`, `.rd`, `.rna`;
+//! spec 03 §2): results are computed exactly, or rounded to odd, in f64 and
+//! then rounded once into the target format in the asked mode.
+//!
+//! - **Round to odd** (Boldo and Melquiond): with `s = RN(x)` and the exact
+//!   error `e = x − s` (TwoSum), stepping `s` one unit toward `e` when `e ≠ 0`
+//!   and `s` is even gives RO(x); rounding RO(x) to a format of `p` bits in
+//!   any mode equals rounding `x`, as long as 53 ≥ p + 2 (f32's 24, half's
+//!   11, bfloat16's 8).
+//! - **Directed narrowing**: the nearest value `r` (the driver's
+//!   `OpFConvert`, or integer arithmetic where drivers round twice), widened
+//!   back exactly, tells on which side of `x` it lies; one step of its
+//!   encoding to the neighbour on the other side gives the directed result;
+//!   for `.rna` a tie (the exact midpoint, representable in f64) moves away
+//!   from zero. Overflow and the zero crossing come out of the same steps
+//!   (`+inf` one step down is the largest finite value).
+//! - f64 results (`.df`) use TwoSum's error directly: the correction is the
+//!   same step, on the f64 encoding.
+//!
+//! Operands of `.f`, `.hf` and `.bf` widen to f64 exactly; their products
+//! are exact in f64 and their sums rounded to odd, so every result is
+//! rounded once.
+
+use super::data_movement::f64_to_f16_bits;
+use super::float16::{f32_bits_to_bf16, half_to_f32};
+use super::R;
+use crate::ir::qualifier::Rndmode;
+use crate::spirv::function::FunctionCx;
+use rspirv::spirv::{GlslStd450Op as G, Word};
+
+/// A format narrower than f64 that results are rounded into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Narrow {
+    F32,
+    Hf,
+    Bf,
+}
+
+impl Narrow {
+    pub fn of(ty: &str) -> Option<Narrow> {
+        Some(match ty {
+            "f" => Narrow::F32,
+            "hf" => Narrow::Hf,
+            "bf" => Narrow::Bf,
+            _ => return None,
+        })
+    }
+    pub fn bits(self) -> u16 {
+        if self == Narrow::F32 {
+            32
+        } else {
+            16
+        }
+    }
+}
+
+impl FunctionCx<'_, '_> {
+    /// An f64 constant.
+    pub fn f64c(&mut self, v: f64) -> R<Word> {
+        let dt = self.tx.float(64);
+        let c = self.tx.const_uint(64, v.to_bits());
+        Ok(self.tx.b.bitcast(dt, None, c)?)
+    }
+
+    /// The exact f64 value of `bits` in format `from` (`bits` a u32 for
+    /// f32, a u16 for the 16-bit formats).
+    pub fn widen_to_f64(&mut self, bits: Word, from: Narrow) -> R<Word> {
+        let dt = self.tx.float(64);
+        let f = match from {
+            Narrow::F32 => {
+                let ft = self.tx.float(32);
+                self.tx.b.bitcast(ft, None, bits)?
+            }
+            Narrow::Hf => half_to_f32(self, bits, "hf")?,
+            Narrow::Bf => half_to_f32(self, bits, "bf")?,
+        };
+        Ok(self.tx.b.f_convert(dt, None, f)?)
+    }
+
+    /// TwoSum (Knuth) in f64: `(s, e)` with `s = RN(a + b)` and
+    /// `e = a + b − s` exactly (finite operands, no overflow).
+    pub fn two_sum64(&mut self, a: Word, b: Word) -> R<(Word, Word)> {
+        let dt = self.tx.float(64);
+        let s = self.tx.b.f_add(dt, None, a, b)?;
+        let bv = self.tx.b.f_sub(dt, None, s, a)?;
+        let av = self.tx.b.f_sub(dt, None, s, bv)?;
+        let db = self.tx.b.f_sub(dt, None, b, bv)?;
+        let da = self.tx.b.f_sub(dt, None, a, av)?;
+        let e = self.tx.b.f_add(dt, None, da, db)?;
+        Ok((s, e))
+    }
+
+    /// RO(s + e) from `s = RN(x)` and its exact error `e`: `s` stepped one
+    /// unit toward `e` when `e ≠ 0` and `s` is even.
+    pub fn round_to_odd64(&mut self, s: Word, e: Word) -> R<Word> {
+        let dt = self.tx.float(64);
+        let ut = self.tx.uint(64);
+        let bt = self.tx.bool_ty();
+        let zero_f = self.f64c(0.0)?;
+        let inexact = self.tx.b.f_ord_not_equal(bt, None, e, zero_f)?;
+        let sb = self.tx.b.bitcast(ut, None, s)?;
+        let one = self.tx.const_uint(64, 1);
+        let zero = self.tx.const_uint(64, 0);
+        let low = self.tx.b.bitwise_and(ut, None, sb, one)?;
+        let even = self.tx.b.i_equal(bt, None, low, zero)?;
+        let adjust = self.tx.b.logical_and(bt, None, inexact, even)?;
+        // toward e: one step up in magnitude when e has s's sign, else down
+        let eb = self.tx.b.bitcast(ut, None, e)?;
+        let signs = self.tx.b.bitwise_xor(ut, None, sb, eb)?;
+        let top = self.tx.const_uint(64, 0x7FFF_FFFF_FFFF_FFFF);
+        let differ = self.tx.b.u_greater_than(bt, None, signs, top)?;
+        let minus = self.tx.const_uint(64, u64::MAX);
+        let step = self.tx.b.select(ut, None, differ, minus, one)?;
+        let moved = self.tx.b.i_add(ut, None, sb, step)?;
+        let rb = self.tx.b.select(ut, None, adjust, moved, sb)?;
+        Ok(self.tx.b.bitcast(dt, None, rb)?)
+    }
+
+    /// `x` (f64) rounded to nearest even into `to`, as bits.
+    fn nearest(&mut self, x: Word, to: Narrow) -> R<Word> {
+        let ut = self.tx.uint(to.bits());
+        match to {
+            Narrow::F32 => {
+                let ft = self.tx.float(32);
+                let f = self.tx.b.f_convert(ft, None, x)?;
+                Ok(self.tx.b.bitcast(ut, None, f)?)
+            }
+            Narrow::Hf => {
+                let u64t = self.tx.uint(64);
+                let xb = self.tx.b.bitcast(u64t, None, x)?;
+                let h = f64_to_f16_bits(self, xb)?;
+                self.resize(h, 64, 16, false)
+            }
+            Narrow::Bf => {
+                // f32 rounded to odd, then to bfloat16 (24 ≥ 8 + 2)
+                let ft = self.tx.float(32);
+                let dt = self.tx.float(64);
+                let u32t = self.tx.uint(32);
+                let bt = self.tx.bool_ty();
+                let f = self.tx.b.f_convert(ft, None, x)?;
+                let back = self.tx.b.f_convert(dt, None, f)?;
+                let inexact = self.tx.b.f_ord_not_equal(bt, None, back, x)?;
+                let fb = self.tx.b.bitcast(u32t, None, f)?;
+                let one = self.tx.const_u32(1);
+                let zero = self.tx.const_u32(0);
+                let low = self.tx.b.bitwise_and(u32t, None, fb, one)?;
+                let even = self.tx.b.i_equal(bt, None, low, zero)?;
+                let adjust = self.tx.b.logical_and(bt, None, inexact, even)?;
+                let ax = self.tx.glsl_op(dt, G::FAbs, &[x])?;
+                let aback = self.tx.glsl_op(dt, G::FAbs, &[back])?;
+                let bigger = self.tx.b.f_ord_greater_than(bt, None, aback, ax)?;
+                let minus = self.tx.const_u32(u32::MAX);
+                let step = self.tx.b.select(u32t, None, bigger, minus, one)?;
+                let moved = self.tx.b.i_add(u32t, None, fb, step)?;
+                let ro = self.tx.b.select(u32t, None, adjust, moved, fb)?;
+                let b = f32_bits_to_bf16(self, ro)?;
+                self.resize(b, 32, 16, false)
+            }
+        }
+    }
+
+    /// `x` (f64: exact, or rounded to odd) rounded into `to` in `mode`, as
+    /// bits (a u32 for f32, a u16 for the 16-bit formats).
+    pub fn narrow(&mut self, x: Word, to: Narrow, mode: Rndmode) -> R<Word> {
+        let r = self.nearest(x, to)?;
+        if mode == Rndmode::Re {
+            return Ok(r);
+        }
+        let n = to.bits();
+        let t = self.tx.uint(n);
+        let dt = self.tx.float(64);
+        let bt = self.tx.bool_ty();
+        let w = self.widen_to_f64(r, to)?;
+        let one = self.tx.const_uint(n, 1);
+        let zero = self.tx.const_uint(n, 0);
+        let sign_bit = self.tx.const_uint(n, 1 << (n - 1));
+        // one step of the encoding in magnitude
+        let away = self.tx.b.i_add(t, None, r, one)?;
+        let toward_zero = self.tx.b.i_sub(t, None, r, one)?;
+        Ok(match mode {
+            Rndmode::Rz => {
+                let ax = self.tx.glsl_op(dt, G::FAbs, &[x])?;
+                let aw = self.tx.glsl_op(dt, G::FAbs, &[w])?;
+                let above = self.tx.b.f_ord_greater_than(bt, None, aw, ax)?;
+                self.tx.b.select(t, None, above, toward_zero, r)?
+            }
+            Rndmode::Ru | Rndmode::Rd => {
+                let up = mode == Rndmode::Ru;
+                let wrong = if up {
+                    self.tx.b.f_ord_less_than(bt, None, w, x)?
+                } else {
+                    self.tx.b.f_ord_greater_than(bt, None, w, x)?
+                };
+                // up: +1 on positives, −1 on negatives; ±0 goes to the
+                // smallest subnormal of the direction's sign
+                let s = self.tx.b.bitwise_and(t, None, r, sign_bit)?;
+                let negative = self.tx.b.i_not_equal(bt, None, s, zero)?;
+                let grows = if up {
+                    self.tx.b.logical_not(bt, None, negative)?
+                } else {
+                    negative
+                };
+                let stepped = self.tx.b.select(t, None, grows, away, toward_zero)?;
+                let abs_mask = self.tx.const_uint(n, (1 << (n - 1)) - 1);
+                let mag = self.tx.b.bitwise_and(t, None, r, abs_mask)?;
+                let is_zero = self.tx.b.i_equal(bt, None, mag, zero)?;
+                let tiny = self
+                    .tx
+                    .const_uint(n, if up { 1 } else { (1 << (n - 1)) | 1 });
+                let stepped = self.tx.b.select(t, None, is_zero, tiny, stepped)?;
+                self.tx.b.select(t, None, wrong, stepped, r)?
+            }
+            Rndmode::Rna => {
+                // a tie: x is the midpoint of r and its neighbour away from
+                // zero (both differences are exact: Sterbenz)
+                let n_away = self.widen_to_f64(away, to)?;
+                let below = self.tx.b.f_sub(dt, None, x, w)?;
+                let above = self.tx.b.f_sub(dt, None, n_away, x)?;
+                let tie = self.tx.b.f_ord_equal(bt, None, below, above)?;
+                let ax = self.tx.glsl_op(dt, G::FAbs, &[x])?;
+                let aw = self.tx.glsl_op(dt, G::FAbs, &[w])?;
+                let short = self.tx.b.f_ord_less_than(bt, None, aw, ax)?;
+                let go = self.tx.b.logical_and(bt, None, tie, short)?;
+                self.tx.b.select(t, None, go, away, r)?
+            }
+            Rndmode::Re => r,
+        })
+    }
+
+    /// The zero of an exact sum under `.rd` (IEEE 754 §6.3): −0, unless both
+    /// addends are +0; other modes keep RN's zero. `x` is the f64 sum,
+    /// `a` and `b` the f64 addends.
+    pub fn exact_zero_sum(&mut self, x: Word, a: Word, b: Word, mode: Rndmode) -> R<Word> {
+        if mode != Rndmode::Rd {
+            return Ok(x);
+        }
+        let dt = self.tx.float(64);
+        let ut = self.tx.uint(64);
+        let bt = self.tx.bool_ty();
+        let zero_f = self.f64c(0.0)?;
+        let is_zero = self.tx.b.f_ord_equal(bt, None, x, zero_f)?;
+        let ab = self.tx.b.bitcast(ut, None, a)?;
+        let bb = self.tx.b.bitcast(ut, None, b)?;
+        let both = self.tx.b.bitwise_or(ut, None, ab, bb)?;
+        let zero = self.tx.const_uint(64, 0);
+        let both_plus_zero = self.tx.b.i_equal(bt, None, both, zero)?;
+        let not_plus = self.tx.b.logical_not(bt, None, both_plus_zero)?;
+        let negative = self.tx.b.logical_and(bt, None, is_zero, not_plus)?;
+        let minus_zero = self.f64c(-0.0)?;
+        Ok(self.tx.b.select(dt, None, negative, minus_zero, x)?)
+    }
+
+    /// `a + b` (f64 values) rounded into `to` in `mode`, once.
+    pub fn add_rounded(&mut self, a: Word, b: Word, to: Narrow, mode: Rndmode) -> R<Word> {
+        let (s, e) = self.two_sum64(a, b)?;
+        let x = self.round_to_odd64(s, e)?;
+        let x = self.exact_zero_sum(x, a, b, mode)?;
+        self.narrow(x, to, mode)
+    }
+
+    /// `a · b + c` (f64 values of a narrower format, so `a · b` is exact)
+    /// rounded into `to` in `mode`, once.
+    pub fn fma_rounded(&mut self, a: Word, b: Word, c: Word, to: Narrow, mode: Rndmode) -> R<Word> {
+        let dt = self.tx.float(64);
+        let p = self.tx.b.f_mul(dt, None, a, b)?;
+        self.add_rounded(p, c, to, mode)
+    }
+
+    /// `s = RN(a + b)` with TwoSum's exact error `e`, corrected into `mode`
+    /// on the f64 encoding (`.df` arithmetic). `overflow` (a bool): `s` is
+    /// infinite from finite operands; it becomes the largest finite value
+    /// where the mode does not round away from zero.
+    pub fn directed64(&mut self, s: Word, e: Word, overflow: Word, mode: Rndmode) -> R<Word> {
+        if mode == Rndmode::Re {
+            return Ok(s);
+        }
+        let dt = self.tx.float(64);
+        let ut = self.tx.uint(64);
+        let bt = self.tx.bool_ty();
+        let sb = self.tx.b.bitcast(ut, None, s)?;
+        let one = self.tx.const_uint(64, 1);
+        let zero = self.tx.const_uint(64, 0);
+        let zero_f = self.f64c(0.0)?;
+        let away = self.tx.b.i_add(ut, None, sb, one)?;
+        let toward_zero = self.tx.b.i_sub(ut, None, sb, one)?;
+        let sign_bit = self.tx.const_uint(64, 1 << 63);
+        let sign = self.tx.b.bitwise_and(ut, None, sb, sign_bit)?;
+        let negative = self.tx.b.i_not_equal(bt, None, sign, zero)?;
+        let e_pos = self.tx.b.f_ord_greater_than(bt, None, e, zero_f)?;
+        let e_neg = self.tx.b.f_ord_less_than(bt, None, e, zero_f)?;
+        // e has the opposite sign of s: the exact value is nearer zero
+        let inner = self.tx.b.select(bt, None, negative, e_pos, e_neg)?;
+        let outer = self.tx.b.select(bt, None, negative, e_neg, e_pos)?;
+        // an overflow stays infinite only when the mode rounds away from
+        // zero on its side
+        let keeps_inf = match mode {
+            Rndmode::Rz => self.tx.b.constant_false(bt),
+            Rndmode::Ru => self.tx.b.logical_not(bt, None, negative)?,
+            Rndmode::Rd => negative,
+            _ => self.tx.b.constant_true(bt),
+        };
+        let not_keeps = self.tx.b.logical_not(bt, None, keeps_inf)?;
+        let to_max = self.tx.b.logical_and(bt, None, overflow, not_keeps)?;
+        let rb = match mode {
+            Rndmode::Rz => self.tx.b.select(ut, None, inner, toward_zero, sb)?,
+            Rndmode::Ru | Rndmode::Rd => {
+                let up = mode == Rndmode::Ru;
+                let wrong = if up { e_pos } else { e_neg };
+                let grows = if up {
+                    self.tx.b.logical_not(bt, None, negative)?
+                } else {
+                    negative
+                };
+                let stepped = self.tx.b.select(ut, None, grows, away, toward_zero)?;
+                // s = ±0 with e ≠ 0 cannot happen (a sum that rounds to
+                // zero is exact)
+                self.tx.b.select(ut, None, wrong, stepped, sb)?
+            }
+            Rndmode::Rna => {
+                // a tie: |e| is half the gap to the neighbour away from zero
+                let n = self.tx.b.bitcast(dt, None, away)?;
+                let gap = self.tx.b.f_sub(dt, None, n, s)?;
+                let half = self.f64c(0.5)?;
+                let half_gap = self.tx.b.f_mul(dt, None, gap, half)?;
+                let tie = self.tx.b.f_ord_equal(bt, None, e, half_gap)?;
+                let go = self.tx.b.logical_and(bt, None, tie, outer)?;
+                self.tx.b.select(ut, None, go, away, sb)?
+            }
+            Rndmode::Re => sb,
+        };
+        // infinity one step toward zero is the largest finite value
+        let rb = self.tx.b.select(ut, None, to_max, toward_zero, rb)?;
+        Ok(self.tx.b.bitcast(dt, None, rb)?)
+    }
+}
