@@ -358,3 +358,377 @@ fn the_forms_pass_spirv_val() {
         }
     }
 }
+
+/// The conversions with a rounding mode (15 §4.8-4.10): one kernel per
+/// (instruction, qualifiers) writing its source in all five modes, so that
+/// llvmpipe compiles few pipelines. (name, instruction, destination bits,
+/// source bits, sources).
+const CONVERSIONS: &[(&str, &str, u32, u32, usize)] = &[
+    ("ftrunc_f_df", "ftrunc.f.df", 32, 64, 1),
+    ("ftrunc_hf_f", "ftrunc.hf.f", 16, 32, 1),
+    ("ftrunc_bf_f", "ftrunc.bf.f", 16, 32, 1),
+    ("ftrunc_hf_df", "ftrunc.hf.df", 16, 64, 1),
+    ("ftrunc_bf_df", "ftrunc.bf.df", 16, 64, 1),
+    ("ftrunc2_hfx2", "ftrunc2.hfx2", 32, 32, 2),
+    ("ftrunc2_bfx2", "ftrunc2.bfx2", 32, 32, 2),
+    ("i2f_f_s32", "i2f.f.s32", 32, 32, 1),
+    ("i2f_f_u32", "i2f.f.u32", 32, 32, 1),
+    ("i2f_f_s64", "i2f.f.s64", 32, 64, 1),
+    ("i2f_f_u64", "i2f.f.u64", 32, 64, 1),
+    ("i2f_hf_s16", "i2f.hf.s16", 16, 16, 1),
+    ("i2f_hf_u32", "i2f.hf.u32", 16, 32, 1),
+    ("i2f_hf_s64", "i2f.hf.s64", 16, 64, 1),
+    ("i2f_bf_s32", "i2f.bf.s32", 16, 32, 1),
+    ("i2f_bf_u64", "i2f.bf.u64", 16, 64, 1),
+    ("i2f_bf_u8", "i2f.bf.u8", 16, 8, 1),
+];
+
+const ALL_MODES: [&str; 5] = ["re", "rz", "ru", "rd", "rna"];
+
+/// Qualifiers after the mode: plain, and the saturating (and for `ftrunc`
+/// flushing) form.
+fn conversion_quals(instr: &str) -> [(&'static str, &'static str); 2] {
+    if instr.starts_with("i2f") {
+        [("", ""), (".dsat", "_dsat")]
+    } else {
+        [("", ""), (".ftz.dsat", "_ftz_dsat")]
+    }
+}
+
+fn conversion_program() -> String {
+    let mut src = String::from(".version 0.1;\n.target 100;\n");
+    for &(name, instr, db, sb, n) in CONVERSIONS {
+        let (dbytes, sbytes) = (db.max(8) / 8, sb.max(8) / 8);
+        // a packed pair is a .v2.16b register
+        let (dreg, dst_ty) = if instr.starts_with("ftrunc2") {
+            ("v2.16b", "v2.16b")
+        } else {
+            ("", "")
+        };
+        for (q, qn) in conversion_quals(instr) {
+            let srcs: Vec<String> = (0..n).map(|i| format!("%s{i}")).collect();
+            let dreg = if dreg.is_empty() {
+                format!("{db}b")
+            } else {
+                dreg.to_string()
+            };
+            let dst_ty = if dst_ty.is_empty() {
+                format!("{db}b")
+            } else {
+                dst_ty.to_string()
+            };
+            src.push_str(&format!(
+                ".kernel @{name}{qn}(.param[8] %in, .param[8] %out)\n{{\n\t.reg .64b %pi, %po, %off;\n\t.reg .{dreg} %d;\n\t.reg .{sb}b {};\n\t.reg .32b %id;\n\tld.param.64b %pi, [%in];\n\tld.param.64b %po, [%out];\n\tumad.32b %id, %groupid.x, %enqueuedlocalsize.x, %localid.x;\n\tumul.full.32b %off, %id, {};\n\tiadd.64b %pi, %pi, %off;\n\tumul.full.32b %off, %id, {};\n\tiadd.64b %po, %po, %off;\n",
+                srcs.join(", "),
+                sbytes * n as u32,
+                dbytes * 5
+            ));
+            for (i, s) in srcs.iter().enumerate() {
+                src.push_str(&format!(
+                    "\tld.global.{sb}b {s}, [%pi + {}];\n",
+                    i as u32 * sbytes
+                ));
+            }
+            for (k, m) in ALL_MODES.iter().enumerate() {
+                // the default mode is written without a qualifier
+                let m = if *m == "re" {
+                    String::new()
+                } else {
+                    format!(".{m}")
+                };
+                src.push_str(&format!(
+                    "\t{instr}{m}{q} %d, {};\n\tst.global.{dst_ty} [%po + {}], %d;\n",
+                    srcs.join(", "),
+                    k as u32 * dbytes
+                ));
+            }
+            src.push_str("\treturn;\n}\n");
+        }
+    }
+    src
+}
+
+/// Conversion sources of `bits`: edge values (ties of the narrower
+/// formats, their overflow thresholds, extreme integers) and random ones.
+fn conversion_inputs(bits: u32, float: bool, count: usize, seed: u64) -> Vec<u64> {
+    let edges: Vec<u64> = match (bits, float) {
+        (64, true) => vec![
+            0,
+            1 << 63,
+            1,
+            0x3FF0_0000_1000_0000,
+            0xBFF0_0000_1000_0000,
+            0x3FF0_0200_0000_0000,
+            0x3FF0_1000_0000_0000,
+            0x47EF_FFFF_F000_0000,
+            0x40EF_FE00_0000_0000,
+            0x7FF0_0000_0000_0000,
+            0x7FF0_0000_0000_0001,
+            0x36A0_0000_0000_0000,
+            0x3E70_0000_0000_0000,
+        ],
+        (32, true) => vec![
+            0,
+            0x8000_0000,
+            1,
+            0x3F80_1000,
+            0xBF80_1000,
+            0x3F80_8000,
+            0xBF80_0008,
+            0x4974_2400,
+            0x477F_F000,
+            0x7F80_0000,
+            0xFF80_0001,
+            0x3380_0000,
+            0x0080_0000,
+            0x7F7F_FFFF,
+        ],
+        (64, false) => vec![
+            0,
+            1,
+            u64::MAX,
+            1 << 63,
+            (1 << 63) - 1,
+            (1 << 53) + 1,
+            (1 << 24) + 1,
+            ((1u64 << 53) + 1).wrapping_neg(),
+            65520,
+            0x0100_0001,
+        ],
+        (32, false) => vec![
+            0,
+            1,
+            u32::MAX as u64,
+            1 << 31,
+            16_777_217,
+            65_520,
+            70_000,
+            0x0100_0001,
+        ],
+        _ => vec![0, 1, (1 << bits) - 1, 1 << (bits - 1), 255],
+    };
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1 << bits) - 1
+    };
+    let mut s = seed | 1;
+    (0..count)
+        .map(|i| {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            let r = s.wrapping_mul(0x2545_F491_4F6C_DD1D);
+            let v = if i % 3 == 0 {
+                edges[(r % edges.len() as u64) as usize]
+            } else if float && i % 3 == 1 {
+                // moderate exponents: near the narrower formats' ranges
+                if bits == 64 {
+                    (r & 0x800F_FFFF_FFFF_FFFF) | ((990 + (r >> 40) % 60) << 52)
+                } else {
+                    (r & 0x807F_FFFF) | ((100 + (r >> 40) % 50) << 23)
+                }
+            } else {
+                r
+            };
+            v & mask
+        })
+        .collect()
+}
+
+#[test]
+fn conversions_with_hand_derived_values_on_both_devices() {
+    // (kernel, sources, results in re, rz, ru, rd, rna)
+    let cases: &[(&str, &[u64], [u64; 5])] = &[
+        // 1 + 2^-11: a tie in half
+        (
+            "ftrunc_hf_f",
+            &[0x3F80_1000],
+            [0x3C00, 0x3C00, 0x3C01, 0x3C00, 0x3C01],
+        ),
+        // 1 + 2^-24 from f64: a tie in f32
+        (
+            "ftrunc_f_df",
+            &[0x3FF0_0000_1000_0000],
+            [
+                0x3F80_0000,
+                0x3F80_0000,
+                0x3F80_0001,
+                0x3F80_0000,
+                0x3F80_0001,
+            ],
+        ),
+        // 1e6 is beyond half's range: inf, or 65504 toward zero
+        (
+            "ftrunc_hf_f",
+            &[0x4974_2400],
+            [0x7C00, 0x7BFF, 0x7C00, 0x7BFF, 0x7C00],
+        ),
+        ("ftrunc_hf_f_ftz_dsat", &[0x4974_2400], [0x7BFF; 5]),
+        // -(1 + 2^-20) into bfloat16
+        (
+            "ftrunc_bf_f",
+            &[0xBF80_0008],
+            [0xBF80, 0xBF80, 0xBF80, 0xBF81, 0xBF80],
+        ),
+        // 2^24 + 1: a tie in f32
+        (
+            "i2f_f_s32",
+            &[16_777_217],
+            [
+                0x4B80_0000,
+                0x4B80_0000,
+                0x4B80_0001,
+                0x4B80_0000,
+                0x4B80_0001,
+            ],
+        ),
+        // 70000 is beyond half's range
+        (
+            "i2f_hf_u32",
+            &[70_000],
+            [0x7C00, 0x7BFF, 0x7C00, 0x7BFF, 0x7C00],
+        ),
+        ("i2f_hf_u32_dsat", &[70_000], [0x7BFF; 5]),
+        ("i2f_bf_s32", &[(-3i64) as u32 as u64], [0xC040; 5]),
+        // −(2^53 + 1): f32's ulp there is 2^30
+        (
+            "i2f_f_s64",
+            &[((1u64 << 53) + 1).wrapping_neg()],
+            [
+                0xDA00_0000,
+                0xDA00_0000,
+                0xDA00_0000,
+                0xDA00_0001,
+                0xDA00_0000,
+            ],
+        ),
+        // (1 + 2^-11, −1 − 2^-11) into a packed pair
+        (
+            "ftrunc2_hfx2",
+            &[0x3F80_1000, 0xBF80_1000],
+            [
+                0xBC00_3C00,
+                0xBC00_3C00,
+                0xBC00_3C01,
+                0xBC01_3C00,
+                0xBC01_3C01,
+            ],
+        ),
+    ];
+    let m = pisa_translator::assemble("conversions.pisa", &conversion_program())
+        .unwrap_or_else(|d| panic!("{d}"));
+    let mut vk = vulkan();
+    let mut cpu = CpuDevice::new();
+    let vp = vk.load(&m).unwrap();
+    let cp = cpu.load(&m).unwrap();
+    for (kernel, srcs, want) in cases {
+        let &(_, _, db, sb, n) = CONVERSIONS
+            .iter()
+            .find(|c| kernel.starts_with(c.0))
+            .unwrap();
+        for (dev, prog) in [
+            (&mut vk as &mut dyn Device, vp),
+            (&mut cpu as &mut dyn Device, cp),
+        ] {
+            let got = run_wide(dev, prog, kernel, sb, db, n, srcs);
+            assert_eq!(
+                got,
+                want,
+                "{kernel}{srcs:x?} on {}: {got:x?}, want {want:x?}",
+                dev.device_info().name
+            );
+        }
+    }
+    let msgs = vk.validation_messages();
+    assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
+}
+
+/// Runs a conversion kernel over `inputs` (`n` sources of `sb` bits per
+/// work-item; 8-bit ones in a byte each): its 5 results (`db` bits) per
+/// work-item.
+fn run_wide(
+    dev: &mut dyn Device,
+    prog: ProgramId,
+    kernel: &str,
+    sb: u32,
+    db: u32,
+    n: usize,
+    inputs: &[u64],
+) -> Vec<u64> {
+    let (sbytes, dbytes) = ((sb.max(8) / 8) as usize, (db / 8) as usize);
+    let items = inputs.len() / n;
+    let data: Vec<u8> = inputs
+        .iter()
+        .flat_map(|v| v.to_le_bytes()[..sbytes].to_vec())
+        .collect();
+    let a = dev.alloc_buffer(data.len() as u64).unwrap();
+    dev.upload(a, 0, &data).unwrap();
+    let o = dev.alloc_buffer((items * dbytes * 5) as u64).unwrap();
+    let args = vec![
+        dev.buffer_address(a).unwrap().to_le_bytes().to_vec(),
+        dev.buffer_address(o).unwrap().to_le_bytes().to_vec(),
+    ];
+    dev.launch(&Launch {
+        program: prog,
+        kernel: kernel.into(),
+        range: NdRange::d1(items as u32).local([64, 1, 1]),
+        args,
+    })
+    .unwrap_or_else(|e| panic!("{kernel}: {e}"));
+    let out = dev.download(o).unwrap();
+    dev.free_buffer(a);
+    dev.free_buffer(o);
+    out.chunks(dbytes)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b[..dbytes].copy_from_slice(c);
+            u64::from_le_bytes(b)
+        })
+        .collect()
+}
+
+#[test]
+fn every_conversion_matches_the_reference_device_bit_for_bit() {
+    let m = pisa_translator::assemble("conversions.pisa", &conversion_program())
+        .unwrap_or_else(|d| panic!("{d}"));
+    if let Some(r) = common::spirv_val(
+        &pisa_translator::spirv::translate_with(
+            &m,
+            &pisa_translator::spirv::Options::for_loop_cap(true).with_f64(true),
+        )
+        .unwrap()
+        .words,
+        "vulkan1.2",
+    ) {
+        r.unwrap_or_else(|e| panic!("spirv-val: {e}"));
+    }
+    let mut vk = vulkan();
+    let mut cpu = CpuDevice::new();
+    let vp = vk.load(&m).unwrap();
+    let cp = cpu.load(&m).unwrap();
+    let mut compared = 0;
+    for (k, &(name, instr, db, sb, n)) in CONVERSIONS.iter().enumerate() {
+        for (_, qn) in conversion_quals(instr) {
+            let kernel = format!("{name}{qn}");
+            let ins = conversion_inputs(sb, !instr.starts_with("i2f"), 1024 * n, 77 + k as u64);
+            let want = run_wide(&mut cpu, cp, &kernel, sb, db, n, &ins);
+            let got = run_wide(&mut vk, vp, &kernel, sb, db, n, &ins);
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                let item = i / 5;
+                assert_eq!(
+                    g,
+                    w,
+                    "{kernel}{:x?} in {}: {} gives {g:#x}, the reference device {w:#x}",
+                    &ins[item * n..item * n + n],
+                    ALL_MODES[i % 5],
+                    vk.device_info().name
+                );
+            }
+            compared += got.len();
+        }
+    }
+    assert_eq!(compared, CONVERSIONS.len() * 2 * 1024 * 5);
+    let msgs = vk.validation_messages();
+    assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
+}

@@ -42,12 +42,12 @@ pub struct GenConfig {
     /// (`frnd` and `f2i` take every mode regardless).
     pub rounding: bool,
     /// Non-default `.rndmode` on the forms the Vulkan back end emulates:
-    /// `fadd`, `fsub`, `fmul`, `fmad` on `.f`, `.hf`, `.bf`, and `fadd`,
-    /// `fsub` on `.df` (`rounding` turns on the rest too).
-    pub rounding_arith: bool,
+    /// `fadd`, `fsub`, `fmul`, `fmad` on `.f`, `.hf`, `.bf`, `fadd`, `fsub`
+    /// on `.df`, `i2f` (but 64-bit integers to `.df`) and `ftrunc`
+    /// (`rounding` turns on the rest too).
+    pub emulated_rounding: bool,
     /// Other forms the Vulkan back end does not lower yet: `fmul.full`,
-    /// `.ftz`/`.dsat` on `ftrunc`, `.dsat` on `i2f`, `i2f` to `.bf`, `ftrunc`
-    /// to `.bf`, `frnd.ftz`, `frnd` of `.hf`/`.bf`, `ucmp.16bx2`.
+    /// `frnd.ftz`, `frnd` of `.hf`/`.bf`, `ucmp.16bx2`.
     pub unlowered: bool,
     /// `.ftz`.
     pub ftz: bool,
@@ -123,7 +123,7 @@ impl Default for GenConfig {
             f16: true,
             f64: true,
             rounding: false,
-            rounding_arith: true,
+            emulated_rounding: true,
             unlowered: false,
             ftz: true,
             saturate: true,
@@ -180,7 +180,7 @@ impl GenConfig {
                 }
             };
         }
-        flags!(int8 int16 int64 int128 vectors packed bit_ops division f32 f16 f64 rounding rounding_arith unlowered
+        flags!(int8 int16 int64 int128 vectors packed bit_ops division f32 f16 f64 rounding emulated_rounding unlowered
             ftz saturate nan canonical_nan fmad_df signed_zero_minmax frcp transcendental fast_math loops irreducible
             early_returns calls indirect_calls shared barriers fences private generic globals
             consts atomics float_atomics atomic_ld_st partial_groups offsets subgroups);

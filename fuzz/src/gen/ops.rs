@@ -503,7 +503,7 @@ impl Gen<'_> {
                 // the back end emulates every mode of these (but f64
                 // products)
                 let emulated =
-                    self.cfg.rounding_arith && !(ty == "df" && matches!(op, "fmul" | "fmad"));
+                    self.cfg.emulated_rounding && !(ty == "df" && matches!(op, "fmul" | "fmad"));
                 let (rnd, sat) = (self.rnd_if(self.cfg.rounding || emulated), self.dsat());
                 let mut ops = vec![r(d), self.fsrc(ty), self.fsrc(ty)];
                 if op == "fmad" {
@@ -678,11 +678,15 @@ impl Gen<'_> {
                 let fty = self.float_ty()?;
                 let w = *self.rng.pick(&ints);
                 let s = if self.rng.chance(0.5) { "s" } else { "u" };
-                if fty == "bf" && !self.cfg.unlowered {
-                    return None;
-                }
-                let rnd = self.rnd();
-                let sat = if self.cfg.unlowered { self.dsat() } else { "" };
+                // every mode but from 64-bit integers to .df, and .dsat
+                // into the narrower formats, are emulated
+                let emulated = self.cfg.emulated_rounding && !(fty == "df" && w == 64);
+                let rnd = self.rnd_if(self.cfg.rounding || emulated);
+                let sat = if fty != "df" || self.cfg.unlowered {
+                    self.dsat()
+                } else {
+                    ""
+                };
                 let d = self.pool(Class::int(fbits(fty)));
                 let a = self.src(Class::int(w));
                 Some(inst(
@@ -707,15 +711,8 @@ impl Gen<'_> {
                 if !(from == "f" || from == "df") || to == "df" || fbits(to) >= fbits(from) {
                     return None;
                 }
-                if to == "bf" && !self.cfg.unlowered {
-                    return None;
-                }
-                let rnd = self.rnd();
-                let (ftz, sat) = if self.cfg.unlowered {
-                    (self.ftz(), self.dsat())
-                } else {
-                    ("", "")
-                };
+                let rnd = self.rnd_if(self.cfg.rounding || self.cfg.emulated_rounding);
+                let (ftz, sat) = (self.ftz(), self.dsat());
                 let d = self.pool(Class::int(fbits(to)));
                 let a = self.fsrc(from);
                 Some(inst(

@@ -2,7 +2,7 @@
 //! `extract`/`insert`, `sext`/`zext`/`trunc`, `addrof`, and the numeric
 //! conversions `i2f`, `f2i`, `fext`, `ftrunc`, `frnd`.
 
-use super::float16::{f32_bits_to_bf16, half_to_f32};
+use super::float16::half_to_f32;
 use super::{bits_of, Ins, R};
 use crate::ir::qualifier::{Addrspace, Rndmode};
 use crate::ir::*;
@@ -85,6 +85,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         Opcode::I2f => return i2f(fx, ins),
         Opcode::F2i => return f2i(fx, ins),
         Opcode::Fext | Opcode::Ftrunc => return fconvert(fx, ins),
+        Opcode::Ftrunc2 => return ftrunc2(fx, ins),
         Opcode::Frnd => {
             let Some(fbits) = float_bits(ins.q("type")) else {
                 return Ok(false);
@@ -146,13 +147,25 @@ fn fconst(fx: &mut FunctionCx, fbits: u16, v: f64) -> Word {
 }
 
 fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    if ins.qual::<Rndmode>().is_some_and(|r| r != Rndmode::Re) || ins.has("ftz") || ins.has("dsat")
-    {
-        return Ok(false);
-    }
     let (Some(to), Some(from)) = (ins.q("to"), ins.q("from")) else {
         return Ok(false);
     };
+    let mode = ins.qual::<Rndmode>().unwrap_or(Rndmode::Re);
+    let (ftz, dsat) = (ins.has("ftz"), ins.has("dsat"));
+    // narrowing into .f, .hf, .bf: rounded once from f64 in any mode, with
+    // the float core's NaN conversion (drivers drop NaN payloads: lavapipe
+    // turned f32 0x7FE2B98A into half 0x7E00, not 0x7F15) (rounding.rs)
+    if let (Some(nto), "f" | "df") = (super::rounding::Narrow::of(to), from) {
+        if bits_of(to) < bits_of(from) {
+            let raw = fx.read(ins.opr("src0")?, bits_of(from))?;
+            let bits = fx.ftrunc_rounded(raw, from, nto, mode, ftz, dsat)?;
+            fx.write(ins.opr("dst")?, bits, nto.bits())?;
+            return Ok(true);
+        }
+    }
+    if mode != Rndmode::Re || ftz || dsat {
+        return Ok(false);
+    }
     let (tb, fb) = (bits_of(to), bits_of(from));
     let src = ins.opr("src0")?;
     let v = match (to, from) {
@@ -166,23 +179,8 @@ fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             let dt = fx.tx.float(64);
             fx.tx.b.f_convert(dt, None, f)?
         }
-        // 15 §4.8: a subnormal source becomes a zero of its sign. bfloat16
-        // has f32's exponent range, so rounding would keep most of them; for
-        // the other pairs every subnormal source rounds to ±0 anyway.
-        ("bf", "f") => {
-            let a = fx.read(src, 32)?;
-            let a = super::floating_point::flush(fx, a, "f")?;
-            let v = f32_bits_to_bf16(fx, a)?;
-            fx.write(ins.opr("dst")?, v, 32)?;
-            return Ok(true);
-        }
-        ("hf", "df") => {
-            let a = fx.read(src, 64)?;
-            let h = f64_to_f16_bits(fx, a)?;
-            fx.write(ins.opr("dst")?, h, 64)?;
-            return Ok(true);
-        }
-        (_, "f" | "df") if to != "bf" => {
+        // widening .f to .df (narrowing went through rounding.rs above)
+        ("df", "f") => {
             let a = fx.read_f(src, fb)?;
             let t = fx.tx.float(tb);
             fx.tx.b.f_convert(t, None, a)?
@@ -190,6 +188,25 @@ fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         _ => return Ok(false),
     };
     fx.write_f(ins.opr("dst")?, v, tb)?;
+    Ok(true)
+}
+
+/// `ftrunc2.hfx2` / `.bfx2` (15 §4.9): two f32 sources narrowed into a
+/// packed pair, `src0` in bits 15:0 and `src1` in bits 31:16.
+fn ftrunc2(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
+    let to = match ins.q("to") {
+        Some("hfx2") => super::rounding::Narrow::Hf,
+        Some("bfx2") => super::rounding::Narrow::Bf,
+        _ => return Ok(false),
+    };
+    let mode = ins.qual::<Rndmode>().unwrap_or(Rndmode::Re);
+    let (ftz, dsat) = (ins.has("ftz"), ins.has("dsat"));
+    let mut halves = Vec::new();
+    for name in ["src0", "src1"] {
+        let raw = fx.read(ins.opr(name)?, 32)?;
+        halves.push(fx.ftrunc_rounded(raw, "f", to, mode, ftz, dsat)?);
+    }
+    fx.write_packed(ins.opr("dst")?, &halves, 16)?;
     Ok(true)
 }
 
@@ -263,12 +280,25 @@ pub(super) fn f64_to_f16_bits(fx: &mut FunctionCx, a: Word) -> R<Word> {
 }
 
 fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    if ins.qual::<Rndmode>().is_some_and(|r| r != Rndmode::Re) || ins.has("dsat") {
-        return Ok(false);
-    }
     let (Some(to), Some(from)) = (ins.q("to"), ins.q("from")) else {
         return Ok(false);
     };
+    let mode = ins.qual::<Rndmode>().unwrap_or(Rndmode::Re);
+    let dsat = ins.has("dsat");
+    // into .f, .hf, .bf in a mode Vulkan lacks, with .dsat, or into .bf:
+    // rounded once from f64 (rounding.rs)
+    if let Some(nto) = super::rounding::Narrow::of(to) {
+        if mode != Rndmode::Re || dsat || to == "bf" {
+            let fb = bits_of(from);
+            let v = fx.read(ins.opr("src0")?, fb)?;
+            let bits = fx.i2f_rounded(v, fb, from.starts_with('s'), nto, mode, dsat)?;
+            fx.write(ins.opr("dst")?, bits, nto.bits())?;
+            return Ok(true);
+        }
+    }
+    if mode != Rndmode::Re || dsat {
+        return Ok(false);
+    }
     let tb = match to {
         "f" => 32,
         "df" => 64,

@@ -121,6 +121,7 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         | Opcode::Fext
         | Opcode::Frnd
         | Opcode::Ftrunc
+        | Opcode::Ftrunc2
         | Opcode::I2f
         | Opcode::InsertDynamic
         | Opcode::Insert
@@ -153,7 +154,6 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         | Opcode::Frsqrt
         | Opcode::Fsin
         | Opcode::Ftanh
-        | Opcode::Ftrunc2
         | Opcode::Ired
         | Opcode::Pf2i
         | Opcode::Redfirstidx

@@ -332,4 +332,156 @@ impl FunctionCx<'_, '_> {
         let rb = self.tx.b.select(ut, None, to_max, toward_zero, rb)?;
         Ok(self.tx.b.bitcast(dt, None, rb)?)
     }
+
+    /// The NaN `raw` (an encoding of `from`, `from_bits` wide) converted to
+    /// `to`: its sign, the top of its payload, quieted (the float core's
+    /// rule; drivers may return another NaN).
+    fn nan_narrow(&mut self, raw: Word, from: &str, from_bits: u16, to: Narrow) -> R<Word> {
+        let frac_from: u32 = match from {
+            "df" => 52,
+            "hf" => 10,
+            "bf" => 7,
+            _ => 23,
+        };
+        let (frac_to, inf, quiet): (u32, u64, u64) = match to {
+            Narrow::F32 => (23, 0x7F80_0000, 0x0040_0000),
+            Narrow::Hf => (10, 0x7C00, 0x0200),
+            Narrow::Bf => (7, 0x7F80, 0x0040),
+        };
+        let t = self.tx.uint(from_bits);
+        let n = to.bits();
+        let sign_sh = self.tx.const_uint(from_bits, from_bits as u64 - 1);
+        let sign = self.tx.b.shift_right_logical(t, None, raw, sign_sh)?;
+        let mask = self.tx.const_uint(from_bits, (1u64 << frac_from) - 1);
+        let frac = self.tx.b.bitwise_and(t, None, raw, mask)?;
+        let sh = self.tx.const_uint(from_bits, (frac_from - frac_to) as u64);
+        let frac = self.tx.b.shift_right_logical(t, None, frac, sh)?;
+        let sign = self.resize(sign, from_bits, n, false)?;
+        let frac = self.resize(frac, from_bits, n, false)?;
+        let tn = self.tx.uint(n);
+        let top = self.tx.const_uint(n, n as u64 - 1);
+        let sign = self.tx.b.shift_left_logical(tn, None, sign, top)?;
+        let special = self.tx.const_uint(n, inf | quiet);
+        let v = self.tx.b.bitwise_or(tn, None, special, frac)?;
+        Ok(self.tx.b.bitwise_or(tn, None, v, sign)?)
+    }
+
+    /// A narrowing conversion into `to` (15 §4.8, 15 §4.10 for integers)
+    /// of the exact value `x` (f64, or rounded to odd) in `mode`: `.dsat`
+    /// makes an infinity the largest finite value of its sign (NaN stays),
+    /// `.ftz` flushes a subnormal result. `nan` is the result for a NaN
+    /// source, when the source can be one.
+    pub fn convert_rounded(
+        &mut self,
+        x: Word,
+        nan: Option<Word>,
+        to: Narrow,
+        mode: Rndmode,
+        ftz: bool,
+        dsat: bool,
+    ) -> R<Word> {
+        let n = to.bits();
+        let t = self.tx.uint(n);
+        let bt = self.tx.bool_ty();
+        let mut bits = self.narrow(x, to, mode)?;
+        if let Some(nan) = nan {
+            let is_nan = self.tx.b.is_nan(bt, None, x)?;
+            bits = self.tx.b.select(t, None, is_nan, nan, bits)?;
+        }
+        if dsat {
+            let inf = match to {
+                Narrow::F32 => 0x7F80_0000,
+                Narrow::Hf => 0x7C00,
+                Narrow::Bf => 0x7F80,
+            };
+            let abs_mask = self.tx.const_uint(n, (1 << (n - 1)) - 1);
+            let mag = self.tx.b.bitwise_and(t, None, bits, abs_mask)?;
+            let inf_c = self.tx.const_uint(n, inf);
+            let is_inf = self.tx.b.i_equal(bt, None, mag, inf_c)?;
+            let one = self.tx.const_uint(n, 1);
+            // infinity one step toward zero: the largest finite value
+            let max = self.tx.b.i_sub(t, None, bits, one)?;
+            bits = self.tx.b.select(t, None, is_inf, max, bits)?;
+        }
+        if ftz {
+            let ty = match to {
+                Narrow::F32 => "f",
+                Narrow::Hf => "hf",
+                Narrow::Bf => "bf",
+            };
+            bits = super::floating_point::flush(self, bits, ty)?;
+        }
+        Ok(bits)
+    }
+
+    /// `ftrunc` of the encoding `raw` of `from` (`f` or `df`) into `to`,
+    /// with the mode, `.ftz` and `.dsat` (15 §4.8): a subnormal source is
+    /// the zero of its sign.
+    pub fn ftrunc_rounded(
+        &mut self,
+        raw: Word,
+        from: &str,
+        to: Narrow,
+        mode: Rndmode,
+        ftz: bool,
+        dsat: bool,
+    ) -> R<Word> {
+        let fb = if from == "df" { 64 } else { 32 };
+        let raw = self.opaque(raw, fb)?;
+        let raw = super::floating_point::flush(self, raw, from)?;
+        let dt = self.tx.float(64);
+        let x = if fb == 64 {
+            self.tx.b.bitcast(dt, None, raw)?
+        } else {
+            let ft = self.tx.float(32);
+            let f = self.tx.b.bitcast(ft, None, raw)?;
+            self.tx.b.f_convert(dt, None, f)?
+        };
+        let nan = self.nan_narrow(raw, from, fb, to)?;
+        self.convert_rounded(x, Some(nan), to, mode, ftz, dsat)
+    }
+
+    /// `i2f` of an integer of `bits` (`signed` or not) into `to` in `mode`:
+    /// exact in f64 up to 32 bits; a 64-bit value as two exact halves whose
+    /// sum is rounded to odd.
+    pub fn i2f_rounded(
+        &mut self,
+        v: Word,
+        bits: u16,
+        signed: bool,
+        to: Narrow,
+        mode: Rndmode,
+        dsat: bool,
+    ) -> R<Word> {
+        let dt = self.tx.float(64);
+        let x = if bits <= 32 {
+            let w = self.resize(v, bits, 32, signed)?;
+            if signed {
+                self.tx.b.convert_s_to_f(dt, None, w)?
+            } else {
+                self.tx.b.convert_u_to_f(dt, None, w)?
+            }
+        } else {
+            let u64t = self.tx.uint(64);
+            let c32 = self.tx.const_uint(64, 32);
+            let hi = if signed {
+                self.tx.b.shift_right_arithmetic(u64t, None, v, c32)?
+            } else {
+                self.tx.b.shift_right_logical(u64t, None, v, c32)?
+            };
+            let hi = self.resize(hi, 64, 32, false)?;
+            let lo = self.resize(v, 64, 32, false)?;
+            let hf = if signed {
+                self.tx.b.convert_s_to_f(dt, None, hi)?
+            } else {
+                self.tx.b.convert_u_to_f(dt, None, hi)?
+            };
+            let lf = self.tx.b.convert_u_to_f(dt, None, lo)?;
+            let scale = self.f64c(4_294_967_296.0)?;
+            let hf = self.tx.b.f_mul(dt, None, hf, scale)?;
+            let (s, e) = self.two_sum64(hf, lf)?;
+            self.round_to_odd64(s, e)?
+        };
+        self.convert_rounded(x, None, to, mode, false, dsat)
+    }
 }
