@@ -296,7 +296,10 @@ fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             return Ok(true);
         }
     }
-    if mode != Rndmode::Re || dsat {
+    // into .df, integers of up to 32 bits are exact: every mode gives the
+    // same value, and nothing saturates
+    let exact = to == "df" && bits_of(from) <= 32;
+    if !exact && (mode != Rndmode::Re || dsat) {
         return Ok(false);
     }
     let tb = match to {
