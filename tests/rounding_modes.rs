@@ -7,7 +7,10 @@
 //! against the reference device.
 
 use pisa_interp::CpuDevice;
-use pisa_vk_runtime::{Device, Launch, NdRange, ProgramId, Runtime, RuntimeOptions};
+mod common;
+
+use common::elementwise;
+use pisa_vk_runtime::{Device, ProgramId, Runtime, RuntimeOptions};
 use std::time::Duration;
 
 const MODES: [&str; 4] = ["rz", "ru", "rd", "rna"];
@@ -63,46 +66,6 @@ fn load(dev: &mut dyn Device) -> ProgramId {
     let m = pisa_translator::assemble("rounding_modes.pisa", &program())
         .unwrap_or_else(|d| panic!("{d}"));
     dev.load(&m).unwrap()
-}
-
-/// Runs `kernel` over `inputs` (`n` sources of `bits` each per work-item):
-/// the results.
-fn run(
-    dev: &mut dyn Device,
-    prog: ProgramId,
-    kernel: &str,
-    bits: u32,
-    n: usize,
-    inputs: &[u64],
-) -> Vec<u64> {
-    let bytes = (bits / 8) as usize;
-    let items = inputs.len() / n;
-    let data: Vec<u8> = inputs
-        .iter()
-        .flat_map(|v| v.to_le_bytes()[..bytes].to_vec())
-        .collect();
-    let a = dev.alloc_buffer(data.len() as u64).unwrap();
-    dev.upload(a, 0, &data).unwrap();
-    let o = dev.alloc_buffer((items * bytes) as u64).unwrap();
-    let addr = |dev: &dyn Device, b| dev.buffer_address(b).unwrap().to_le_bytes().to_vec();
-    let args = vec![addr(dev, a), addr(dev, o)];
-    dev.launch(&Launch {
-        program: prog,
-        kernel: kernel.into(),
-        range: NdRange::d1(items as u32).local([64, 1, 1]),
-        args,
-    })
-    .unwrap_or_else(|e| panic!("{kernel}: {e}"));
-    let out = dev.download(o).unwrap();
-    dev.free_buffer(a);
-    dev.free_buffer(o);
-    out.chunks(bytes)
-        .map(|c| {
-            let mut b = [0u8; 8];
-            b[..bytes].copy_from_slice(c);
-            u64::from_le_bytes(b)
-        })
-        .collect()
 }
 
 fn vulkan() -> Runtime {
@@ -203,7 +166,7 @@ fn hand_derived_values_on_both_devices() {
             (&mut vk as &mut dyn Device, vp),
             (&mut cpu as &mut dyn Device, cp),
         ] {
-            let got = run(dev, prog, kernel, *bits, srcs.len(), srcs)[0];
+            let got = elementwise::run(dev, prog, kernel, (*bits, srcs.len()), (*bits, 1), srcs)[0];
             assert_eq!(
                 got,
                 *want,
@@ -263,14 +226,7 @@ fn edges(bits: u32) -> Vec<u64> {
 /// source (cancellations, ties) and random encodings with moderate
 /// exponents, from a fixed seed.
 fn inputs(bits: u32, n: usize, count: usize, seed: u64) -> Vec<u64> {
-    let mut s = seed | 1;
-    let mut next = move || {
-        // xorshift64*
-        s ^= s >> 12;
-        s ^= s << 25;
-        s ^= s >> 27;
-        s.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    };
+    let mut next = elementwise::random(seed);
     let mask = if bits == 64 {
         u64::MAX
     } else {
@@ -319,8 +275,8 @@ fn every_form_matches_the_reference_device_bit_for_bit() {
                 // the plain forms get more inputs than the .ftz/.dsat ones
                 let count = if qn.is_empty() { 1024 } else { 256 };
                 let ins = inputs(bits, n, count, 0x9E37_79B9 + k as u64 * 7 + bits as u64);
-                let want = run(&mut cpu, cp, &kernel, bits, n, &ins);
-                let got = run(&mut vk, vp, &kernel, bits, n, &ins);
+                let want = elementwise::run(&mut cpu, cp, &kernel, (bits, n), (bits, 1), &ins);
+                let got = elementwise::run(&mut vk, vp, &kernel, (bits, n), (bits, 1), &ins);
                 for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                     assert_eq!(
                         g,
@@ -340,8 +296,6 @@ fn every_form_matches_the_reference_device_bit_for_bit() {
     let msgs = vk.validation_messages();
     assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
 }
-
-mod common;
 
 /// Every translated form passes spirv-val, with and without llvmpipe's
 /// workarounds.
@@ -512,13 +466,10 @@ fn conversion_inputs(bits: u32, float: bool, count: usize, seed: u64) -> Vec<u64
     } else {
         (1 << bits) - 1
     };
-    let mut s = seed | 1;
+    let mut next = elementwise::random(seed);
     (0..count)
         .map(|i| {
-            s ^= s >> 12;
-            s ^= s << 25;
-            s ^= s >> 27;
-            let r = s.wrapping_mul(0x2545_F491_4F6C_DD1D);
+            let r = next();
             let v = if i % 3 == 0 {
                 edges[(r % edges.len() as u64) as usize]
             } else if float && i % 3 == 1 {
@@ -631,7 +582,7 @@ fn conversions_with_hand_derived_values_on_both_devices() {
             (&mut vk as &mut dyn Device, vp),
             (&mut cpu as &mut dyn Device, cp),
         ] {
-            let got = run_wide(dev, prog, kernel, sb, db, n, srcs);
+            let got = elementwise::run(dev, prog, kernel, (sb, n), (db, 5), srcs);
             assert_eq!(
                 got,
                 want,
@@ -642,50 +593,6 @@ fn conversions_with_hand_derived_values_on_both_devices() {
     }
     let msgs = vk.validation_messages();
     assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
-}
-
-/// Runs a conversion kernel over `inputs` (`n` sources of `sb` bits per
-/// work-item; 8-bit ones in a byte each): its 5 results (`db` bits) per
-/// work-item.
-fn run_wide(
-    dev: &mut dyn Device,
-    prog: ProgramId,
-    kernel: &str,
-    sb: u32,
-    db: u32,
-    n: usize,
-    inputs: &[u64],
-) -> Vec<u64> {
-    let (sbytes, dbytes) = ((sb.max(8) / 8) as usize, (db / 8) as usize);
-    let items = inputs.len() / n;
-    let data: Vec<u8> = inputs
-        .iter()
-        .flat_map(|v| v.to_le_bytes()[..sbytes].to_vec())
-        .collect();
-    let a = dev.alloc_buffer(data.len() as u64).unwrap();
-    dev.upload(a, 0, &data).unwrap();
-    let o = dev.alloc_buffer((items * dbytes * 5) as u64).unwrap();
-    let args = vec![
-        dev.buffer_address(a).unwrap().to_le_bytes().to_vec(),
-        dev.buffer_address(o).unwrap().to_le_bytes().to_vec(),
-    ];
-    dev.launch(&Launch {
-        program: prog,
-        kernel: kernel.into(),
-        range: NdRange::d1(items as u32).local([64, 1, 1]),
-        args,
-    })
-    .unwrap_or_else(|e| panic!("{kernel}: {e}"));
-    let out = dev.download(o).unwrap();
-    dev.free_buffer(a);
-    dev.free_buffer(o);
-    out.chunks(dbytes)
-        .map(|c| {
-            let mut b = [0u8; 8];
-            b[..dbytes].copy_from_slice(c);
-            u64::from_le_bytes(b)
-        })
-        .collect()
 }
 
 #[test]
@@ -712,8 +619,8 @@ fn every_conversion_matches_the_reference_device_bit_for_bit() {
         for (_, qn) in conversion_quals(instr) {
             let kernel = format!("{name}{qn}");
             let ins = conversion_inputs(sb, !instr.starts_with("i2f"), 1024 * n, 77 + k as u64);
-            let want = run_wide(&mut cpu, cp, &kernel, sb, db, n, &ins);
-            let got = run_wide(&mut vk, vp, &kernel, sb, db, n, &ins);
+            let want = elementwise::run(&mut cpu, cp, &kernel, (sb, n), (db, 5), &ins);
+            let got = elementwise::run(&mut vk, vp, &kernel, (sb, n), (db, 5), &ins);
             for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                 let item = i / 5;
                 assert_eq!(

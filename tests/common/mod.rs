@@ -2,7 +2,11 @@
 
 use std::process::Command;
 
+#[allow(dead_code)]
+pub mod elementwise;
+
 /// Runs spirv-val; `None` when it is not installed (CI always installs it).
+#[allow(dead_code)]
 pub fn spirv_val(words: &[u32], env: &str) -> Option<Result<(), String>> {
     let dir = std::env::temp_dir().join(format!("pisa-val-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -21,10 +21,19 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         "hf" | "bf" => 16,
         _ => return Ok(false),
     };
-    if ins.has("precision") || ins.form.quals.iter().any(|q| q.literal && q.name == "fast") {
+    if ins.has("precision") {
+        return Ok(false);
+    }
+    // `.fast` bounds the error (13 §2.4, §2.17: 0.5-2.5 ULP); the exact
+    // result is within every bound
+    let fast = ins.form.quals.iter().any(|q| q.literal && q.name == "fast");
+    if fast && !matches!(ins.i.opcode, Opcode::Fdiv | Opcode::Fsqrt | Opcode::Frsqrt) {
         return Ok(false);
     }
     let ftz = ins.has("ftz");
+    if ins.i.opcode == Opcode::Frsqrt {
+        return rsqrt(fx, ins, ty, ftz);
+    }
     if let Some(mode) = ins.qual::<Rndmode>().filter(|&r| r != Rndmode::Re) {
         return directed(fx, ins, ty, mode, ftz);
     }
@@ -213,6 +222,39 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
     };
     let bits = if ftz { flush(fx, bits, ty)? } else { bits };
     fx.write(ins.opr("dst")?, bits, n)?;
+    Ok(true)
+}
+
+/// `frsqrt` (13 §2.14, at most 1 ULP) of `.f`, `.hf`, `.bf`: `1 / sqrt(x)`
+/// in f64, rounded once to the format (within half an ULP and f64's own
+/// two roundings, far below 1 ULP); special values as IEEE division and
+/// square root give them (±0 → ±∞, +∞ → +0, negative → NaN), NaNs by the
+/// float core's rule. `.df` is not lowered yet: f64 has no wider format to
+/// compute in.
+fn rsqrt(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
+    let Some(to) = super::rounding::Narrow::of(ty) else {
+        return Ok(false);
+    };
+    let dt = fx.tx.float(64);
+    let (x, raw) = if ty == "f" {
+        let f = src(fx, ins, "src0", ty, ftz)?;
+        let ut = fx.tx.uint(32);
+        (
+            fx.tx.b.f_convert(dt, None, f)?,
+            fx.tx.b.bitcast(ut, None, f)?,
+        )
+    } else {
+        let h = fx.read(ins.opr("src0")?, 16)?;
+        let h = if ftz { flush(fx, h, ty)? } else { h };
+        (fx.widen_to_f64(h, to)?, h)
+    };
+    let s = fx.tx.glsl_op(dt, G::Sqrt, &[x])?;
+    let one = fx.f64c(1.0)?;
+    let r = fx.tx.b.f_div(dt, None, one, s)?;
+    let bits = fx.narrow(r, to, Rndmode::Re)?;
+    let bits = nan_rules(fx, ty, &[raw], bits)?;
+    let bits = if ftz { flush(fx, bits, ty)? } else { bits };
+    fx.write(ins.opr("dst")?, bits, to.bits())?;
     Ok(true)
 }
 

@@ -95,6 +95,7 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         | Opcode::Fneg
         | Opcode::Frc
         | Opcode::Frcp
+        | Opcode::Frsqrt
         | Opcode::Fsqrt
         | Opcode::Fsub => floating_point::lower(fx, &ins)?,
         Opcode::And
@@ -151,7 +152,6 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         | Opcode::Fexp2
         | Opcode::Flog2
         | Opcode::Fred
-        | Opcode::Frsqrt
         | Opcode::Fsin
         | Opcode::Ftanh
         | Opcode::Ired
