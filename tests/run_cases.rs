@@ -56,6 +56,21 @@ const PAIRS_64: &str = concat!(
 );
 
 const CASES: &[Case] = &[
+    // fmin/fmax order −0 below +0, scalar and packed (fuzz seed 400234; values derived in the
+    // .pisa header)
+    case!(
+        "tests/run/fminmax_zeros.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u32:0,0x80000000,0,0x80000000,0x80000000", "buf:u32:zeros:8"],
+        [],
+        [(
+            1,
+            "u32:0x80000000,0,0x80000000,0,0,0x80000000,0x80008000,0"
+        )],
+        []
+    ),
     // fmin/fmax NaN rules with signaling NaNs, .f/.df/.hf, ±.nanp (issue 9: lavapipe returned the
     // signaling NaN; values derived in the .pisa header)
     case!(

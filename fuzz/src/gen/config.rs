@@ -47,7 +47,7 @@ pub struct GenConfig {
     /// (`rounding` turns on the rest too).
     pub emulated_rounding: bool,
     /// Other forms the Vulkan back end does not lower yet: `fmul.full`,
-    /// `frnd.ftz`, `frnd` of `.hf`/`.bf`, `ucmp.16bx2`.
+    /// `frnd.ftz`, `frnd` of `.hf`/`.bf`.
     pub unlowered: bool,
     /// `.ftz`.
     pub ftz: bool,
@@ -63,7 +63,8 @@ pub struct GenConfig {
     /// `fmad.df`: Vulkan's `Fma` need not be fused and the back end has no
     /// exact emulation for f64 yet (lavapipe rounds twice; issue 9).
     pub fmad_df: bool,
-    /// `fmin`/`fmax` may see +0 and -0 together (their order is the driver's).
+    /// `fmin`/`fmax` may see +0 and -0 together (−0 < +0; Vulkan's
+    /// NMin/NMax leave their order to the driver, the back end orders them).
     pub signed_zero_minmax: bool,
     /// `frcp` (lowered, but not exactly specified).
     pub frcp: bool,
@@ -130,7 +131,7 @@ impl Default for GenConfig {
             nan: true,
             canonical_nan: true,
             fmad_df: true,
-            signed_zero_minmax: false,
+            signed_zero_minmax: true,
             frcp: false,
             transcendental: false,
             fast_math: false,

@@ -250,6 +250,54 @@ impl Gen<'_> {
         })
     }
 
+    /// `.hfx2`/`.bfx2` arithmetic, min/max, abs/neg and compares on packed
+    /// registers.
+    fn packed_float_op(&mut self) -> Option<Stmt> {
+        let ty = *self.rng.pick(&["hfx2", "bfx2"]);
+        let c = Class::V2x16;
+        let d = self.pool(c);
+        let (a, b) = (self.pool(c), self.pool(c));
+        let ftz = self.ftz();
+        Some(match self.rng.below(5) {
+            0 | 1 => {
+                let op = *self.rng.pick(&["fadd", "fsub", "fmul", "fmad"]);
+                let rnd = self.rnd_if(self.cfg.rounding || self.cfg.emulated_rounding);
+                let sat = self.dsat();
+                let mut ops = vec![r(d), r(a), r(b)];
+                if op == "fmad" {
+                    ops.push(r(self.pool(c)));
+                }
+                inst(format!("{op}{rnd}{ftz}{sat}.{ty}"), ops, vec![d])
+            }
+            2 => {
+                let op = *self.rng.pick(&["fmin", "fmax"]);
+                let sat = self.dsat();
+                let nanp = if self.cfg.saturate && self.rng.chance(0.2) {
+                    ".nanp"
+                } else {
+                    ""
+                };
+                inst(
+                    format!("{op}{ftz}{sat}{nanp}.{ty}"),
+                    vec![r(d), r(a), r(b)],
+                    vec![d],
+                )
+            }
+            3 => {
+                let op = *self.rng.pick(&["fabs", "fneg"]);
+                inst(format!("{op}{ftz}.{ty}"), vec![r(d), r(a)], vec![d])
+            }
+            _ => {
+                let cop = *self.rng.pick(&COPS);
+                inst(
+                    format!("fcmp.{cop}{ftz}.{ty}"),
+                    vec![r(d), r(a), r(b)],
+                    vec![d],
+                )
+            }
+        })
+    }
+
     fn packed_op(&mut self) -> Option<Stmt> {
         if !(self.cfg.packed && self.cfg.vectors) {
             return None;
@@ -261,16 +309,13 @@ impl Gen<'_> {
         };
         let d = self.pool(c);
         let (a, b) = (self.pool(c), self.pool(c));
-        let ops16: &[&str] = if self.cfg.unlowered {
-            &[
-                "iadd", "isub", "smul", "smad", "smin", "smax", "umin", "umax", "shl", "shr",
-                "asr", "ucmp",
-            ]
-        } else {
-            &[
-                "iadd", "isub", "smul", "smad", "smin", "smax", "umin", "umax", "shl", "shr", "asr",
-            ]
-        };
+        if self.cfg.f16 && self.rng.chance(0.4) {
+            return self.packed_float_op();
+        }
+        let ops16: &[&str] = &[
+            "iadd", "isub", "smul", "smad", "smin", "smax", "umin", "umax", "shl", "shr", "asr",
+            "ucmp",
+        ];
         let ops8 = ["iadd", "smin", "smax"];
         let op = if c == Class::V2x16 {
             *self.rng.pick(ops16)

@@ -43,6 +43,10 @@ pub struct FunctionCx<'t, 'm> {
     /// The line of the last instruction (instructions mostly come in source
     /// order: the next one's line is found by a short forward scan).
     line: usize,
+    /// While a packed `.hfx2`/`.bfx2` instruction is lowered lane by lane
+    /// (`lower::floating_point`): the lane, so that 16-bit reads and writes
+    /// of its `.v2.16b` registers (and 32-bit immediates) take that half.
+    pub lane: Option<u8>,
 }
 
 /// Reports recursion (direct or mutual) with the cycle it forms: Vulkan
@@ -231,6 +235,7 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
         regs,
         simt: None,
         line: 0,
+        lane: None,
     };
     match simt_vars {
         Some(vars) => super::simt::emit_body(&mut fx, &tree, control_vars, vars, entry_active)?,

@@ -43,8 +43,30 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         return Ok(false);
     };
     if crate::catalog::packed_shape(ty).is_some() {
-        return Ok(false);
+        // packed compares (16: `dst[15:0] = (src0[15:0] .cop src1[15:0]) ?
+        // ~0 : 0`, bits 31:16 likewise): the scalar compare once per lane
+        // (`FunctionCx::lane`), each lane's ~0 truncated to 16 bits
+        let scalar = match (ins.i.opcode, ty) {
+            (Opcode::Fcmp, "hfx2") => "hf",
+            (Opcode::Fcmp, "bfx2") => "bf",
+            (Opcode::Ucmp, "16bx2") => "16b",
+            _ => return Ok(false),
+        };
+        for lane in 0..2 {
+            fx.lane = Some(lane);
+            let done = lower_type(fx, ins, scalar);
+            fx.lane = None;
+            if !done? {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
     }
+    lower_type(fx, ins, ty)
+}
+
+/// [`lower`] for scalar operands of `ty`.
+fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     let ftz = ins.has("ftz");
     let bits = bits_of(ty);
     let bt = fx.tx.bool_ty();

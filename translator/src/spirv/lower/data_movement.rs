@@ -84,6 +84,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         }
         Opcode::I2f => return i2f(fx, ins),
         Opcode::F2i => return f2i(fx, ins),
+        Opcode::Pf2i => return pf2i(fx, ins),
         Opcode::Fext | Opcode::Ftrunc => return fconvert(fx, ins),
         Opcode::Ftrunc2 => return ftrunc2(fx, ins),
         Opcode::Frnd => {
@@ -331,6 +332,31 @@ fn f2i(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let (Some(to), Some(from)) = (ins.q("to"), ins.q("from")) else {
         return Ok(false);
     };
+    f2i_typed(fx, ins, to, from)
+}
+
+/// `pf2i` (15 §4.15): `f2i` of each 16-bit lane into a 16-bit lane
+/// (`FunctionCx::lane`).
+fn pf2i(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
+    let (Some(to), Some(from)) = (ins.q("to"), ins.q("from")) else {
+        return Ok(false);
+    };
+    let (Some(to), Some(from)) = (to.strip_suffix("x2"), from.strip_suffix("x2")) else {
+        return Ok(false);
+    };
+    for lane in 0..2 {
+        fx.lane = Some(lane);
+        let done = f2i_typed(fx, ins, to, from);
+        fx.lane = None;
+        if !done? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// `f2i` from `from` into the integer type `to`.
+fn f2i_typed(fx: &mut FunctionCx, ins: &Ins, to: &str, from: &str) -> R<bool> {
     let src = ins.opr("src0")?;
     let (a, fbits) = match from {
         "f" | "df" => {

@@ -15,6 +15,30 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let Some(ty) = ins.q("type") else {
         return Ok(false);
     };
+    // packed halves (13: `dst[15:0] = op(src0[15:0], ...)`, `dst[31:16]`
+    // likewise): the scalar lowering once per lane, the operands' lanes
+    // read and written through `FunctionCx::lane`
+    let scalar = match ty {
+        "hfx2" => Some("hf"),
+        "bfx2" => Some("bf"),
+        _ => None,
+    };
+    if let Some(ty) = scalar {
+        for lane in 0..2 {
+            fx.lane = Some(lane);
+            let done = lower_type(fx, ins, ty);
+            fx.lane = None;
+            if !done? {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
+    }
+    lower_type(fx, ins, ty)
+}
+
+/// [`lower`] for scalars of `ty`.
+fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     let fbits = match ty {
         "f" => 32,
         "df" => 64,
@@ -375,9 +399,11 @@ fn half(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
     // fmin/fmax NaN results from the 16-bit operands: widening a
     // signaling NaN to f32 and back loses its payload on some drivers
     // (lavapipe)
+    // the other NaN results by the float core's rule too: drivers differ in
+    // the NaN an f32 operation and its narrowing give
     let h = match (ins.i.opcode, bits.as_slice()) {
         (Opcode::Fmin | Opcode::Fmax, [a, b]) => min_max_nan16(fx, ins, ty, *a, *b, h)?,
-        _ => h,
+        _ => nan_rules(fx, ty, &bits, h)?,
     };
     // `.dsat` clamps the final, 16-bit result: a negative f32 result that
     // rounds to −0 stays −0 (clamping the f32 value first gave +0; fuzz
@@ -585,6 +611,20 @@ fn min_max(fx: &mut FunctionCx, ins: &Ins, fbits: u16, a: Word, b: Word) -> R<Wo
     };
     let v = fx.tx.glsl_op(ft, op, &[a, b])?;
     let bt = fx.tx.bool_ty();
+    // −0 < +0 (docs/spec-notes.md), which NMin/NMax leave to the driver:
+    // for equal operands the minimum has either's sign bit, the maximum
+    // both (the same bits unless they are zeros of both signs)
+    let ut = fx.tx.uint(fbits);
+    let ab = fx.tx.b.bitcast(ut, None, a)?;
+    let bb = fx.tx.b.bitcast(ut, None, b)?;
+    let same = if ins.i.opcode == Opcode::Fmin {
+        fx.tx.b.bitwise_or(ut, None, ab, bb)?
+    } else {
+        fx.tx.b.bitwise_and(ut, None, ab, bb)?
+    };
+    let same = fx.tx.b.bitcast(ft, None, same)?;
+    let equal = fx.tx.b.f_ord_equal(bt, None, a, b)?;
+    let v = fx.tx.b.select(ft, None, equal, same, v)?;
     let na = fx.tx.b.is_nan(bt, None, a)?;
     let nb = fx.tx.b.is_nan(bt, None, b)?;
     // the NaN result: the first NaN operand, quieted

@@ -123,6 +123,7 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         | Opcode::Frnd
         | Opcode::Ftrunc
         | Opcode::Ftrunc2
+        | Opcode::Pf2i
         | Opcode::I2f
         | Opcode::InsertDynamic
         | Opcode::Insert
@@ -155,7 +156,6 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         | Opcode::Fsin
         | Opcode::Ftanh
         | Opcode::Ired
-        | Opcode::Pf2i
         | Opcode::Redfirstidx
         | Opcode::Shfl => false,
     };
@@ -239,6 +239,11 @@ impl FunctionCx<'_, '_> {
     /// elements, immediates, special registers).
     pub fn read(&mut self, op: &Operand, bits: u16) -> R<Word> {
         match op {
+            // a packed immediate: the lane's half
+            Operand::Int(l, _) if bits == 16 && self.lane.is_some() => {
+                let lane = self.lane.unwrap_or(0) as u32;
+                Ok(self.tx.const_uint(16, (l.value >> (16 * lane)) & 0xFFFF))
+            }
             Operand::Int(l, _) => Ok(self.tx.const_uint(bits, l.value)),
             Operand::Float(f, span) => match bits {
                 32 => Ok(self.tx.const_uint(32, (*f as f32).to_bits() as u64)),
@@ -259,6 +264,14 @@ impl FunctionCx<'_, '_> {
                         let p = self.elem_ptr(ptr, ty, s.first);
                         let t = self.tx.uint(ty.bits);
                         (self.tx.b.load(t, None, p, None, [])?, ty.bits)
+                    }
+                    // the lane of a packed register
+                    (Some(Reg::Val { ptr, ty }), None)
+                        if ty.count == 2 && ty.bits == 16 && self.lane.is_some() =>
+                    {
+                        let p = self.elem_ptr(ptr, ty, self.lane.unwrap_or(0));
+                        let t = self.tx.uint(16);
+                        (self.tx.b.load(t, None, p, None, [])?, 16)
                     }
                     _ => {
                         return Err(
@@ -359,6 +372,12 @@ impl FunctionCx<'_, '_> {
             (Reg::Val { ptr, ty }, None) if !ty.is_vector() => (ptr, ty.bits),
             (Reg::Val { ptr, ty }, Some(s)) if s.count == 1 => {
                 (self.elem_ptr(ptr, ty, s.first), ty.bits)
+            }
+            // the lane of a packed register
+            (Reg::Val { ptr, ty }, None)
+                if ty.count == 2 && ty.bits == 16 && self.lane.is_some() =>
+            {
+                (self.elem_ptr(ptr, ty, self.lane.unwrap_or(0)), 16)
             }
             _ => return Err(self.unsupported(r.span, "this register shape as a destination")),
         };
