@@ -72,7 +72,7 @@ fn inputs(count: usize, seed: u64) -> Vec<u64> {
         .map(|_| {
             let mut lane = || {
                 let r = next();
-                if r % 3 == 0 {
+                if r.is_multiple_of(3) {
                     edges[((r >> 8) % 16) as usize]
                 } else {
                     (r >> 16) & 0xFFFF
