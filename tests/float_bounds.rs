@@ -27,6 +27,15 @@ const OPS: &[(&str, &str, &str, u32, usize, u64)] = &[
     ("fsqrt_fast_f", "fsqrt.fast.f", "f", 32, 1, 10),
     ("fsqrt_fast_df", "fsqrt.fast.df", "df", 64, 1, 20),
     ("fsqrt_fast_hf", "fsqrt.fast.hf", "hf", 16, 1, 10),
+    ("fexp2_f", "fexp2.f", "f", 32, 1, 20),
+    ("fexp2_hf", "fexp2.hf", "hf", 16, 1, 20),
+    ("fexp2_bf", "fexp2.bf", "bf", 16, 1, 20),
+    ("flog2_f", "flog2.f", "f", 32, 1, 10),
+    ("flog2_hf", "flog2.hf", "hf", 16, 1, 10),
+    ("flog2_bf", "flog2.bf", "bf", 16, 1, 10),
+    ("ftanh_f", "ftanh.f", "f", 32, 1, 20),
+    ("ftanh_hf", "ftanh.hf", "hf", 16, 1, 20),
+    ("ftanh_bf", "ftanh.bf", "bf", 16, 1, 20),
 ];
 
 fn program() -> String {
@@ -128,6 +137,10 @@ fn inputs(bits: u32, n: usize, seed: u64) -> Vec<u64> {
         .map(|i| {
             if i % 16 == 0 {
                 specials[(next() % specials.len() as u64) as usize]
+            } else if i % 3 == 0 && bits == 32 {
+                // moderate values, where exp2 and tanh are neither 0, 1
+                // nor infinite: ±[2^-8, 2^8)
+                (next() & 0x807F_FFFF) | ((119 + next() % 16) << 23)
             } else {
                 next() & mask
             }

@@ -29,6 +29,9 @@ const FORMS: &[(&str, usize)] = &[
     ("frcp", 1),
     ("fsqrt.fast", 1),
     ("frsqrt.fast", 1),
+    ("fexp2", 1),
+    ("flog2.ftz", 1),
+    ("ftanh", 1),
     ("pf2i.s16x2", 1),
     ("pf2i.u16x2", 1),
 ];

@@ -58,6 +58,9 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     if ins.i.opcode == Opcode::Frsqrt {
         return rsqrt(fx, ins, ty, ftz);
     }
+    if matches!(ins.i.opcode, Opcode::Fexp2 | Opcode::Flog2 | Opcode::Ftanh) {
+        return super::transcendental::lower(fx, ins, ty, ftz);
+    }
     if let Some(mode) = ins.qual::<Rndmode>().filter(|&r| r != Rndmode::Re) {
         return directed(fx, ins, ty, mode, ftz);
     }
@@ -287,7 +290,7 @@ fn rsqrt(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
 /// source is a NaN (`∞ − ∞`, `0 × ∞`). `raw` are the sources' encodings and
 /// `bits` the computed result's, in format `ty`. Drivers differ in which NaN
 /// an operation returns; this makes the result the same everywhere.
-fn nan_rules(fx: &mut FunctionCx, ty: &str, raw: &[Word], bits: Word) -> R<Word> {
+pub(super) fn nan_rules(fx: &mut FunctionCx, ty: &str, raw: &[Word], bits: Word) -> R<Word> {
     let (n, inf, quiet): (u16, u64, u64) = match ty {
         "df" => (64, 0x7FF0_0000_0000_0000, 1 << 51),
         "hf" => (16, 0x7C00, 0x0200),
@@ -345,7 +348,7 @@ pub fn flush(fx: &mut FunctionCx, bits: Word, ty: &str) -> R<Word> {
 }
 
 /// A floating-point source as a float value, flushed first with `.ftz`.
-fn src(fx: &mut FunctionCx, ins: &Ins, name: &str, ty: &str, ftz: bool) -> R<Word> {
+pub(super) fn src(fx: &mut FunctionCx, ins: &Ins, name: &str, ty: &str, ftz: bool) -> R<Word> {
     let fbits = if ty == "df" { 64 } else { 32 };
     let op = ins.opr(name)?;
     if !ftz {

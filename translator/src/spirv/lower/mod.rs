@@ -14,6 +14,7 @@ mod memory;
 mod packed;
 mod rounding;
 mod synchronization;
+mod transcendental;
 
 use super::function::{FunctionCx, Reg};
 use super::TranslateError;
@@ -97,6 +98,9 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         | Opcode::Frcp
         | Opcode::Frsqrt
         | Opcode::Fsqrt
+        | Opcode::Fexp2
+        | Opcode::Flog2
+        | Opcode::Ftanh
         | Opcode::Fsub => floating_point::lower(fx, &ins)?,
         Opcode::And
         | Opcode::Asr
@@ -147,14 +151,11 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         Opcode::BarrierWorkgroup | Opcode::Fence => synchronization::lower(fx, &ins)?,
         // lifetime.start: no effect
         Opcode::LifetimeStart => true,
-        // not yet lowered: transcendentals (need a math library within the
-        // spec's ULP bounds), packed conversions, sub-group instructions
+        // not yet lowered: fsin/fcos (need an argument reduction exact to
+        // 2^128); the sub-group instructions are lowered by the SIMT emitter
         Opcode::Fcos
-        | Opcode::Fexp2
-        | Opcode::Flog2
         | Opcode::Fred
         | Opcode::Fsin
-        | Opcode::Ftanh
         | Opcode::Ired
         | Opcode::Redfirstidx
         | Opcode::Shfl => false,
