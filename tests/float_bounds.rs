@@ -36,6 +36,12 @@ const OPS: &[(&str, &str, &str, u32, usize, u64)] = &[
     ("ftanh_f", "ftanh.f", "f", 32, 1, 20),
     ("ftanh_hf", "ftanh.hf", "hf", 16, 1, 20),
     ("ftanh_bf", "ftanh.bf", "bf", 16, 1, 20),
+    ("fsin_f", "fsin.f", "f", 32, 1, 20),
+    ("fsin_hf", "fsin.hf", "hf", 16, 1, 20),
+    ("fsin_bf", "fsin.bf", "bf", 16, 1, 20),
+    ("fcos_f", "fcos.f", "f", 32, 1, 20),
+    ("fcos_hf", "fcos.hf", "hf", 16, 1, 20),
+    ("fcos_bf", "fcos.bf", "bf", 16, 1, 20),
 ];
 
 fn program() -> String {

@@ -32,6 +32,8 @@ const FORMS: &[(&str, usize)] = &[
     ("fexp2", 1),
     ("flog2.ftz", 1),
     ("ftanh", 1),
+    ("fsin", 1),
+    ("fcos.ftz", 1),
     ("pf2i.s16x2", 1),
     ("pf2i.u16x2", 1),
 ];

@@ -58,7 +58,10 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     if ins.i.opcode == Opcode::Frsqrt {
         return rsqrt(fx, ins, ty, ftz);
     }
-    if matches!(ins.i.opcode, Opcode::Fexp2 | Opcode::Flog2 | Opcode::Ftanh) {
+    if matches!(
+        ins.i.opcode,
+        Opcode::Fexp2 | Opcode::Flog2 | Opcode::Ftanh | Opcode::Fsin | Opcode::Fcos
+    ) {
         return super::transcendental::lower(fx, ins, ty, ftz);
     }
     if let Some(mode) = ins.qual::<Rndmode>().filter(|&r| r != Rndmode::Re) {

@@ -101,6 +101,8 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         | Opcode::Fexp2
         | Opcode::Flog2
         | Opcode::Ftanh
+        | Opcode::Fsin
+        | Opcode::Fcos
         | Opcode::Fsub => floating_point::lower(fx, &ins)?,
         Opcode::And
         | Opcode::Asr
@@ -151,14 +153,8 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         Opcode::BarrierWorkgroup | Opcode::Fence => synchronization::lower(fx, &ins)?,
         // lifetime.start: no effect
         Opcode::LifetimeStart => true,
-        // not yet lowered: fsin/fcos (need an argument reduction exact to
-        // 2^128); the sub-group instructions are lowered by the SIMT emitter
-        Opcode::Fcos
-        | Opcode::Fred
-        | Opcode::Fsin
-        | Opcode::Ired
-        | Opcode::Redfirstidx
-        | Opcode::Shfl => false,
+        // the sub-group instructions are lowered by the SIMT emitter
+        Opcode::Fred | Opcode::Ired | Opcode::Redfirstidx | Opcode::Shfl => false,
     };
     if handled {
         Ok(())
