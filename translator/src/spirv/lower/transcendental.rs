@@ -1,4 +1,4 @@
-//! Transcendental instructions (spec 13): `fexp2` (2 ULP), `flog2` (1 ULP;
+//! Transcendental instructions (spec 13): `fsin`, `fcos` (2 ULP), `fexp2` (2 ULP), `flog2` (1 ULP;
 //! relative 2^-23 on [0.5, 1.5)) and `ftanh` (2 ULP) on `.f`, `.hf`, `.bf`
 //! (and, lane by lane, their packed forms). Vulkan's `GLSL.std.450`
 //! built-ins promise less (`Exp2` 3 + 2·|x| ULP, `Log2` an absolute 2^-21
