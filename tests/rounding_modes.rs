@@ -639,3 +639,56 @@ fn every_conversion_matches_the_reference_device_bit_for_bit() {
     let msgs = vk.validation_messages();
     assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
 }
+
+/// `fmad.df` rounds once on drivers whose `Fma` rounds twice (lavapipe):
+/// the issue's example, then random products with nearby addends
+/// (cancellation, ties of the sum) in the range where the emulation is exact
+/// (`Rounding::fma64`), bit for bit against the reference device.
+#[test]
+fn fmad_df_rounds_once() {
+    let src = ".version 0.1;\n.target 100;\n.kernel @fmad(.param[8] %in, .param[8] %out)\n{\n\t.reg .64b %pi, %po, %off, %a, %b, %c, %d;\n\t.reg .32b %id;\n\tld.param.64b %pi, [%in];\n\tld.param.64b %po, [%out];\n\tumad.32b %id, %groupid.x, %enqueuedlocalsize.x, %localid.x;\n\tumul.full.32b %off, %id, 24;\n\tiadd.64b %pi, %pi, %off;\n\tumul.full.32b %off, %id, 8;\n\tiadd.64b %po, %po, %off;\n\tld.global.64b %a, [%pi];\n\tld.global.64b %b, [%pi + 8];\n\tld.global.64b %c, [%pi + 16];\n\tfmad.df %d, %a, %b, %c;\n\tst.global.64b [%po], %d;\n\treturn;\n}\n";
+    let m = pisa_translator::assemble("fmad.pisa", src).unwrap();
+    let mut vk = vulkan();
+    let mut cpu = CpuDevice::new();
+    let vp = vk.load(&m).unwrap();
+    let cp = cpu.load(&m).unwrap();
+    // (1 + 2^-52)(1 − 2^-53) − 1 = 2^-53 − 2^-105: two roundings give 0
+    let issue = [
+        0x3FF0_0000_0000_0001,
+        0x3FEF_FFFF_FFFF_FFFF,
+        0xBFF0_0000_0000_0000,
+    ];
+    let got = elementwise::run(&mut vk, vp, "fmad", (64, 3), (64, 1), &issue);
+    assert_eq!(got, [0x3C9F_FFFF_FFFF_FFFE]);
+    let mut next = elementwise::random(0xF3AD);
+    let mut ins = Vec::new();
+    for _ in 0..8192 {
+        // moderate exponents (2^-200 .. 2^200), random signs and significands
+        let f = |r: u64| {
+            let e = 823 + (r >> 52) % 400;
+            (r & 0x800F_FFFF_FFFF_FFFF) | (e << 52)
+        };
+        let (a, b) = (f(next()), f(next()));
+        let p = f64::from_bits(a) * f64::from_bits(b);
+        // c near −a·b (cancellation) half the time, near a·b's ulp otherwise
+        let c = match next() % 4 {
+            0 => (-p).to_bits() ^ (next() & 0xF),
+            1 => (p * 2f64.powi(-53)).to_bits() ^ (next() & 0x3),
+            2 => (-p * 2f64.powi(-54)).to_bits(),
+            _ => f(next()),
+        };
+        ins.extend([a, b, c]);
+    }
+    let want = elementwise::run(&mut cpu, cp, "fmad", (64, 3), (64, 1), &ins);
+    let got = elementwise::run(&mut vk, vp, "fmad", (64, 3), (64, 1), &ins);
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(
+            g,
+            w,
+            "fmad.df{:x?}: {g:#x}, want {w:#x}",
+            &ins[3 * i..3 * i + 3]
+        );
+    }
+    let msgs = vk.validation_messages();
+    assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
+}

@@ -60,8 +60,9 @@ pub struct GenConfig {
     /// Vulkan drivers do not keep NaN payloads and signs as the spec asks
     /// (03 §3.4; docs/spec-notes.md), so payloads are not compared.
     pub canonical_nan: bool,
-    /// `fmad.df`: Vulkan's `Fma` need not be fused and the back end has no
-    /// exact emulation for f64 yet (lavapipe rounds twice; issue 9).
+    /// `fmad.df`: the back end's emulation rounds once only within f64's
+    /// middle range (beyond it Vulkan's `Fma`, which need not be fused:
+    /// lavapipe's rounds twice; issue 9).
     pub fmad_df: bool,
     /// `fmin`/`fmax` may see +0 and -0 together (−0 < +0; Vulkan's
     /// NMin/NMax leave their order to the driver, the back end orders them).

@@ -118,9 +118,11 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
             let c = src(fx, ins, "src2", ty, ftz)?;
             if fbits == 32 && fx.tx.options.fma_f32_via_f64 {
                 fmad32(fx, a, b, c)?
-            } else {
+            } else if fbits == 64 {
                 // Vulkan does not require `Fma` to be fused (lavapipe's is
-                // not): fmad.df may round twice there (docs/spec-notes.md)
+                // not): emulated with one rounding (rounding.rs)
+                fx.fma64(a, b, c)?
+            } else {
                 fx.tx.glsl_op(ft, G::Fma, &[a, b, c])?
             }
         }

@@ -484,4 +484,66 @@ impl FunctionCx<'_, '_> {
         };
         self.convert_rounded(x, None, to, mode, false, dsat)
     }
+
+    /// Veltkamp's split of an f64 into a high part of 26 bits and the rest
+    /// (exact while |x| < 2^995).
+    fn split64(&mut self, x: Word) -> R<(Word, Word)> {
+        let dt = self.tx.float(64);
+        let k = self.f64c(134_217_729.0)?;
+        let t = self.tx.b.f_mul(dt, None, x, k)?;
+        let d = self.tx.b.f_sub(dt, None, t, x)?;
+        let hi = self.tx.b.f_sub(dt, None, t, d)?;
+        let lo = self.tx.b.f_sub(dt, None, x, hi)?;
+        Ok((hi, lo))
+    }
+
+    /// `a · b + c` in f64 rounded once (`fmad.df`) on drivers whose `Fma`
+    /// may round twice (Boldo and Melquiond's emulated FMA): the product
+    /// exactly as `uh + ul` (Dekker), `th + tl = c + uh` (TwoSum), the tail
+    /// `tl + ul` rounded to odd, and `th` plus it rounded once. Exact when
+    /// the operands and the product stay inside f64's normal range with
+    /// room for the split (exponents of `a`, `b` below 2^995 and of the
+    /// product between 2^-969 and 2^1023); elsewhere, and for infinities and
+    /// NaNs, the driver's `Fma` (docs/spec-notes.md).
+    pub fn fma64(&mut self, a: Word, b: Word, c: Word) -> R<Word> {
+        let dt = self.tx.float(64);
+        let bt = self.tx.bool_ty();
+        let (ah, al) = self.split64(a)?;
+        let (bh, bl) = self.split64(b)?;
+        let uh = self.tx.b.f_mul(dt, None, a, b)?;
+        // ul = ((ah·bh − uh) + ah·bl + al·bh) + al·bl
+        let t1 = self.tx.b.f_mul(dt, None, ah, bh)?;
+        let t1 = self.tx.b.f_sub(dt, None, t1, uh)?;
+        let t2 = self.tx.b.f_mul(dt, None, ah, bl)?;
+        let t1 = self.tx.b.f_add(dt, None, t1, t2)?;
+        let t3 = self.tx.b.f_mul(dt, None, al, bh)?;
+        let t1 = self.tx.b.f_add(dt, None, t1, t3)?;
+        let t4 = self.tx.b.f_mul(dt, None, al, bl)?;
+        let ul = self.tx.b.f_add(dt, None, t1, t4)?;
+        let (th, tl) = self.two_sum64(c, uh)?;
+        let (vs, ve) = self.two_sum64(tl, ul)?;
+        let v = self.round_to_odd64(vs, ve)?;
+        let z = self.tx.b.f_add(dt, None, th, v)?;
+        // where the emulation is exact: |a|, |b| < 2^995, 2^-969 ≤ |a·b|
+        // < 2^1000, c finite
+        let fallback = self.tx.glsl_op(dt, G::Fma, &[a, b, c])?;
+        let lim = self.f64c(2f64.powi(995))?;
+        let aa = self.tx.glsl_op(dt, G::FAbs, &[a])?;
+        let ab = self.tx.glsl_op(dt, G::FAbs, &[b])?;
+        let ap = self.tx.glsl_op(dt, G::FAbs, &[uh])?;
+        let ac = self.tx.glsl_op(dt, G::FAbs, &[c])?;
+        let ok_a = self.tx.b.f_ord_less_than(bt, None, aa, lim)?;
+        let ok_b = self.tx.b.f_ord_less_than(bt, None, ab, lim)?;
+        let small = self.f64c(2f64.powi(-969))?;
+        let big = self.f64c(2f64.powi(1000))?;
+        let ok_lo = self.tx.b.f_ord_greater_than_equal(bt, None, ap, small)?;
+        let ok_hi = self.tx.b.f_ord_less_than(bt, None, ap, big)?;
+        let inf = self.f64c(f64::INFINITY)?;
+        let ok_c = self.tx.b.f_ord_less_than(bt, None, ac, inf)?;
+        let ok = self.tx.b.logical_and(bt, None, ok_a, ok_b)?;
+        let ok = self.tx.b.logical_and(bt, None, ok, ok_lo)?;
+        let ok = self.tx.b.logical_and(bt, None, ok, ok_hi)?;
+        let ok = self.tx.b.logical_and(bt, None, ok, ok_c)?;
+        Ok(self.tx.b.select(dt, None, ok, z, fallback)?)
+    }
 }
