@@ -20,6 +20,15 @@ const MODES: [&str; 4] = ["rz", "ru", "rd", "rna"];
 /// (qualifiers, kernel name part).
 const QUALS: [(&str, &str); 2] = [("", ""), (".ftz.dsat", "_ftz_dsat")];
 
+/// [`QUALS`] for an instruction (`fdiv` and `fsqrt` have no `.dsat`).
+fn quals(op: &str) -> [(&'static str, &'static str); 2] {
+    if matches!(op, "fdiv" | "fsqrt") {
+        [("", ""), (".ftz", "_ftz")]
+    } else {
+        QUALS
+    }
+}
+
 /// (type, bits) of the floating-point formats.
 const TYPES: [(&str, u32); 4] = [("f", 32), ("hf", 16), ("bf", 16), ("df", 64)];
 
@@ -28,6 +37,10 @@ fn ops(ty: &str) -> Vec<(&'static str, usize)> {
     let mut v = vec![("fadd", 2), ("fsub", 2)];
     if ty != "df" {
         v.extend([("fmul", 2), ("fmad", 3)]);
+    }
+    // the spec gives quotients and roots a rounding mode on .f and .df only
+    if ty == "f" {
+        v.extend([("fdiv", 2), ("fsqrt", 1)]);
     }
     v
 }
@@ -39,7 +52,10 @@ fn program() -> String {
     for (ty, bits) in TYPES {
         let bytes = bits / 8;
         for (op, n) in ops(ty) {
-            for (m, (q, qn)) in MODES.iter().flat_map(|m| QUALS.iter().map(move |q| (m, q))) {
+            for (m, (q, qn)) in MODES
+                .iter()
+                .flat_map(|m| quals(op).into_iter().map(move |q| (m, q)))
+            {
                 let regs: Vec<String> = (0..n).map(|i| format!("%s{i}")).collect();
                 src.push_str(&format!(
                     ".kernel @{op}_{m}{qn}_{ty}(.param[8] %in, .param[8] %out)\n{{\n\t.reg .64b %pi, %po, %off;\n\t.reg .{bits}b %d, {};\n\t.reg .32b %id;\n\tld.param.64b %pi, [%in];\n\tld.param.64b %po, [%out];\n\tumad.32b %id, %groupid.x, %enqueuedlocalsize.x, %localid.x;\n\tumul.full.32b %off, %id, {};\n\tiadd.64b %pi, %pi, %off;\n\tumul.full.32b %off, %id, {bytes};\n\tiadd.64b %po, %po, %off;\n",
@@ -110,6 +126,13 @@ fn hand_derived_values_on_both_devices() {
             &[0x3F80_0001, 0x3F7F_FFFF, 0xBF80_0000],
             0x337F_FFFE,
         ),
+        // 1/3 = 0x3EAAAAAA.AA...: down and toward zero keep ...AA, up ...AB
+        ("fdiv_rz_f", 32, &[0x3F80_0000, 0x4040_0000], 0x3EAA_AAAA),
+        ("fdiv_ru_f", 32, &[0x3F80_0000, 0x4040_0000], 0x3EAA_AAAB),
+        ("fdiv_rd_f", 32, &[0xBF80_0000, 0x4040_0000], 0xBEAA_AAAB),
+        // sqrt 2 = 1.41421356.. lies between 0x3FB504F3 and 0x3FB504F4
+        ("fsqrt_rd_f", 32, &[0x4000_0000], 0x3FB5_04F3),
+        ("fsqrt_ru_f", 32, &[0x4000_0000], 0x3FB5_04F4),
         // 1 + 2^-12 in half: a quarter ulp
         ("fadd_ru_hf", 16, &[0x3C00, 0x0C00], 0x3C01),
         ("fadd_rz_hf", 16, &[0x3C00, 0x0C00], 0x3C00),
@@ -268,7 +291,7 @@ fn every_form_matches_the_reference_device_bit_for_bit() {
         for (op, n) in ops(ty) {
             for (k, (m, (_, qn))) in MODES
                 .iter()
-                .flat_map(|m| QUALS.iter().map(move |q| (m, q)))
+                .flat_map(|m| quals(op).into_iter().map(move |q| (m, q)))
                 .enumerate()
             {
                 let kernel = format!("{op}_{m}{qn}_{ty}");
@@ -290,9 +313,9 @@ fn every_form_matches_the_reference_device_bit_for_bit() {
             }
         }
     }
-    // 3 types × 4 instructions × 4 modes, and 2 instructions × 4 modes on
-    // .df, each plain and with .ftz.dsat
-    assert_eq!(compared, 56 * (1024 + 256));
+    // 6 instructions × 4 modes on .f, 4 × 4 on .hf and .bf, 2 × 4 on .df,
+    // each plain and with .ftz(.dsat)
+    assert_eq!(compared, 64 * (1024 + 256));
     let msgs = vk.validation_messages();
     assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
 }

@@ -151,16 +151,21 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     Ok(true)
 }
 
-/// `fadd`, `fsub`, `fmul`, `fmad` in a rounding mode Vulkan does not have
-/// (`rounding.rs`): `.f`, `.hf`, `.bf` through f64 rounded once into the
-/// format; `fadd`/`fsub` on `.df` through TwoSum's error. Other instructions
-/// in these modes are not lowered yet.
+/// `fadd`, `fsub`, `fmul`, `fmad`, `fdiv`, `fsqrt` in a rounding mode
+/// Vulkan does not have (`rounding.rs`): `.f`, `.hf`, `.bf` through f64
+/// rounded once into the format (quotients and roots rounded to odd by
+/// their exact remainder); `fadd`/`fsub` on `.df` through TwoSum's error.
+/// `.df` products, quotients and roots in these modes are not lowered yet.
 fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) -> R<bool> {
     let op = ins.i.opcode;
     if !matches!(
         op,
-        Opcode::Fadd | Opcode::Fsub | Opcode::Fmul | Opcode::Fmad
+        Opcode::Fadd | Opcode::Fsub | Opcode::Fmul | Opcode::Fmad | Opcode::Fdiv | Opcode::Fsqrt
     ) {
+        return Ok(false);
+    }
+    // .df quotients and roots have no wider format to be computed in yet
+    if ty == "df" && matches!(op, Opcode::Fdiv | Opcode::Fsqrt) {
         return Ok(false);
     }
     let dt = fx.tx.float(64);
@@ -231,6 +236,8 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
             fx.narrow(p, to, mode)?
         }
         (Opcode::Fmad, [a, b, c]) => fx.fma_rounded(*a, *b, *c, to, mode)?,
+        (Opcode::Fdiv, [a, b]) => fx.div_rounded(*a, *b, to, mode)?,
+        (Opcode::Fsqrt, [a]) => fx.sqrt_rounded(*a, to, mode)?,
         (_, [a, b]) => fx.add_rounded(*a, *b, to, mode)?,
         _ => return Ok(false),
     };

@@ -546,4 +546,89 @@ impl FunctionCx<'_, '_> {
         let ok = self.tx.b.logical_and(bt, None, ok, ok_c)?;
         Ok(self.tx.b.select(dt, None, ok, z, fallback)?)
     }
+
+    /// Dekker's exact product of two f64 values whose split cannot
+    /// overflow and whose product's error term is normal: `(p, e)` with
+    /// `p = RN(x·y)` and `x·y = p + e`.
+    fn two_prod64(&mut self, x: Word, y: Word) -> R<(Word, Word)> {
+        let dt = self.tx.float(64);
+        let (xh, xl) = self.split64(x)?;
+        let (yh, yl) = self.split64(y)?;
+        let p = self.tx.b.f_mul(dt, None, x, y)?;
+        let t = self.tx.b.f_mul(dt, None, xh, yh)?;
+        let t = self.tx.b.f_sub(dt, None, t, p)?;
+        let u = self.tx.b.f_mul(dt, None, xh, yl)?;
+        let t = self.tx.b.f_add(dt, None, t, u)?;
+        let u = self.tx.b.f_mul(dt, None, xl, yh)?;
+        let t = self.tx.b.f_add(dt, None, t, u)?;
+        let u = self.tx.b.f_mul(dt, None, xl, yl)?;
+        let e = self.tx.b.f_add(dt, None, t, u)?;
+        Ok((p, e))
+    }
+
+    /// `q` (an f64 quotient or square root, rounded to nearest) rounded to
+    /// odd given `below` (a bool: the exact value is above `q` in
+    /// magnitude... as a signed comparison: exact > q) and `inexact`.
+    fn odd_toward(&mut self, q: Word, exact_above: Word, inexact: Word) -> R<Word> {
+        let dt = self.tx.float(64);
+        let ut = self.tx.uint(64);
+        let bt = self.tx.bool_ty();
+        let qb = self.tx.b.bitcast(ut, None, q)?;
+        let one = self.tx.const_uint(64, 1);
+        let zero = self.tx.const_uint(64, 0);
+        let low = self.tx.b.bitwise_and(ut, None, qb, one)?;
+        let even = self.tx.b.i_equal(bt, None, low, zero)?;
+        let adjust = self.tx.b.logical_and(bt, None, inexact, even)?;
+        // toward the exact value: +1 on the encoding when it grows the
+        // magnitude (exact above a positive q, or below a negative one)
+        let sign = self.tx.const_uint(64, 1 << 63);
+        let s = self.tx.b.bitwise_and(ut, None, qb, sign)?;
+        let negative = self.tx.b.i_not_equal(bt, None, s, zero)?;
+        let grows = self
+            .tx
+            .b
+            .logical_not_equal(bt, None, exact_above, negative)?;
+        let minus = self.tx.const_uint(64, u64::MAX);
+        let step = self.tx.b.select(ut, None, grows, one, minus)?;
+        let moved = self.tx.b.i_add(ut, None, qb, step)?;
+        let rb = self.tx.b.select(ut, None, adjust, moved, qb)?;
+        Ok(self.tx.b.bitcast(dt, None, rb)?)
+    }
+
+    /// `a / b` (f64 values of a narrower format) rounded into `to` in
+    /// `mode`: the f64 quotient, its exact remainder `a − q·b` (Dekker)
+    /// telling on which side the exact quotient lies, rounded to odd, then
+    /// one rounding.
+    pub fn div_rounded(&mut self, a: Word, b: Word, to: Narrow, mode: Rndmode) -> R<Word> {
+        let dt = self.tx.float(64);
+        let bt = self.tx.bool_ty();
+        let q = self.tx.b.f_div(dt, None, a, b)?;
+        let (p, e) = self.two_prod64(q, b)?;
+        let r = self.tx.b.f_sub(dt, None, a, p)?;
+        let r = self.tx.b.f_sub(dt, None, r, e)?;
+        let zero = self.f64c(0.0)?;
+        let inexact = self.tx.b.f_ord_not_equal(bt, None, r, zero)?;
+        // exact quotient = q + r/b: above q when r and b have one sign
+        let rpos = self.tx.b.f_ord_greater_than(bt, None, r, zero)?;
+        let bpos = self.tx.b.f_ord_greater_than(bt, None, b, zero)?;
+        let above = self.tx.b.logical_equal(bt, None, rpos, bpos)?;
+        let x = self.odd_toward(q, above, inexact)?;
+        self.narrow(x, to, mode)
+    }
+
+    /// `sqrt(a)` (an f64 value of a narrower format) rounded into `to` in
+    /// `mode`, the same way: the remainder `a − s²`.
+    pub fn sqrt_rounded(&mut self, a: Word, to: Narrow, mode: Rndmode) -> R<Word> {
+        let dt = self.tx.float(64);
+        let bt = self.tx.bool_ty();
+        let s = self.tx.glsl_op(dt, G::Sqrt, &[a])?;
+        let (p, e) = self.two_prod64(s, s)?;
+        let r = self.tx.b.f_sub(dt, None, a, p)?;
+        let r = self.tx.b.f_sub(dt, None, r, e)?;
+        let zero = self.f64c(0.0)?;
+        let inexact = self.tx.b.f_ord_not_equal(bt, None, r, zero)?;
+        let above = self.tx.b.f_ord_greater_than(bt, None, r, zero)?;
+        let x = self.odd_toward(s, above, inexact)?;
+        self.narrow(x, to, mode)
+    }
 }
