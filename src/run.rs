@@ -359,8 +359,13 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
             }
         }
     }
-    if is_spirv {
+    let described = rt
+        .kernels(prog)?
+        .iter()
+        .any(|k| k.name == a.kernel.trim_start_matches('@') && k.params.is_some());
+    if is_spirv && !described {
         // the module's kernels have no declared parameters to check against
+        // (SPIR-V from `pisa spirv` describes them)
         let bytes: usize = arg_bytes.iter().map(Vec::len).sum();
         eprintln!(
             "note: a SPIR-V module declares no parameter list: its {} argument(s) ({bytes} bytes, each 8-byte aligned) are passed unchecked (docs/abi.md, \"Argument block\")",

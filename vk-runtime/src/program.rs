@@ -115,6 +115,33 @@ fn check_inlined_size(inlined: u64) -> Result<()> {
     Ok(())
 }
 
+/// The kernel descriptions (`OpModuleProcessed`, 330) a module written by
+/// `pisa spirv` carries (`pisa_translator::spirv::kernel_info`).
+fn kernel_descriptions(words: &[u32]) -> Vec<pisa_translator::spirv::layout::KernelLayout> {
+    let mut out = Vec::new();
+    let mut i = 5;
+    while i < words.len() {
+        let (len, op) = ((words[i] >> 16) as usize, words[i] & 0xFFFF);
+        if len == 0 || i + len > words.len() {
+            break;
+        }
+        if op == 330 && len > 1 {
+            let bytes: Vec<u8> = words[i + 1..i + len]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect();
+            let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+            if let Some(k) =
+                pisa_translator::spirv::kernel_info::parse(&String::from_utf8_lossy(&bytes[..end]))
+            {
+                out.push(k);
+            }
+        }
+        i += len;
+    }
+    out
+}
+
 /// Entry-point names of a SPIR-V module.
 fn entry_points(words: &[u32]) -> Result<Vec<String>> {
     if words.len() < 5 || words[0] != 0x0723_0203 {
@@ -213,12 +240,20 @@ impl Runtime {
         // of 4 within the 128 bytes every device supports), on a live device.
         let pl = unsafe { self.device.create_pipeline_layout(&info, None) }
             .vk("vkCreatePipelineLayout")?;
+        // raw SPIR-V from `pisa spirv` describes its kernels' parameters
+        let described = if layout.is_none() {
+            kernel_descriptions(words)
+        } else {
+            Vec::new()
+        };
         let kernels = names
             .iter()
             .map(|n| {
                 let k = layout
                     .as_ref()
-                    .and_then(|l| l.kernels.iter().find(|k| &k.name == n));
+                    .map_or(&described[..], |l| &l.kernels[..])
+                    .iter()
+                    .find(|k| &k.name == n);
                 KernelInfo {
                     name: n.clone(),
                     params: k.map(|k| k.params.clone()),

@@ -15,6 +15,7 @@ pub mod checked;
 mod control;
 mod entry;
 mod function;
+pub mod kernel_info;
 pub mod layout;
 mod lower;
 mod memory;
@@ -186,6 +187,16 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
     function::emit_all(&mut tx)?;
     entry::emit_entry_points(&mut tx)?;
     checked::emit_device_check(&mut tx)?;
+    // each kernel's parameters, for runs of the module as raw SPIR-V
+    let descriptions: Vec<String> = tx
+        .layout
+        .kernels
+        .iter()
+        .map(kernel_info::describe)
+        .collect();
+    for d in descriptions {
+        tx.b.module_processed(d);
+    }
     tx.layout.sets_status = tx.uses_status;
     let (module, layout) = tx.finish();
     Ok(Spirv {
