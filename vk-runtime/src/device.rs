@@ -404,7 +404,7 @@ impl Runtime {
         if !info.buffer_device_address {
             return Err(RuntimeError::MissingFeature {
                 feature: "bufferDeviceAddress",
-                construct: "`.global`/`.const` memory and pointer arguments",
+                construct: "`.global`/`.const` memory and pointer arguments".into(),
             });
         }
         // SAFETY: `pdev` was enumerated from this live instance.

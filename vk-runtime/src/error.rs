@@ -12,7 +12,7 @@ pub enum RuntimeError {
     #[error("the device lacks `{feature}`, which {construct} needs")]
     MissingFeature {
         feature: &'static str,
-        construct: &'static str,
+        construct: String,
     },
     #[error("Vulkan error {result:?} in {call}")]
     Vulkan {

@@ -131,6 +131,16 @@ impl Features {
                 _ => continue,
             };
             if !have {
+                // the instruction that made the translator need it
+                let first = crate::program::module_processed(spirv)
+                    .iter()
+                    .filter_map(|s| pisa_translator::spirv::kernel_info::parse_capability(s))
+                    .find(|(c, _)| *c == cap)
+                    .map(|(_, what)| what.to_string());
+                let construct = match first {
+                    Some(what) => format!("{what} ({construct})"),
+                    None => construct.to_string(),
+                };
                 return Err(crate::RuntimeError::MissingFeature { feature, construct });
             }
         }
@@ -187,5 +197,22 @@ mod tests {
         let all = Features::needed_by(&m);
         assert!(all.int64 && all.float64 && !all.int8);
         assert!(all.check(&m).is_ok());
+    }
+
+    #[test]
+    fn a_missing_feature_names_the_instruction_that_needs_it() {
+        // a module that computes fsin.f in f64 (spirv/lower/transcendental.rs)
+        let src = ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %o)\n{\n\t.reg .64b %p;\n\t.reg .32b %a;\n\tld.param.64b %p, [%o];\n\tld.global.32b %a, [%p];\n\tfsin.f %a, %a;\n\tst.global.32b [%p], %a;\n\treturn;\n}\n";
+        let m = pisa_translator::assemble("k.pisa", src).unwrap();
+        let spv = pisa_translator::spirv::translate(&m).unwrap();
+        let f = Features {
+            int64: true,
+            ..Default::default()
+        };
+        let e = f.check(&spv.words).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "the device lacks `shaderFloat64`, which `fsin.f` at k.pisa:9:2 (double-precision arithmetic (.df)) needs"
+        );
     }
 }

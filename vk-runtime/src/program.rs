@@ -115,9 +115,10 @@ fn check_inlined_size(inlined: u64) -> Result<()> {
     Ok(())
 }
 
-/// The kernel descriptions (`OpModuleProcessed`, 330) a module written by
-/// `pisa spirv` carries (`pisa_translator::spirv::kernel_info`).
-fn kernel_descriptions(words: &[u32]) -> Vec<pisa_translator::spirv::layout::KernelLayout> {
+/// The `OpModuleProcessed` (330) strings of a module: what the translator
+/// says about its kernels and capabilities
+/// (`pisa_translator::spirv::kernel_info`).
+pub(crate) fn module_processed(words: &[u32]) -> Vec<String> {
     let mut out = Vec::new();
     let mut i = 5;
     while i < words.len() {
@@ -131,15 +132,19 @@ fn kernel_descriptions(words: &[u32]) -> Vec<pisa_translator::spirv::layout::Ker
                 .flat_map(|w| w.to_le_bytes())
                 .collect();
             let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-            if let Some(k) =
-                pisa_translator::spirv::kernel_info::parse(&String::from_utf8_lossy(&bytes[..end]))
-            {
-                out.push(k);
-            }
+            out.push(String::from_utf8_lossy(&bytes[..end]).into_owned());
         }
         i += len;
     }
     out
+}
+
+/// The kernel descriptions a module written by `pisa spirv` carries.
+fn kernel_descriptions(words: &[u32]) -> Vec<pisa_translator::spirv::layout::KernelLayout> {
+    module_processed(words)
+        .iter()
+        .filter_map(|s| pisa_translator::spirv::kernel_info::parse(s))
+        .collect()
 }
 
 /// Entry-point names of a SPIR-V module.

@@ -10,6 +10,19 @@
 use super::layout::{KernelLayout, ParamSlot};
 
 const TAG: &str = "pisa-kernel ";
+const CAPABILITY: &str = "pisa-capability ";
+
+/// Why a module declares a capability: `pisa-capability N WHAT` (the first
+/// instruction that needed it, `` `fsin.f` at k.pisa:5:2 ``).
+pub fn describe_capability(cap: u32, what: &str) -> String {
+    format!("{CAPABILITY}{cap} {what}")
+}
+
+/// A capability's reason, if `s` is one.
+pub fn parse_capability(s: &str) -> Option<(u32, &str)> {
+    let (n, what) = s.strip_prefix(CAPABILITY)?.split_once(' ')?;
+    Some((n.parse().ok()?, what))
+}
 
 /// The description of a kernel.
 pub fn describe(k: &KernelLayout) -> String {

@@ -197,6 +197,14 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
     for d in descriptions {
         tx.b.module_processed(d);
     }
+    let sites: Vec<String> = tx
+        .capability_sites
+        .iter()
+        .map(|(c, what)| kernel_info::describe_capability(*c, what))
+        .collect();
+    for s in sites {
+        tx.b.module_processed(s);
+    }
     tx.layout.sets_status = tx.uses_status;
     let (module, layout) = tx.finish();
     Ok(Spirv {

@@ -66,6 +66,11 @@ pub struct ModuleCx<'m> {
     /// Checked mode: the `pisa_check_device` function, once an access
     /// needs it (`spirv::checked`).
     pub check_fn: Option<Word>,
+    /// The instruction being lowered (`` `fsin.f` at k.pisa:5:2 ``), and
+    /// the first instruction that made the module declare each capability
+    /// (named in the runtime's "the device lacks" error).
+    pub current_instruction: Option<String>,
+    pub capability_sites: Vec<(u32, String)>,
 }
 
 impl<'m> ModuleCx<'m> {
@@ -116,6 +121,8 @@ impl<'m> ModuleCx<'m> {
             global_locks: None,
             shared_locks: None,
             check_fn: None,
+            current_instruction: None,
+            capability_sites: Vec::new(),
         };
         tx.cap(Capability::Shader);
         tx.cap(Capability::PhysicalStorageBufferAddresses);
@@ -160,7 +167,11 @@ impl<'m> ModuleCx<'m> {
     }
 
     pub fn cap(&mut self, c: Capability) {
-        self.caps.insert(c as u32);
+        if self.caps.insert(c as u32) {
+            if let Some(site) = &self.current_instruction {
+                self.capability_sites.push((c as u32, site.clone()));
+            }
+        }
     }
 
     /// The module's functions with their index (declaration order).

@@ -67,6 +67,12 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         form,
         name: i.opcode.name(),
     };
+    // what a capability it declares first is for (kernel_info.rs)
+    fx.tx.current_instruction = Some(format!(
+        "`{}` at {}",
+        unsupported_what(&ins),
+        fx.tx.program.source.describe(i.span)
+    ));
     // every instruction of the catalog (the generated `Opcode`), without a
     // wildcard: a new instruction does not compile until it is placed here
     let handled = match i.opcode {
