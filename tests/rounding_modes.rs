@@ -358,6 +358,8 @@ const CONVERSIONS: &[(&str, &str, u32, u32, usize)] = &[
     ("i2f_bf_s32", "i2f.bf.s32", 16, 32, 1),
     ("i2f_bf_u64", "i2f.bf.u64", 16, 64, 1),
     ("i2f_bf_u8", "i2f.bf.u8", 16, 8, 1),
+    ("i2f_df_s64", "i2f.df.s64", 64, 64, 1),
+    ("i2f_df_u64", "i2f.df.u64", 64, 64, 1),
 ];
 
 const ALL_MODES: [&str; 5] = ["re", "rz", "ru", "rd", "rna"];
@@ -575,6 +577,30 @@ fn conversions_with_hand_derived_values_on_both_devices() {
                 0xDA00_0000,
                 0xDA00_0001,
                 0xDA00_0000,
+            ],
+        ),
+        // 2^53 + 1 into f64: a tie; u64::MAX rounds up to 2^64 except
+        // toward zero or down
+        (
+            "i2f_df_s64",
+            &[(1 << 53) + 1],
+            [
+                0x4340_0000_0000_0000,
+                0x4340_0000_0000_0000,
+                0x4340_0000_0000_0001,
+                0x4340_0000_0000_0000,
+                0x4340_0000_0000_0001,
+            ],
+        ),
+        (
+            "i2f_df_u64",
+            &[u64::MAX],
+            [
+                0x43F0_0000_0000_0000,
+                0x43EF_FFFF_FFFF_FFFF,
+                0x43F0_0000_0000_0000,
+                0x43EF_FFFF_FFFF_FFFF,
+                0x43F0_0000_0000_0000,
             ],
         ),
         // (1 + 2^-11, −1 − 2^-11) into a packed pair

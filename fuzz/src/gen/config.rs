@@ -43,7 +43,7 @@ pub struct GenConfig {
     pub rounding: bool,
     /// Non-default `.rndmode` on the forms the Vulkan back end emulates:
     /// `fadd`, `fsub`, `fmul`, `fmad` on `.f`, `.hf`, `.bf`, `fadd`, `fsub`
-    /// on `.df`, `i2f` (but 64-bit integers to `.df`) and `ftrunc`
+    /// on `.df`, `fdiv`, `fsqrt` on `.f`, `i2f` and `ftrunc`
     /// (`rounding` turns on the rest too).
     pub emulated_rounding: bool,
     /// Other forms the Vulkan back end does not lower yet: `fmul.full`,

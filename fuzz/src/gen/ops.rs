@@ -726,15 +726,9 @@ impl Gen<'_> {
                 let fty = self.float_ty()?;
                 let w = *self.rng.pick(&ints);
                 let s = if self.rng.chance(0.5) { "s" } else { "u" };
-                // every mode but from 64-bit integers to .df, and .dsat
-                // into the narrower formats, are emulated
-                let emulated = self.cfg.emulated_rounding && !(fty == "df" && w == 64);
-                let rnd = self.rnd_if(self.cfg.rounding || emulated);
-                let sat = if fty != "df" || self.cfg.unlowered {
-                    self.dsat()
-                } else {
-                    ""
-                };
+                // every mode and .dsat are emulated
+                let rnd = self.rnd_if(self.cfg.rounding || self.cfg.emulated_rounding);
+                let sat = self.dsat();
                 let d = self.pool(Class::int(fbits(fty)));
                 let a = self.src(Class::int(w));
                 Some(inst(

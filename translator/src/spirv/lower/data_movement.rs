@@ -300,7 +300,17 @@ fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     // into .df, integers of up to 32 bits are exact: every mode gives the
     // same value, and nothing saturates
     let exact = to == "df" && bits_of(from) <= 32;
-    if !exact && (mode != Rndmode::Re || dsat) {
+    if to == "df" && !exact && mode != Rndmode::Re {
+        // 64-bit integers: the nearest f64 corrected by its exact integer
+        // error (rounding.rs); `.dsat` changes nothing (no integer reaches
+        // f64's infinity)
+        let v = fx.read(ins.opr("src0")?, 64)?;
+        let r = fx.i64_to_f64_rounded(v, from.starts_with('s'), mode)?;
+        fx.write_f(ins.opr("dst")?, r, 64)?;
+        return Ok(true);
+    }
+    // `.dsat` into .df changes nothing: no integer reaches its infinity
+    if !exact && (mode != Rndmode::Re || (dsat && to != "df")) {
         return Ok(false);
     }
     let tb = match to {

@@ -631,4 +631,36 @@ impl FunctionCx<'_, '_> {
         let x = self.odd_toward(s, above, inexact)?;
         self.narrow(x, to, mode)
     }
+
+    /// A 64-bit integer (`signed` or not) as f64 in `mode`: the driver's
+    /// nearest conversion `r`, the exact integer error `v − r` (small: at
+    /// most 2^11 in magnitude; `r` = 2^63 or 2^64 wraps in the subtraction,
+    /// which still gives it), and the directed correction on the encoding.
+    pub fn i64_to_f64_rounded(&mut self, v: Word, signed: bool, mode: Rndmode) -> R<Word> {
+        let dt = self.tx.float(64);
+        let u64t = self.tx.uint(64);
+        let bt = self.tx.bool_ty();
+        let r = if signed {
+            self.tx.b.convert_s_to_f(dt, None, v)?
+        } else {
+            self.tx.b.convert_u_to_f(dt, None, v)?
+        };
+        // r back as an integer, where it is one: 2^63 (signed) or 2^64
+        // (unsigned) are out of range, and stand for their wrapped value
+        let limit = self.f64c(if signed { 2f64.powi(63) } else { 2f64.powi(64) })?;
+        let out = self.tx.b.f_ord_greater_than_equal(bt, None, r, limit)?;
+        let zero = self.f64c(0.0)?;
+        let safe = self.tx.b.select(dt, None, out, zero, r)?;
+        let back = if signed {
+            self.tx.b.convert_f_to_s(u64t, None, safe)?
+        } else {
+            self.tx.b.convert_f_to_u(u64t, None, safe)?
+        };
+        let wrapped = self.tx.const_uint(64, if signed { 1 << 63 } else { 0 });
+        let back = self.tx.b.select(u64t, None, out, wrapped, back)?;
+        let diff = self.tx.b.i_sub(u64t, None, v, back)?;
+        let e = self.tx.b.convert_s_to_f(dt, None, diff)?;
+        let no_overflow = self.tx.b.constant_false(bt);
+        self.directed64(r, e, no_overflow, mode)
+    }
 }
