@@ -18,6 +18,7 @@ const OPS: &[(&str, &str, &str, u32, usize, u64)] = &[
     ("frsqrt_f", "frsqrt.fast.f", "f", 32, 1, 10),
     ("frsqrt_hf", "frsqrt.fast.hf", "hf", 16, 1, 10),
     ("frsqrt_bf", "frsqrt.fast.bf", "bf", 16, 1, 10),
+    ("frsqrt_df", "frsqrt.fast.df", "df", 64, 1, 10),
     ("frcp_f", "frcp.f", "f", 32, 1, 10),
     ("frcp_hf", "frcp.hf", "hf", 16, 1, 10),
     ("fdiv_fast_f", "fdiv.fast.f", "f", 32, 2, 25),

@@ -272,7 +272,16 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
 /// compute in.
 fn rsqrt(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
     let Some(to) = super::rounding::Narrow::of(ty) else {
-        return Ok(false);
+        // .df: refined in double-double (rounding.rs)
+        let x = src(fx, ins, "src0", ty, ftz)?;
+        let ut = fx.tx.uint(64);
+        let raw = fx.tx.b.bitcast(ut, None, x)?;
+        let y = fx.rsqrt64(x)?;
+        let bits = fx.tx.b.bitcast(ut, None, y)?;
+        let bits = nan_rules(fx, ty, &[raw], bits)?;
+        let bits = if ftz { flush(fx, bits, ty)? } else { bits };
+        fx.write(ins.opr("dst")?, bits, 64)?;
+        return Ok(true);
     };
     let dt = fx.tx.float(64);
     let (x, raw) = if ty == "f" {

@@ -663,4 +663,85 @@ impl FunctionCx<'_, '_> {
         let no_overflow = self.tx.b.constant_false(bt);
         self.directed64(r, e, no_overflow, mode)
     }
+
+    /// 2^k for an integer k (as a u32 holding a signed value) in f64's
+    /// normal range.
+    fn pow2_64(&mut self, k: Word) -> R<Word> {
+        let u32t = self.tx.uint(32);
+        let u64t = self.tx.uint(64);
+        let dt = self.tx.float(64);
+        let bias = self.tx.const_u32(1023);
+        let biased = self.tx.b.i_add(u32t, None, k, bias)?;
+        let wide = self.tx.b.u_convert(u64t, None, biased)?;
+        let c52 = self.tx.const_uint(64, 52);
+        let bits = self.tx.b.shift_left_logical(u64t, None, wide, c52)?;
+        Ok(self.tx.b.bitcast(dt, None, bits)?)
+    }
+
+    /// `frsqrt.df` (at most 1 ULP): x scaled by an even power of two into
+    /// [1, 4), y = 1/sqrt(x) in f64, one Newton step y + y·(1 − x·y²)/2 with
+    /// the residual from exact products (Dekker), then scaled back — within
+    /// half an ULP and a tiny fraction. ±0 give ±∞, +∞ gives +0, negative
+    /// arguments NaN.
+    pub fn rsqrt64(&mut self, x: Word) -> R<Word> {
+        let dt = self.tx.float(64);
+        let u32t = self.tx.uint(32);
+        let u64t = self.tx.uint(64);
+        let bt = self.tx.bool_ty();
+        // subnormals first up by 2^108 (the result then by 2^54)
+        let tiny = self.f64c(2f64.powi(-1000))?;
+        let ax = self.tx.glsl_op(dt, G::FAbs, &[x])?;
+        let is_tiny = self.tx.b.f_ord_less_than(bt, None, ax, tiny)?;
+        let up = self.f64c(2f64.powi(108))?;
+        let xu = self.tx.b.f_mul(dt, None, x, up)?;
+        let m = self.tx.b.select(dt, None, is_tiny, xu, x)?;
+        let c54 = self.tx.const_u32(54);
+        let zero = self.tx.const_u32(0);
+        let adj = self.tx.b.select(u32t, None, is_tiny, c54, zero)?;
+        // e = exponent of m; k = floor(e / 2); x' = m · 2^-2k in [1, 4)
+        let mb = self.tx.b.bitcast(u64t, None, m)?;
+        let c52 = self.tx.const_uint(64, 52);
+        let ef = self.tx.b.shift_right_logical(u64t, None, mb, c52)?;
+        let c7ff = self.tx.const_uint(64, 0x7FF);
+        let ef = self.tx.b.bitwise_and(u64t, None, ef, c7ff)?;
+        let ef = self.resize(ef, 64, 32, false)?;
+        let bias = self.tx.const_u32(1023);
+        let e = self.tx.b.i_sub(u32t, None, ef, bias)?;
+        let one = self.tx.const_u32(1);
+        let k = self.tx.b.shift_right_arithmetic(u32t, None, e, one)?;
+        let two_k = self.tx.b.shift_left_logical(u32t, None, k, one)?;
+        let neg_2k = self.tx.b.s_negate(u32t, None, two_k)?;
+        let s = self.pow2_64(neg_2k)?;
+        let xs = self.tx.b.f_mul(dt, None, m, s)?;
+        let r0 = self.tx.glsl_op(dt, G::Sqrt, &[xs])?;
+        let onef = self.f64c(1.0)?;
+        let y = self.tx.b.f_div(dt, None, onef, r0)?;
+        // residual 1 − x'·y², exactly enough: y² = p + pe, x'·p = q + qe
+        let (p, pe) = self.two_prod64(y, y)?;
+        let (q, qe) = self.two_prod64(xs, p)?;
+        let r = self.tx.b.f_sub(dt, None, onef, q)?;
+        let r = self.tx.b.f_sub(dt, None, r, qe)?;
+        let xpe = self.tx.b.f_mul(dt, None, xs, pe)?;
+        let r = self.tx.b.f_sub(dt, None, r, xpe)?;
+        let half = self.f64c(0.5)?;
+        let c = self.tx.b.f_mul(dt, None, y, r)?;
+        let c = self.tx.b.f_mul(dt, None, c, half)?;
+        let y = self.tx.b.f_add(dt, None, y, c)?;
+        // back: y · 2^(adj − k)
+        let back = self.tx.b.i_sub(u32t, None, adj, k)?;
+        let sb = self.pow2_64(back)?;
+        let y = self.tx.b.f_mul(dt, None, y, sb)?;
+        // special values
+        let zerof = self.f64c(0.0)?;
+        let is_zero = self.tx.b.f_ord_equal(bt, None, x, zerof)?;
+        let inf = self.f64c(f64::INFINITY)?;
+        // ±0: ±∞ (1/x keeps the sign)
+        let signed_inf = self.tx.b.f_div(dt, None, onef, x)?;
+        let y = self.tx.b.select(dt, None, is_zero, signed_inf, y)?;
+        let is_inf = self.tx.b.f_ord_equal(bt, None, x, inf)?;
+        let y = self.tx.b.select(dt, None, is_inf, zerof, y)?;
+        let negative = self.tx.b.f_ord_less_than(bt, None, x, zerof)?;
+        let nan = self.f64c(f64::NAN)?;
+        Ok(self.tx.b.select(dt, None, negative, nan, y)?)
+    }
 }
