@@ -360,6 +360,14 @@ const CONVERSIONS: &[(&str, &str, u32, u32, usize)] = &[
     ("i2f_bf_u8", "i2f.bf.u8", 16, 8, 1),
     ("i2f_df_s64", "i2f.df.s64", 64, 64, 1),
     ("i2f_df_u64", "i2f.df.u64", 64, 64, 1),
+    // `{}`: where the mode and qualifiers go
+    ("fmul_full_hf", "fmul.full{}.hf", 32, 16, 2),
+    ("fmul_full_bf", "fmul.full{}.bf", 32, 16, 2),
+    // round to an integral value: the mode is required
+    ("frnd_hf", "frnd{}.hf", 16, 16, 1),
+    ("frnd_bf", "frnd{}.bf", 16, 16, 1),
+    ("frnd_f", "frnd{}.f", 32, 32, 1),
+    ("frnd_df", "frnd{}.df", 64, 64, 1),
 ];
 
 const ALL_MODES: [&str; 5] = ["re", "rz", "ru", "rd", "rna"];
@@ -369,6 +377,8 @@ const ALL_MODES: [&str; 5] = ["re", "rz", "ru", "rd", "rna"];
 fn conversion_quals(instr: &str) -> [(&'static str, &'static str); 2] {
     if instr.starts_with("i2f") {
         [("", ""), (".dsat", "_dsat")]
+    } else if instr.starts_with("frnd") {
+        [("", ""), (".ftz", "_ftz")]
     } else {
         [("", ""), (".ftz.dsat", "_ftz_dsat")]
     }
@@ -409,14 +419,20 @@ fn conversion_program() -> String {
                 ));
             }
             for (k, m) in ALL_MODES.iter().enumerate() {
-                // the default mode is written without a qualifier
-                let m = if *m == "re" {
+                // the default mode is written without a qualifier (frnd
+                // requires one)
+                let m = if *m == "re" && !instr.starts_with("frnd") {
                     String::new()
                 } else {
                     format!(".{m}")
                 };
+                let instr = if instr.contains("{}") {
+                    instr.replace("{}", &format!("{m}{q}"))
+                } else {
+                    format!("{instr}{m}{q}")
+                };
                 src.push_str(&format!(
-                    "\t{instr}{m}{q} %d, {};\n\tst.global.{dst_ty} [%po + {}], %d;\n",
+                    "\t{instr} %d, {};\n\tst.global.{dst_ty} [%po + {}], %d;\n",
                     srcs.join(", "),
                     k as u32 * dbytes
                 ));
@@ -601,6 +617,19 @@ fn conversions_with_hand_derived_values_on_both_devices() {
                 0x43F0_0000_0000_0000,
                 0x43EF_FFFF_FFFF_FFFF,
                 0x43F0_0000_0000_0000,
+            ],
+        ),
+        // widening products: exact for half, beyond f32's range for bfloat16
+        ("fmul_full_hf", &[0x3C01, 0x3C01], [0x3F80_4008; 5]),
+        (
+            "fmul_full_bf",
+            &[0x7F7F, 0x4000],
+            [
+                0x7F80_0000,
+                0x7F7F_FFFF,
+                0x7F80_0000,
+                0x7F7F_FFFF,
+                0x7F80_0000,
             ],
         ),
         // (1 + 2^-11, −1 − 2^-11) into a packed pair

@@ -46,9 +46,6 @@ pub struct GenConfig {
     /// on `.df`, `fdiv`, `fsqrt` on `.f`, `i2f` and `ftrunc`
     /// (`rounding` turns on the rest too).
     pub emulated_rounding: bool,
-    /// Other forms the Vulkan back end does not lower yet: `fmul.full`,
-    /// `frnd.ftz`, `frnd` of `.hf`/`.bf`.
-    pub unlowered: bool,
     /// `.ftz`.
     pub ftz: bool,
     /// `.dsat` (floating point and integer) and `.nanp`.
@@ -126,7 +123,6 @@ impl Default for GenConfig {
             f64: true,
             rounding: false,
             emulated_rounding: true,
-            unlowered: false,
             ftz: true,
             saturate: true,
             nan: true,
@@ -182,7 +178,7 @@ impl GenConfig {
                 }
             };
         }
-        flags!(int8 int16 int64 int128 vectors packed bit_ops division f32 f16 f64 rounding emulated_rounding unlowered
+        flags!(int8 int16 int64 int128 vectors packed bit_ops division f32 f16 f64 rounding emulated_rounding
             ftz saturate nan canonical_nan fmad_df signed_zero_minmax frcp transcendental fast_math loops irreducible
             early_returns calls indirect_calls shared barriers fences private generic globals
             consts atomics float_atomics atomic_ld_st partial_groups offsets subgroups);

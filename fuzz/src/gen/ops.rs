@@ -34,9 +34,6 @@ impl Gen<'_> {
             ""
         }
     }
-    fn rnd(&mut self) -> String {
-        self.rnd_if(self.cfg.rounding)
-    }
     /// A rounding-mode qualifier (sometimes) where `allowed`.
     fn rnd_if(&mut self, allowed: bool) -> String {
         if allowed && self.rng.chance(0.3) {
@@ -642,9 +639,10 @@ impl Gen<'_> {
                 let a = self.fsrc(ty);
                 inst(format!("{op}{ftz}.{ty}"), vec![r(d), a], vec![d])
             }
-            11 if (ty == "hf" || ty == "bf") && self.cfg.unlowered => {
+            11 if ty == "hf" || ty == "bf" => {
                 let wide = self.pool(Class::B32);
-                let (rnd, sat) = (self.rnd(), self.dsat());
+                let rnd = self.rnd_if(self.cfg.rounding || self.cfg.emulated_rounding);
+                let sat = self.dsat();
                 let (a, b) = (self.fsrc(ty), self.fsrc(ty));
                 inst(
                     format!("fmul.full{rnd}{ftz}{sat}.{ty}"),
@@ -765,11 +763,8 @@ impl Gen<'_> {
             }
             _ => {
                 let ty = self.float_ty()?;
-                if fbits(ty) == 16 && !self.cfg.unlowered {
-                    return None;
-                }
                 let rnd = self.rng.pick(&RND);
-                let ftz = if self.cfg.unlowered { self.ftz() } else { "" };
+                let ftz = self.ftz();
                 let d = self.pool(Class::int(fbits(ty)));
                 let a = self.fsrc(ty);
                 Some(inst(

@@ -88,15 +88,39 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         Opcode::Fext | Opcode::Ftrunc => return fconvert(fx, ins),
         Opcode::Ftrunc2 => return ftrunc2(fx, ins),
         Opcode::Frnd => {
-            let Some(fbits) = float_bits(ins.q("type")) else {
+            // 15 §4.7: integral results keep the source's sign; `.ftz`
+            // flushes the source (results are never subnormal); NaNs by the
+            // float core's rule; .hf/.bf through f32, exactly both ways
+            let Some(ty) = ins.q("type") else {
                 return Ok(false);
             };
-            if ins.has("ftz") {
-                return Ok(false);
-            }
-            let a = fx.read_f(ins.opr("src0")?, fbits)?;
-            let v = round(fx, a, fbits, ins.qual().unwrap_or(Rndmode::Re))?;
-            fx.write_f(ins.opr("dst")?, v, fbits)?;
+            let mode = ins.qual().unwrap_or(Rndmode::Re);
+            let ftz = ins.has("ftz");
+            let (raw, bits, n) = match ty {
+                "hf" | "bf" => {
+                    let h = fx.read(ins.opr("src0")?, 16)?;
+                    let h = if ftz {
+                        super::floating_point::flush(fx, h, ty)?
+                    } else {
+                        h
+                    };
+                    let f = half_to_f32(fx, h, ty)?;
+                    let v = round(fx, f, 32, mode)?;
+                    (h, super::float16::f32_to_half(fx, v, ty)?, 16)
+                }
+                _ => {
+                    let Some(fbits) = float_bits(Some(ty)) else {
+                        return Ok(false);
+                    };
+                    let a = super::floating_point::src(fx, ins, "src0", ty, ftz)?;
+                    let ut = fx.tx.uint(fbits);
+                    let raw = fx.tx.b.bitcast(ut, None, a)?;
+                    let v = round(fx, a, fbits, mode)?;
+                    (raw, fx.tx.b.bitcast(ut, None, v)?, fbits)
+                }
+            };
+            let bits = super::floating_point::nan_rules(fx, ty, &[raw], bits)?;
+            fx.write(ins.opr("dst")?, bits, n)?;
         }
         _ => return Ok(false),
     }

@@ -46,7 +46,7 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
         _ => return Ok(false),
     };
     if ins.has("precision") {
-        return Ok(false);
+        return mul_full(fx, ins, ty);
     }
     // `.fast` bounds the error (13 §2.4, §2.17: 0.5-2.5 ULP); the exact
     // result is within every bound
@@ -347,6 +347,68 @@ pub(super) fn nan_rules(fx: &mut FunctionCx, ty: &str, raw: &[Word], bits: Word)
     let result_nan = is_nan(fx, bits)?;
     let use_nan = fx.tx.b.logical_or(bt, None, any, result_nan)?;
     Ok(fx.tx.b.select(t, None, use_nan, nan, bits)?)
+}
+
+/// `fmul.full` (13 §2.10) of `.hf`/`.bf`: the sources extended exactly and
+/// multiplied into an f32 result, in the rounding mode (exact in f64, one
+/// rounding: `.hf` products are exact in f32, `.bf` ones can overflow or
+/// underflow it); `.ftz` flushes the sources in their format and the
+/// result; NaNs by the float core's rule, in f32 encoding.
+fn mul_full(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
+    let Some(from) = super::rounding::Narrow::of(ty).filter(|n| n.bits() == 16) else {
+        return Ok(false);
+    };
+    let mode = ins.qual::<Rndmode>().unwrap_or(Rndmode::Re);
+    let ftz = ins.has("ftz");
+    let dt = fx.tx.float(64);
+    let u32t = fx.tx.uint(32);
+    let mut vals = Vec::new();
+    let mut raw = Vec::new();
+    for name in ["src0", "src1"] {
+        let h = fx.read(ins.opr(name)?, 16)?;
+        let h = if ftz { flush(fx, h, ty)? } else { h };
+        vals.push(fx.widen_to_f64(h, from)?);
+        // the f32 encoding a NaN source extends to: sign, payload shifted up
+        let w = fx.resize(h, 16, 32, false)?;
+        let raw32 = if ty == "bf" {
+            let c16 = fx.tx.const_u32(16);
+            fx.tx.b.shift_left_logical(u32t, None, w, c16)?
+        } else {
+            let c13 = fx.tx.const_u32(13);
+            let c15 = fx.tx.const_u32(15);
+            let c31 = fx.tx.const_u32(31);
+            let fmask = fx.tx.const_u32(0x3FF);
+            let frac = fx.tx.b.bitwise_and(u32t, None, w, fmask)?;
+            let frac = fx.tx.b.shift_left_logical(u32t, None, frac, c13)?;
+            let sign = fx.tx.b.shift_right_logical(u32t, None, w, c15)?;
+            let sign = fx.tx.b.shift_left_logical(u32t, None, sign, c31)?;
+            let exp = fx.tx.const_u32(0x7F80_0000);
+            let v = fx.tx.b.bitwise_or(u32t, None, sign, exp)?;
+            // only NaN sources count in nan_rules; others become ±inf here
+            let hmask = fx.tx.const_u32(0x7C00);
+            let he = fx.tx.b.bitwise_and(u32t, None, w, hmask)?;
+            let bt = fx.tx.bool_ty();
+            let special = fx.tx.b.i_equal(bt, None, he, hmask)?;
+            let zero = fx.tx.const_u32(0);
+            let frac = fx.tx.b.select(u32t, None, special, frac, zero)?;
+            fx.tx.b.bitwise_or(u32t, None, v, frac)?
+        };
+        raw.push(raw32);
+    }
+    let p = fx.tx.b.f_mul(dt, None, vals[0], vals[1])?;
+    let bits = fx.narrow(p, super::rounding::Narrow::F32, mode)?;
+    let bits = nan_rules(fx, "f", &raw, bits)?;
+    let bits = if ins.has("dsat") {
+        let ft = fx.tx.float(32);
+        let f = fx.tx.b.bitcast(ft, None, bits)?;
+        let s = saturate(fx, f, 32)?;
+        fx.tx.b.bitcast(u32t, None, s)?
+    } else {
+        bits
+    };
+    let bits = if ftz { flush(fx, bits, "f")? } else { bits };
+    fx.write(ins.opr("dst")?, bits, 32)?;
+    Ok(true)
 }
 
 /// `.ftz`: a denormal (exponent field zero) becomes a zero of its sign.
