@@ -34,12 +34,12 @@ const TYPES: [(&str, u32); 4] = [("f", 32), ("hf", 16), ("bf", 16), ("df", 64)];
 
 /// (instruction, sources) for a type.
 fn ops(ty: &str) -> Vec<(&'static str, usize)> {
-    let mut v = vec![("fadd", 2), ("fsub", 2)];
+    let mut v = vec![("fadd", 2), ("fsub", 2), ("fmul", 2)];
     if ty != "df" {
-        v.extend([("fmul", 2), ("fmad", 3)]);
+        v.push(("fmad", 3));
     }
     // the spec gives quotients and roots a rounding mode on .f and .df only
-    if ty == "f" {
+    if ty == "f" || ty == "df" {
         v.extend([("fdiv", 2), ("fsqrt", 1)]);
     }
     v
@@ -175,6 +175,47 @@ fn hand_derived_values_on_both_devices() {
             64,
             &[0x3FF0_0000_0000_0000, 0x3FF0_0000_0000_0000],
             1 << 63,
+        ),
+        // f64 products, quotients, roots: overflow, half the smallest
+        // subnormal, 1/3, sqrt 2 (0x3FF6A09E667F3BCD is above it)
+        (
+            "fmul_rz_df",
+            64,
+            &[0x7FEF_FFFF_FFFF_FFFF, 0x4000_0000_0000_0000],
+            0x7FEF_FFFF_FFFF_FFFF,
+        ),
+        (
+            "fmul_ru_df",
+            64,
+            &[0x7FEF_FFFF_FFFF_FFFF, 0x4000_0000_0000_0000],
+            0x7FF0_0000_0000_0000,
+        ),
+        ("fmul_ru_df", 64, &[1, 0x3FE0_0000_0000_0000], 1),
+        ("fmul_rd_df", 64, &[1, 0x3FE0_0000_0000_0000], 0),
+        ("fmul_rna_df", 64, &[1, 0x3FE0_0000_0000_0000], 1),
+        (
+            "fdiv_rz_df",
+            64,
+            &[0x3FF0_0000_0000_0000, 0x4008_0000_0000_0000],
+            0x3FD5_5555_5555_5555,
+        ),
+        (
+            "fdiv_ru_df",
+            64,
+            &[0x3FF0_0000_0000_0000, 0x4008_0000_0000_0000],
+            0x3FD5_5555_5555_5556,
+        ),
+        (
+            "fsqrt_rd_df",
+            64,
+            &[0x4000_0000_0000_0000],
+            0x3FF6_A09E_667F_3BCC,
+        ),
+        (
+            "fsqrt_ru_df",
+            64,
+            &[0x4000_0000_0000_0000],
+            0x3FF6_A09E_667F_3BCD,
         ),
         // NaNs: the first NaN source, quieted
         ("fadd_rz_f", 32, &[0x3F80_0000, 0x7F80_0001], 0x7FC0_0001),
@@ -313,9 +354,9 @@ fn every_form_matches_the_reference_device_bit_for_bit() {
             }
         }
     }
-    // 6 instructions × 4 modes on .f, 4 × 4 on .hf and .bf, 2 × 4 on .df,
+    // 6 instructions × 4 modes on .f, 4 × 4 on .hf and .bf, 5 × 4 on .df,
     // each plain and with .ftz(.dsat)
-    assert_eq!(compared, 64 * (1024 + 256));
+    assert_eq!(compared, 76 * (1024 + 256));
     let msgs = vk.validation_messages();
     assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
 }

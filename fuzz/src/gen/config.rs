@@ -42,9 +42,7 @@ pub struct GenConfig {
     /// (`frnd` and `f2i` take every mode regardless).
     pub rounding: bool,
     /// Non-default `.rndmode` on the forms the Vulkan back end emulates:
-    /// `fadd`, `fsub`, `fmul`, `fmad` on `.f`, `.hf`, `.bf`, `fadd`, `fsub`
-    /// on `.df`, `fdiv`, `fsqrt` on `.f`, `i2f` and `ftrunc`
-    /// (`rounding` turns on the rest too).
+    /// everything but `fmad.df` (`rounding` turns that on too).
     pub emulated_rounding: bool,
     /// `.ftz`.
     pub ftz: bool,

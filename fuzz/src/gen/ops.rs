@@ -606,14 +606,12 @@ impl Gen<'_> {
             }
             6 if ty == "f" || ty == "df" => {
                 // every mode is emulated on .f
-                let rnd =
-                    self.rnd_if(self.cfg.rounding || (self.cfg.emulated_rounding && ty == "f"));
+                let rnd = self.rnd_if(self.cfg.rounding || self.cfg.emulated_rounding);
                 let (a, b) = (self.fsrc(ty), self.fsrc(ty));
                 inst(format!("fdiv{rnd}{ftz}.{ty}"), vec![r(d), a, b], vec![d])
             }
             7 if ty == "f" || ty == "df" => {
-                let rnd =
-                    self.rnd_if(self.cfg.rounding || (self.cfg.emulated_rounding && ty == "f"));
+                let rnd = self.rnd_if(self.cfg.rounding || self.cfg.emulated_rounding);
                 let a = self.fsrc(ty);
                 inst(format!("fsqrt{rnd}{ftz}.{ty}"), vec![r(d), a], vec![d])
             }

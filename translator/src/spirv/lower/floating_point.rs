@@ -164,8 +164,8 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
     ) {
         return Ok(false);
     }
-    // .df quotients and roots have no wider format to be computed in yet
-    if ty == "df" && matches!(op, Opcode::Fdiv | Opcode::Fsqrt) {
+    // .df products with an addend in these modes are not lowered yet
+    if ty == "df" && op == Opcode::Fmad {
         return Ok(false);
     }
     let dt = fx.tx.float(64);
@@ -201,10 +201,24 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
         srcs[1] = fx.tx.b.f_negate(dt, None, srcs[1])?;
     }
     let Some(to) = super::rounding::Narrow::of(ty) else {
-        // .df: only sums, corrected by TwoSum's error
-        if op == Opcode::Fmul || op == Opcode::Fmad {
-            return Ok(false);
+        // .df products, quotients, roots: scaled exact remainders
+        if matches!(op, Opcode::Fmul | Opcode::Fdiv | Opcode::Fsqrt) {
+            let r = fx.directed_binary64(op, srcs[0], srcs.get(1).copied(), mode)?;
+            let t = fx.tx.uint(64);
+            let bits = fx.tx.b.bitcast(t, None, r)?;
+            let bits = nan_rules(fx, ty, &raw, bits)?;
+            let bits = if ins.has("dsat") {
+                let r = fx.tx.b.bitcast(dt, None, bits)?;
+                let r = saturate(fx, r, 64)?;
+                fx.tx.b.bitcast(t, None, r)?
+            } else {
+                bits
+            };
+            let bits = if ftz { flush(fx, bits, ty)? } else { bits };
+            fx.write(ins.opr("dst")?, bits, 64)?;
+            return Ok(true);
         }
+        // sums, corrected by TwoSum's error
         let (a, b) = (srcs[0], srcs[1]);
         let (s, e) = fx.two_sum64(a, b)?;
         let bt = fx.tx.bool_ty();

@@ -744,4 +744,249 @@ impl FunctionCx<'_, '_> {
         let nan = self.f64c(f64::NAN)?;
         Ok(self.tx.b.select(dt, None, negative, nan, y)?)
     }
+
+    /// `(x_bits, e)`: an f64 scaled into [1, 2) by its exponent (a
+    /// subnormal first by 2^54), and that exponent as an i32 (in a u32).
+    /// `x` must be finite and nonzero.
+    fn normalize64(&mut self, x: Word) -> R<(Word, Word)> {
+        let dt = self.tx.float(64);
+        let u64t = self.tx.uint(64);
+        let u32t = self.tx.uint(32);
+        let bt = self.tx.bool_ty();
+        let ax = self.tx.glsl_op(dt, G::FAbs, &[x])?;
+        let min_normal = self.f64c(f64::MIN_POSITIVE)?;
+        let sub = self.tx.b.f_ord_less_than(bt, None, ax, min_normal)?;
+        let up = self.f64c(2f64.powi(54))?;
+        let xu = self.tx.b.f_mul(dt, None, x, up)?;
+        let x = self.tx.b.select(dt, None, sub, xu, x)?;
+        let xb = self.tx.b.bitcast(u64t, None, x)?;
+        let c52 = self.tx.const_uint(64, 52);
+        let ef = self.tx.b.shift_right_logical(u64t, None, xb, c52)?;
+        let c7ff = self.tx.const_uint(64, 0x7FF);
+        let ef = self.tx.b.bitwise_and(u64t, None, ef, c7ff)?;
+        let ef = self.resize(ef, 64, 32, false)?;
+        let bias = self.tx.const_u32(1023);
+        let e = self.tx.b.i_sub(u32t, None, ef, bias)?;
+        let c54 = self.tx.const_u32(54);
+        let e54 = self.tx.b.i_sub(u32t, None, e, c54)?;
+        let e = self.tx.b.select(u32t, None, sub, e54, e)?;
+        let keep = self.tx.const_uint(64, 0x800F_FFFF_FFFF_FFFF);
+        let one_exp = self.tx.const_uint(64, 1023 << 52);
+        let m = self.tx.b.bitwise_and(u64t, None, xb, keep)?;
+        let m = self.tx.b.bitwise_or(u64t, None, m, one_exp)?;
+        Ok((self.tx.b.bitcast(dt, None, m)?, e))
+    }
+
+    /// `v · 2^k` for an integer k (u32 holding an i32) with |k| ≤ 2046,
+    /// exact while the result is normal: two steps of at most 2^1023.
+    fn scale64(&mut self, v: Word, k: Word) -> R<Word> {
+        let dt = self.tx.float(64);
+        let u32t = self.tx.uint(32);
+        let one = self.tx.const_u32(1);
+        let k1 = self.tx.b.shift_right_arithmetic(u32t, None, k, one)?;
+        let k2 = self.tx.b.i_sub(u32t, None, k, k1)?;
+        let p1 = self.pow2_64(k1)?;
+        let p2 = self.pow2_64(k2)?;
+        let v = self.tx.b.f_mul(dt, None, v, p1)?;
+        Ok(self.tx.b.f_mul(dt, None, v, p2)?)
+    }
+
+    /// The exact value `(hi + lo) · 2^k` rounded to f64 in `mode` (not
+    /// `.re`): `hi` nonzero with |hi| in [0.25, 4), `lo` its exact
+    /// remainder or only a number of the remainder's sign, smaller than half
+    /// an ULP of `hi`. Normal results take [`Self::directed64`] and an exact
+    /// scaling; overflows the mode's infinity or largest finite value;
+    /// subnormal ones an integer rounding of the value in units of 2^-1074,
+    /// which then is the encoding.
+    fn round_scaled64(&mut self, hi: Word, lo: Word, k: Word, mode: Rndmode) -> R<Word> {
+        let dt = self.tx.float(64);
+        let u64t = self.tx.uint(64);
+        let u32t = self.tx.uint(32);
+        let bt = self.tx.bool_ty();
+        let zero_f = self.f64c(0.0)?;
+        let negative = self.tx.b.f_ord_less_than(bt, None, hi, zero_f)?;
+        // the binade of the result before rounding: k + exponent(hi)
+        let hb = self.tx.b.bitcast(u64t, None, hi)?;
+        let c52 = self.tx.const_uint(64, 52);
+        let ef = self.tx.b.shift_right_logical(u64t, None, hb, c52)?;
+        let c7ff = self.tx.const_uint(64, 0x7FF);
+        let ef = self.tx.b.bitwise_and(u64t, None, ef, c7ff)?;
+        let ef = self.resize(ef, 64, 32, false)?;
+        let bias = self.tx.const_u32(1023);
+        let eh = self.tx.b.i_sub(u32t, None, ef, bias)?;
+        let e = self.tx.b.i_add(u32t, None, k, eh)?;
+        let lo_limit = self.tx.const_u32((-1022i32) as u32);
+        let hi_limit = self.tx.const_u32(1023);
+        let subnormal = self.tx.b.s_less_than(bt, None, e, lo_limit)?;
+        let too_big = self.tx.b.s_greater_than(bt, None, e, hi_limit)?;
+        // normal: the directed pair, scaled (an overflow at the top of the
+        // range shows as infinity)
+        let no = self.tx.b.constant_false(bt);
+        let r = self.directed64(hi, lo, no, mode)?;
+        let normal = self.scale64(r, k)?;
+        let inf_scaled = self.tx.b.is_inf(bt, None, normal)?;
+        let overflow = self.tx.b.logical_or(bt, None, too_big, inf_scaled)?;
+        // overflow: ±∞ when the mode rounds away from zero on this side,
+        // else ±max
+        let keeps_inf = match mode {
+            Rndmode::Rz => self.tx.b.constant_false(bt),
+            Rndmode::Ru => self.tx.b.logical_not(bt, None, negative)?,
+            Rndmode::Rd => negative,
+            _ => self.tx.b.constant_true(bt),
+        };
+        let inf = self.f64c(f64::INFINITY)?;
+        let max = self.f64c(f64::MAX)?;
+        let big = self.tx.b.select(dt, None, keeps_inf, inf, max)?;
+        let nbig = self.tx.b.f_negate(dt, None, big)?;
+        let big = self.tx.b.select(dt, None, negative, nbig, big)?;
+        // subnormal: n units of 2^-1074 from the magnitude (ah + al)·2^s,
+        // s = k + 1074
+        let ah = self.tx.glsl_op(dt, G::FAbs, &[hi])?;
+        let nlo = self.tx.b.f_negate(dt, None, lo)?;
+        let al = self.tx.b.select(dt, None, negative, nlo, lo)?;
+        let c1074 = self.tx.const_u32(1074);
+        let s = self.tx.b.i_add(u32t, None, k, c1074)?;
+        // below 2^-60 units: only the direction matters (deep)
+        let deep_limit = self.tx.const_u32((-60i32) as u32);
+        let deep = self.tx.b.s_less_than(bt, None, s, deep_limit)?;
+        let s = self.tx.b.select(u32t, None, deep, deep_limit, s)?;
+        let tp = self.scale64(ah, s)?;
+        let te = self.scale64(al, s)?;
+        let (s1, e1) = self.two_sum64(tp, te)?;
+        let m = self.tx.glsl_op(dt, G::Floor, &[s1])?;
+        let frac = self.tx.b.f_sub(dt, None, s1, m)?;
+        let onef = self.f64c(1.0)?;
+        let frac0 = self.tx.b.f_ord_equal(bt, None, frac, zero_f)?;
+        let e_neg = self.tx.b.f_ord_less_than(bt, None, e1, zero_f)?;
+        let e_pos = self.tx.b.f_ord_greater_than(bt, None, e1, zero_f)?;
+        let dec = self.tx.b.logical_and(bt, None, frac0, e_neg)?;
+        let m1 = self.tx.b.f_sub(dt, None, m, onef)?;
+        let down = self.tx.b.select(dt, None, dec, m1, m)?;
+        let p1 = self.tx.b.f_add(dt, None, m, onef)?;
+        let up0 = self.tx.b.select(dt, None, e_pos, p1, m)?;
+        let up = self.tx.b.select(dt, None, frac0, up0, p1)?;
+        let halff = self.f64c(0.5)?;
+        let fm = self.tx.b.f_sub(dt, None, frac, halff)?;
+        let fm = self.tx.b.f_add(dt, None, fm, e1)?;
+        let away = self.tx.b.f_ord_greater_than_equal(bt, None, fm, zero_f)?;
+        let nearest = self.tx.b.select(dt, None, away, p1, m)?;
+        // which of them the mode takes for this sign
+        let grows = match mode {
+            Rndmode::Rz => self.tx.b.constant_false(bt),
+            Rndmode::Ru => self.tx.b.logical_not(bt, None, negative)?,
+            Rndmode::Rd => negative,
+            _ => self.tx.b.constant_false(bt),
+        };
+        let n = if mode == Rndmode::Rna {
+            nearest
+        } else {
+            self.tx.b.select(dt, None, grows, up, down)?
+        };
+        // deep: 0 or one unit
+        let unit = self.tx.b.select(dt, None, grows, onef, zero_f)?;
+        let n = self.tx.b.select(dt, None, deep, unit, n)?;
+        let nb = self.tx.b.convert_f_to_u(u64t, None, n)?;
+        let sign = self.tx.const_uint(64, 1 << 63);
+        let zero64 = self.tx.const_uint(64, 0);
+        let sb = self.tx.b.select(u64t, None, negative, sign, zero64)?;
+        let sub_bits = self.tx.b.bitwise_or(u64t, None, nb, sb)?;
+        let sub_v = self.tx.b.bitcast(dt, None, sub_bits)?;
+        let v = self.tx.b.select(dt, None, overflow, big, normal)?;
+        Ok(self.tx.b.select(dt, None, subnormal, sub_v, v)?)
+    }
+
+    /// `a · b`, `a / b` or `sqrt(a)` (`op`) of f64 values in a directed
+    /// mode: the operands scaled into [1, 2) (a root's by an even power),
+    /// the exact result as the nearest value and its exact remainder
+    /// (Dekker), then [`Self::round_scaled64`]. Zeros, infinities and NaNs
+    /// are IEEE's, with the zero and infinity signs of the operation.
+    pub fn directed_binary64(
+        &mut self,
+        op: crate::ir::Opcode,
+        a: Word,
+        b: Option<Word>,
+        mode: Rndmode,
+    ) -> R<Word> {
+        use crate::ir::Opcode;
+        let dt = self.tx.float(64);
+        let u32t = self.tx.uint(32);
+        let bt = self.tx.bool_ty();
+        let onef = self.f64c(1.0)?;
+        let zero_f = self.f64c(0.0)?;
+        // operands that take the general path: finite and nonzero
+        let ok = |fx: &mut Self, x: Word| -> R<Word> {
+            let inf = fx.tx.b.is_inf(bt, None, x)?;
+            let nan = fx.tx.b.is_nan(bt, None, x)?;
+            let zero = fx.tx.b.f_ord_equal(bt, None, x, zero_f)?;
+            let bad = fx.tx.b.logical_or(bt, None, inf, nan)?;
+            let bad = fx.tx.b.logical_or(bt, None, bad, zero)?;
+            Ok(fx.tx.b.logical_not(bt, None, bad)?)
+        };
+        let ok_a = ok(self, a)?;
+        let sa = self.tx.b.select(dt, None, ok_a, a, onef)?;
+        let (ma, ea) = self.normalize64(sa)?;
+        let (general, special, ok_all) = match (op, b) {
+            (Opcode::Fmul, Some(b)) => {
+                let ok_b = ok(self, b)?;
+                let sb = self.tx.b.select(dt, None, ok_b, b, onef)?;
+                let (mb, eb) = self.normalize64(sb)?;
+                let (p, e) = self.two_prod64(ma, mb)?;
+                let k = self.tx.b.i_add(u32t, None, ea, eb)?;
+                let g = self.round_scaled64(p, e, k, mode)?;
+                let sp = self.tx.b.f_mul(dt, None, a, b)?;
+                (g, sp, self.tx.b.logical_and(bt, None, ok_a, ok_b)?)
+            }
+            (Opcode::Fdiv, Some(b)) => {
+                let ok_b = ok(self, b)?;
+                let sb = self.tx.b.select(dt, None, ok_b, b, onef)?;
+                let (mb, eb) = self.normalize64(sb)?;
+                let q = self.tx.b.f_div(dt, None, ma, mb)?;
+                let (p, e) = self.two_prod64(q, mb)?;
+                let r = self.tx.b.f_sub(dt, None, ma, p)?;
+                let r = self.tx.b.f_sub(dt, None, r, e)?;
+                // the exact quotient is q + r/mb: only the sign of r/mb
+                // matters, carried by a tiny number of that sign
+                let tiny = self.f64c(2f64.powi(-200))?;
+                let ntiny = self.f64c(-(2f64.powi(-200)))?;
+                let pos = self.tx.b.f_ord_greater_than(bt, None, r, zero_f)?;
+                let nonzero = self.tx.b.f_ord_not_equal(bt, None, r, zero_f)?;
+                let b_pos = self.tx.b.f_ord_greater_than(bt, None, mb, zero_f)?;
+                let above = self.tx.b.logical_equal(bt, None, pos, b_pos)?;
+                let d = self.tx.b.select(dt, None, above, tiny, ntiny)?;
+                let d = self.tx.b.select(dt, None, nonzero, d, zero_f)?;
+                let k = self.tx.b.i_sub(u32t, None, ea, eb)?;
+                let g = self.round_scaled64(q, d, k, mode)?;
+                let sp = self.tx.b.f_div(dt, None, a, b)?;
+                (g, sp, self.tx.b.logical_and(bt, None, ok_a, ok_b)?)
+            }
+            _ => {
+                // sqrt: an odd exponent moves one factor 2 into the operand
+                let one = self.tx.const_u32(1);
+                let odd = self.tx.b.bitwise_and(u32t, None, ea, one)?;
+                let zero = self.tx.const_u32(0);
+                let is_odd = self.tx.b.i_not_equal(bt, None, odd, zero)?;
+                let two = self.f64c(2.0)?;
+                let m2 = self.tx.b.f_mul(dt, None, ma, two)?;
+                let m = self.tx.b.select(dt, None, is_odd, m2, ma)?;
+                let e_even = self.tx.b.i_sub(u32t, None, ea, odd)?;
+                let k = self.tx.b.shift_right_arithmetic(u32t, None, e_even, one)?;
+                let s = self.tx.glsl_op(dt, G::Sqrt, &[m])?;
+                let (p, e) = self.two_prod64(s, s)?;
+                let r = self.tx.b.f_sub(dt, None, m, p)?;
+                let r = self.tx.b.f_sub(dt, None, r, e)?;
+                let tiny = self.f64c(2f64.powi(-200))?;
+                let ntiny = self.f64c(-(2f64.powi(-200)))?;
+                let pos = self.tx.b.f_ord_greater_than(bt, None, r, zero_f)?;
+                let neg = self.tx.b.f_ord_less_than(bt, None, r, zero_f)?;
+                let d = self.tx.b.select(dt, None, neg, ntiny, zero_f)?;
+                let d = self.tx.b.select(dt, None, pos, tiny, d)?;
+                let g = self.round_scaled64(s, d, k, mode)?;
+                let sp = self.tx.glsl_op(dt, G::Sqrt, &[a])?;
+                // a negative operand: NaN
+                let positive = self.tx.b.f_ord_greater_than(bt, None, a, zero_f)?;
+                (g, sp, self.tx.b.logical_and(bt, None, ok_a, positive)?)
+            }
+        };
+        Ok(self.tx.b.select(dt, None, ok_all, general, special)?)
+    }
 }
