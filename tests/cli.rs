@@ -231,7 +231,7 @@ fn bad_out_paths_are_found_before_running() {
 fn check_for_vulkan_reports_unsupported_instructions() {
     let p = write(
         "sin.pisa",
-        ".version 0.1;\n.target 100;\n.kernel @k() {\n\t.reg .64b %a;\n\tfdiv.rz.df %a, %a, %a;\n\treturn;\n}\n",
+        ".version 0.1;\n.target 100;\n.kernel @k() {\n\t.reg .64b %a;\n\tfmad.rz.df %a, %a, %a, %a;\n\treturn;\n}\n",
     );
     let plain = pisa().arg("check").arg(&p).output().unwrap();
     assert_eq!(plain.status.code(), Some(0));
@@ -243,7 +243,7 @@ fn check_for_vulkan_reports_unsupported_instructions() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("error[unsupported]: not supported by the Vulkan back end yet: fdiv.rz.df"),
+        stderr.contains("error[unsupported]: not supported by the Vulkan back end yet: fmad.rz.df"),
         "{stderr}"
     );
     assert!(

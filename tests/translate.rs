@@ -209,10 +209,10 @@ fn recursion_is_reported_with_its_cycle() {
 
 #[test]
 fn unsupported_instructions_name_the_mnemonic_and_location() {
-    let src = ".version 0.1;\n.target 100;\n.kernel @k() {\n\t.reg .64b %a;\n\tfsqrt.ru.df %a, %a;\n\treturn;\n}\n";
+    let src = ".version 0.1;\n.target 100;\n.kernel @k() {\n\t.reg .64b %a;\n\tfmad.ru.df %a, %a, %a, %a;\n\treturn;\n}\n";
     let m = pisa_translator::assemble("u.pisa", src).unwrap();
-    let e = translate(&m).err().expect("fsqrt.ru.df is not lowered yet");
-    assert_eq!(e.to_string(), "u.pisa:5:2: not yet supported: fsqrt.ru.df");
+    let e = translate(&m).err().expect("fmad.ru.df is not lowered yet");
+    assert_eq!(e.to_string(), "u.pisa:5:2: not yet supported: fmad.ru.df");
 }
 
 /// Every float add/sub/mul/div result carries `NoContraction`: PISA rounds
