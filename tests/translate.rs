@@ -208,11 +208,19 @@ fn recursion_is_reported_with_its_cycle() {
 }
 
 #[test]
-fn unsupported_instructions_name_the_mnemonic_and_location() {
-    let src = ".version 0.1;\n.target 100;\n.kernel @k() {\n\t.reg .64b %a;\n\tfmad.ru.df %a, %a, %a, %a;\n\treturn;\n}\n";
-    let m = pisa_translator::assemble("u.pisa", src).unwrap();
-    let e = translate(&m).err().expect("fmad.ru.df is not lowered yet");
-    assert_eq!(e.to_string(), "u.pisa:5:2: not yet supported: fmad.ru.df");
+fn unsupported_constructs_name_themselves_and_their_location() {
+    // every instruction form is lowered; sub-group code in control flow the
+    // emulation would reconverge differently is declined (spec-notes)
+    let path = here("tests/run/subgroup_reconverge.pisa");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let m = pisa_translator::assemble("r.pisa", &src).unwrap();
+    let e = translate(&m).err().expect("declined").to_string();
+    assert!(
+        e.starts_with(
+            "r.pisa:23:2: not yet supported: sub-groups on a Vulkan device in this control flow"
+        ),
+        "{e}"
+    );
 }
 
 /// Every float add/sub/mul/div result carries `NoContraction`: PISA rounds

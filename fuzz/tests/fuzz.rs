@@ -227,10 +227,6 @@ fn runs_on_the_cpu_device_deterministically() {
 /// CI: what lavapipe runs exactly (docs/spec-notes.md lists what it does not).
 fn differential_cfg() -> GenConfig {
     GenConfig {
-        // lavapipe's Fma is not fused, and fmad.df's emulation is exact
-        // only in f64's middle range, which edge values leave
-        // (docs/spec-notes.md; issue 9)
-        fmad_df: false,
         // float atomics too: the lost update seen once (seed 10 of the first
         // runs) went with the acquire/release miscompile fixed since
         float_atomics: true,

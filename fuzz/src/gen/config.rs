@@ -55,9 +55,8 @@ pub struct GenConfig {
     /// Vulkan drivers do not keep NaN payloads and signs as the spec asks
     /// (03 §3.4; docs/spec-notes.md), so payloads are not compared.
     pub canonical_nan: bool,
-    /// `fmad.df`: the back end's emulation rounds once only within f64's
-    /// middle range (beyond it Vulkan's `Fma`, which need not be fused:
-    /// lavapipe's rounds twice; issue 9).
+    /// `fmad.df` (the back end rounds it once on every driver, whatever
+    /// Vulkan's `Fma` does).
     pub fmad_df: bool,
     /// `fmin`/`fmax` may see +0 and -0 together (−0 < +0; Vulkan's
     /// NMin/NMax leave their order to the driver, the back end orders them).

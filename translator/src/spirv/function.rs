@@ -47,6 +47,9 @@ pub struct FunctionCx<'t, 'm> {
     /// (`lower::floating_point`): the lane, so that 16-bit reads and writes
     /// of its `.v2.16b` registers (and 32-bit immediates) take that half.
     pub lane: Option<u8>,
+    /// The 16-bit float format of the instruction being lowered (`true`:
+    /// bfloat16), for its float literals.
+    pub half_kind: Option<bool>,
 }
 
 /// Reports recursion (direct or mutual) with the cycle it forms: Vulkan
@@ -236,6 +239,7 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
         simt: None,
         line: 0,
         lane: None,
+        half_kind: None,
     };
     match simt_vars {
         Some(vars) => super::simt::emit_body(&mut fx, &tree, control_vars, vars, entry_active)?,

@@ -121,7 +121,7 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
             } else if fbits == 64 {
                 // Vulkan does not require `Fma` to be fused (lavapipe's is
                 // not): emulated with one rounding (rounding.rs)
-                fx.fma64(a, b, c)?
+                fx.fma64(a, b, c, Rndmode::Re)?
             } else {
                 fx.tx.glsl_op(ft, G::Fma, &[a, b, c])?
             }
@@ -164,10 +164,7 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
     ) {
         return Ok(false);
     }
-    // .df products with an addend in these modes are not lowered yet
-    if ty == "df" && op == Opcode::Fmad {
-        return Ok(false);
-    }
+
     let dt = fx.tx.float(64);
     // the sources as exact f64 values (flushed first with `.ftz`), and
     // their encodings (for the NaN rules)
@@ -202,8 +199,15 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
     }
     let Some(to) = super::rounding::Narrow::of(ty) else {
         // .df products, quotients, roots: scaled exact remainders
-        if matches!(op, Opcode::Fmul | Opcode::Fdiv | Opcode::Fsqrt) {
-            let r = fx.directed_binary64(op, srcs[0], srcs.get(1).copied(), mode)?;
+        if matches!(
+            op,
+            Opcode::Fmul | Opcode::Fdiv | Opcode::Fsqrt | Opcode::Fmad
+        ) {
+            let r = if op == Opcode::Fmad {
+                fx.fma64(srcs[0], srcs[1], srcs[2], mode)?
+            } else {
+                fx.directed_binary64(op, srcs[0], srcs.get(1).copied(), mode)?
+            };
             let t = fx.tx.uint(64);
             let bits = fx.tx.b.bitcast(t, None, r)?;
             let bits = nan_rules(fx, ty, &raw, bits)?;

@@ -485,6 +485,28 @@ impl FunctionCx<'_, '_> {
         self.convert_rounded(x, None, to, mode, false, dsat)
     }
 
+    /// `Fma` for the operands the emulations leave to it (zeros,
+    /// infinities, NaNs), except that an infinite `c` with finite `a`, `b`
+    /// is `c` (the exact product is finite; a driver computing `a·b` first
+    /// may overflow it to an infinity of the other sign: NaN on lavapipe).
+    fn fma_special(&mut self, a: Word, b: Word, c: Word) -> R<Word> {
+        let dt = self.tx.float(64);
+        let bt = self.tx.bool_ty();
+        let f = self.tx.glsl_op(dt, G::Fma, &[a, b, c])?;
+        let finite = |fx: &mut Self, x: Word| -> R<Word> {
+            let inf = fx.tx.b.is_inf(bt, None, x)?;
+            let nan = fx.tx.b.is_nan(bt, None, x)?;
+            let bad = fx.tx.b.logical_or(bt, None, inf, nan)?;
+            Ok(fx.tx.b.logical_not(bt, None, bad)?)
+        };
+        let fa = finite(self, a)?;
+        let fb = finite(self, b)?;
+        let ci = self.tx.b.is_inf(bt, None, c)?;
+        let only_c = self.tx.b.logical_and(bt, None, fa, fb)?;
+        let only_c = self.tx.b.logical_and(bt, None, only_c, ci)?;
+        Ok(self.tx.b.select(dt, None, only_c, c, f)?)
+    }
+
     /// Veltkamp's split of an f64 into a high part of 26 bits and the rest
     /// (exact while |x| < 2^995).
     fn split64(&mut self, x: Word) -> R<(Word, Word)> {
@@ -495,56 +517,6 @@ impl FunctionCx<'_, '_> {
         let hi = self.tx.b.f_sub(dt, None, t, d)?;
         let lo = self.tx.b.f_sub(dt, None, x, hi)?;
         Ok((hi, lo))
-    }
-
-    /// `a · b + c` in f64 rounded once (`fmad.df`) on drivers whose `Fma`
-    /// may round twice (Boldo and Melquiond's emulated FMA): the product
-    /// exactly as `uh + ul` (Dekker), `th + tl = c + uh` (TwoSum), the tail
-    /// `tl + ul` rounded to odd, and `th` plus it rounded once. Exact when
-    /// the operands and the product stay inside f64's normal range with
-    /// room for the split (exponents of `a`, `b` below 2^995 and of the
-    /// product between 2^-969 and 2^1023); elsewhere, and for infinities and
-    /// NaNs, the driver's `Fma` (docs/spec-notes.md).
-    pub fn fma64(&mut self, a: Word, b: Word, c: Word) -> R<Word> {
-        let dt = self.tx.float(64);
-        let bt = self.tx.bool_ty();
-        let (ah, al) = self.split64(a)?;
-        let (bh, bl) = self.split64(b)?;
-        let uh = self.tx.b.f_mul(dt, None, a, b)?;
-        // ul = ((ah·bh − uh) + ah·bl + al·bh) + al·bl
-        let t1 = self.tx.b.f_mul(dt, None, ah, bh)?;
-        let t1 = self.tx.b.f_sub(dt, None, t1, uh)?;
-        let t2 = self.tx.b.f_mul(dt, None, ah, bl)?;
-        let t1 = self.tx.b.f_add(dt, None, t1, t2)?;
-        let t3 = self.tx.b.f_mul(dt, None, al, bh)?;
-        let t1 = self.tx.b.f_add(dt, None, t1, t3)?;
-        let t4 = self.tx.b.f_mul(dt, None, al, bl)?;
-        let ul = self.tx.b.f_add(dt, None, t1, t4)?;
-        let (th, tl) = self.two_sum64(c, uh)?;
-        let (vs, ve) = self.two_sum64(tl, ul)?;
-        let v = self.round_to_odd64(vs, ve)?;
-        let z = self.tx.b.f_add(dt, None, th, v)?;
-        // where the emulation is exact: |a|, |b| < 2^995, 2^-969 ≤ |a·b|
-        // < 2^1000, c finite
-        let fallback = self.tx.glsl_op(dt, G::Fma, &[a, b, c])?;
-        let lim = self.f64c(2f64.powi(995))?;
-        let aa = self.tx.glsl_op(dt, G::FAbs, &[a])?;
-        let ab = self.tx.glsl_op(dt, G::FAbs, &[b])?;
-        let ap = self.tx.glsl_op(dt, G::FAbs, &[uh])?;
-        let ac = self.tx.glsl_op(dt, G::FAbs, &[c])?;
-        let ok_a = self.tx.b.f_ord_less_than(bt, None, aa, lim)?;
-        let ok_b = self.tx.b.f_ord_less_than(bt, None, ab, lim)?;
-        let small = self.f64c(2f64.powi(-969))?;
-        let big = self.f64c(2f64.powi(1000))?;
-        let ok_lo = self.tx.b.f_ord_greater_than_equal(bt, None, ap, small)?;
-        let ok_hi = self.tx.b.f_ord_less_than(bt, None, ap, big)?;
-        let inf = self.f64c(f64::INFINITY)?;
-        let ok_c = self.tx.b.f_ord_less_than(bt, None, ac, inf)?;
-        let ok = self.tx.b.logical_and(bt, None, ok_a, ok_b)?;
-        let ok = self.tx.b.logical_and(bt, None, ok, ok_lo)?;
-        let ok = self.tx.b.logical_and(bt, None, ok, ok_hi)?;
-        let ok = self.tx.b.logical_and(bt, None, ok, ok_c)?;
-        Ok(self.tx.b.select(dt, None, ok, z, fallback)?)
     }
 
     /// Dekker's exact product of two f64 values whose split cannot
@@ -791,13 +763,14 @@ impl FunctionCx<'_, '_> {
         Ok(self.tx.b.f_mul(dt, None, v, p2)?)
     }
 
-    /// The exact value `(hi + lo) · 2^k` rounded to f64 in `mode` (not
-    /// `.re`): `hi` nonzero with |hi| in [0.25, 4), `lo` its exact
+    /// The exact value `(hi + lo) · 2^k` rounded to f64 in `mode`: `hi`
+    /// nonzero with |hi| in [0.25, 4), `lo` its exact
     /// remainder or only a number of the remainder's sign, smaller than half
     /// an ULP of `hi`. Normal results take [`Self::directed64`] and an exact
     /// scaling; overflows the mode's infinity or largest finite value;
-    /// subnormal ones an integer rounding of the value in units of 2^-1074,
-    /// which then is the encoding.
+    /// subnormal ones (and those of the lowest normal binade) an integer
+    /// rounding of the value in units of 2^-1074, which then is the
+    /// encoding.
     fn round_scaled64(&mut self, hi: Word, lo: Word, k: Word, mode: Rndmode) -> R<Word> {
         let dt = self.tx.float(64);
         let u64t = self.tx.uint(64);
@@ -815,7 +788,10 @@ impl FunctionCx<'_, '_> {
         let bias = self.tx.const_u32(1023);
         let eh = self.tx.b.i_sub(u32t, None, ef, bias)?;
         let e = self.tx.b.i_add(u32t, None, k, eh)?;
-        let lo_limit = self.tx.const_u32((-1022i32) as u32);
+        // the lowest normal binade too: a directed step down from 2^-1022
+        // leaves it, and its grid is the subnormals' (2^-1074); there the
+        // count of 2^-1074 units is the encoding as well (exponent field 1)
+        let lo_limit = self.tx.const_u32((-1021i32) as u32);
         let hi_limit = self.tx.const_u32(1023);
         let subnormal = self.tx.b.s_less_than(bt, None, e, lo_limit)?;
         let too_big = self.tx.b.s_greater_than(bt, None, e, hi_limit)?;
@@ -846,10 +822,12 @@ impl FunctionCx<'_, '_> {
         let al = self.tx.b.select(dt, None, negative, nlo, lo)?;
         let c1074 = self.tx.const_u32(1074);
         let s = self.tx.b.i_add(u32t, None, k, c1074)?;
-        // below 2^-60 units: only the direction matters (deep)
-        let deep_limit = self.tx.const_u32((-60i32) as u32);
-        let deep = self.tx.b.s_less_than(bt, None, s, deep_limit)?;
-        let s = self.tx.b.select(u32t, None, deep, deep_limit, s)?;
+        // below 2^-60 units (the value's binade below 2^-1134): only the
+        // direction matters (deep)
+        let deep_limit = self.tx.const_u32((-1134i32) as u32);
+        let deep = self.tx.b.s_less_than(bt, None, e, deep_limit)?;
+        let zero_u = self.tx.const_u32(0);
+        let s = self.tx.b.select(u32t, None, deep, zero_u, s)?;
         let tp = self.scale64(ah, s)?;
         let te = self.scale64(al, s)?;
         let (s1, e1) = self.two_sum64(tp, te)?;
@@ -870,6 +848,17 @@ impl FunctionCx<'_, '_> {
         let fm = self.tx.b.f_add(dt, None, fm, e1)?;
         let away = self.tx.b.f_ord_greater_than_equal(bt, None, fm, zero_f)?;
         let nearest = self.tx.b.select(dt, None, away, p1, m)?;
+        // to nearest even: a tie goes up only from an odd m
+        let above = self.tx.b.f_ord_greater_than(bt, None, fm, zero_f)?;
+        let tie = self.tx.b.f_ord_equal(bt, None, fm, zero_f)?;
+        let twof = self.f64c(2.0)?;
+        let half_m = self.tx.b.f_mul(dt, None, m, halff)?;
+        let fl = self.tx.glsl_op(dt, G::Floor, &[half_m])?;
+        let even_part = self.tx.b.f_mul(dt, None, fl, twof)?;
+        let odd = self.tx.b.f_ord_not_equal(bt, None, even_part, m)?;
+        let tie_up = self.tx.b.logical_and(bt, None, tie, odd)?;
+        let up_even = self.tx.b.logical_or(bt, None, above, tie_up)?;
+        let nearest_even = self.tx.b.select(dt, None, up_even, p1, m)?;
         // which of them the mode takes for this sign
         let grows = match mode {
             Rndmode::Rz => self.tx.b.constant_false(bt),
@@ -877,10 +866,10 @@ impl FunctionCx<'_, '_> {
             Rndmode::Rd => negative,
             _ => self.tx.b.constant_false(bt),
         };
-        let n = if mode == Rndmode::Rna {
-            nearest
-        } else {
-            self.tx.b.select(dt, None, grows, up, down)?
+        let n = match mode {
+            Rndmode::Rna => nearest,
+            Rndmode::Re => nearest_even,
+            _ => self.tx.b.select(dt, None, grows, up, down)?,
         };
         // deep: 0 or one unit
         let unit = self.tx.b.select(dt, None, grows, onef, zero_f)?;
@@ -988,5 +977,90 @@ impl FunctionCx<'_, '_> {
             }
         };
         Ok(self.tx.b.select(dt, None, ok_all, general, special)?)
+    }
+
+    /// `fmad.df` in any mode: `a·b + c` rounded once, whatever the driver's
+    /// `Fma` does (lavapipe's rounds twice). With a and b
+    /// scaled into [1, 2) the product is exactly `p + pe` at 2^K; c joins
+    /// at the same scale (exactly, or — more than 2^1000 away — as a
+    /// stand-in of its sign, which is all that then matters); the tail
+    /// beyond `th = RN(p + c')` is rounded to odd, which keeps every
+    /// rounding boundary on its side, and [`Self::round_scaled64`] rounds
+    /// `th` plus it. Zeros, infinities and NaNs go through `Fma`, whose
+    /// results are then exact, with IEEE's sign of an exact zero sum.
+    pub fn fma64(&mut self, a: Word, b: Word, c: Word, mode: Rndmode) -> R<Word> {
+        let dt = self.tx.float(64);
+        let u32t = self.tx.uint(32);
+        let bt = self.tx.bool_ty();
+        let onef = self.f64c(1.0)?;
+        let zero_f = self.f64c(0.0)?;
+        let finite_nonzero = |fx: &mut Self, x: Word| -> R<Word> {
+            let inf = fx.tx.b.is_inf(bt, None, x)?;
+            let nan = fx.tx.b.is_nan(bt, None, x)?;
+            let zero = fx.tx.b.f_ord_equal(bt, None, x, zero_f)?;
+            let bad = fx.tx.b.logical_or(bt, None, inf, nan)?;
+            let bad = fx.tx.b.logical_or(bt, None, bad, zero)?;
+            Ok(fx.tx.b.logical_not(bt, None, bad)?)
+        };
+        let ok_a = finite_nonzero(self, a)?;
+        let ok_b = finite_nonzero(self, b)?;
+        let c_inf = self.tx.b.is_inf(bt, None, c)?;
+        let c_nan = self.tx.b.is_nan(bt, None, c)?;
+        let c_bad = self.tx.b.logical_or(bt, None, c_inf, c_nan)?;
+        let c_ok = self.tx.b.logical_not(bt, None, c_bad)?;
+        let c_zero = self.tx.b.f_ord_equal(bt, None, c, zero_f)?;
+        let general = self.tx.b.logical_and(bt, None, ok_a, ok_b)?;
+        let general = self.tx.b.logical_and(bt, None, general, c_ok)?;
+        let sa = self.tx.b.select(dt, None, ok_a, a, onef)?;
+        let sb = self.tx.b.select(dt, None, ok_b, b, onef)?;
+        let (ma, ea) = self.normalize64(sa)?;
+        let (mb, eb) = self.normalize64(sb)?;
+        let (p, pe) = self.two_prod64(ma, mb)?;
+        let k = self.tx.b.i_add(u32t, None, ea, eb)?;
+        // c at the product's scale: d = exponent(c) − K
+        let sc = self.tx.b.select(dt, None, c_zero, onef, c)?;
+        let sc = self.tx.b.select(dt, None, c_ok, sc, onef)?;
+        let (mc, ec) = self.normalize64(sc)?;
+        let d = self.tx.b.i_sub(u32t, None, ec, k)?;
+        let lim = self.tx.const_u32(1000);
+        let nlim = self.tx.const_u32((-1000i32) as u32);
+        let c_far_below = self.tx.b.s_less_than(bt, None, d, nlim)?;
+        let c_far_above = self.tx.b.s_greater_than(bt, None, d, lim)?;
+        // (a zero c is never far: it only stands in for the exponent)
+        let c_nonzero = self.tx.b.logical_not(bt, None, c_zero)?;
+        let c_far_above = self.tx.b.logical_and(bt, None, c_far_above, c_nonzero)?;
+        let d_clamped = self.tx.b.select(u32t, None, c_far_below, nlim, d)?;
+        let d_clamped = self.tx.b.select(u32t, None, c_far_above, lim, d_clamped)?;
+        let cs = self.scale64(mc, d_clamped)?;
+        // far below: only c's sign matters, at a scale below pe's grain
+        let tiny = self.f64c(2f64.powi(-1000))?;
+        let c_neg = self.tx.b.f_ord_less_than(bt, None, c, zero_f)?;
+        let ntiny = self.f64c(-(2f64.powi(-1000)))?;
+        let stand_in = self.tx.b.select(dt, None, c_neg, ntiny, tiny)?;
+        let cs = self.tx.b.select(dt, None, c_far_below, stand_in, cs)?;
+        let cs = self.tx.b.select(dt, None, c_zero, zero_f, cs)?;
+        let (th, tl) = self.two_sum64(p, cs)?;
+        let (vs, ve) = self.two_sum64(tl, pe)?;
+        let v = self.round_to_odd64(vs, ve)?;
+        let (s, e) = self.two_sum64(th, v)?;
+        let near = self.round_scaled64(s, e, k, mode)?;
+        // an exact zero sum: −0 rounding down, else +0
+        let s_zero = self.tx.b.f_ord_equal(bt, None, s, zero_f)?;
+        let zero_result = self.f64c(if mode == Rndmode::Rd { -0.0 } else { 0.0 })?;
+        let near = self.tx.b.select(dt, None, s_zero, zero_result, near)?;
+        // far above: c, moved by the product's sign (from the operands':
+        // the product itself may underflow to zero)
+        let a_neg = self.tx.b.f_ord_less_than(bt, None, sa, zero_f)?;
+        let b_neg = self.tx.b.f_ord_less_than(bt, None, sb, zero_f)?;
+        let p_neg = self.tx.b.logical_not_equal(bt, None, a_neg, b_neg)?;
+        let carrier = self.tx.b.select(dt, None, p_neg, ntiny, tiny)?;
+        let no = self.tx.b.constant_false(bt);
+        let far = self.directed64(c, carrier, no, mode)?;
+        let v = self.tx.b.select(dt, None, c_far_above, far, near)?;
+        // zeros, infinities, NaNs: Fma's exact result, zero signs by IEEE
+        let special = self.fma_special(a, b, c)?;
+        let prod = self.tx.b.f_mul(dt, None, a, b)?;
+        let special = self.exact_zero_sum(special, prod, c, mode)?;
+        Ok(self.tx.b.select(dt, None, general, v, special)?)
     }
 }
