@@ -52,15 +52,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             (Opcode::Ucmp, "16bx2") => "16b",
             _ => return Ok(false),
         };
-        for lane in 0..2 {
-            fx.lane = Some(lane);
-            let done = lower_type(fx, ins, scalar);
-            fx.lane = None;
-            if !done? {
-                return Ok(false);
-            }
-        }
-        return Ok(true);
+        return fx.per_lane(|fx| lower_type(fx, ins, scalar));
     }
     lower_type(fx, ins, ty)
 }

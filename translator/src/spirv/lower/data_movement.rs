@@ -378,15 +378,7 @@ fn pf2i(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let (Some(to), Some(from)) = (to.strip_suffix("x2"), from.strip_suffix("x2")) else {
         return Ok(false);
     };
-    for lane in 0..2 {
-        fx.lane = Some(lane);
-        let done = f2i_typed(fx, ins, to, from);
-        fx.lane = None;
-        if !done? {
-            return Ok(false);
-        }
-    }
-    Ok(true)
+    fx.per_lane(|fx| f2i_typed(fx, ins, to, from))
 }
 
 /// `f2i` from `from` into the integer type `to`.

@@ -24,15 +24,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         _ => None,
     };
     if let Some(ty) = scalar {
-        for lane in 0..2 {
-            fx.lane = Some(lane);
-            let done = lower_type(fx, ins, ty);
-            fx.lane = None;
-            if !done? {
-                return Ok(false);
-            }
-        }
-        return Ok(true);
+        return fx.per_lane(|fx| lower_type(fx, ins, ty));
     }
     lower_type(fx, ins, ty)
 }
@@ -171,26 +163,10 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
     let mut srcs = Vec::new();
     let mut raw = Vec::new();
     for name in ["src0", "src1", "src2"] {
-        let Some(o) = ins.op(name) else { continue };
-        let (v, r) = match ty {
-            "hf" | "bf" => {
-                let h = fx.read(o, 16)?;
-                let h = if ftz { flush(fx, h, ty)? } else { h };
-                let f = half_to_f32(fx, h, ty)?;
-                (fx.tx.b.f_convert(dt, None, f)?, h)
-            }
-            "f" => {
-                let f = src(fx, ins, name, ty, ftz)?;
-                let ut = fx.tx.uint(32);
-                let r = fx.tx.b.bitcast(ut, None, f)?;
-                (fx.tx.b.f_convert(dt, None, f)?, r)
-            }
-            _ => {
-                let f = src(fx, ins, name, ty, ftz)?;
-                let ut = fx.tx.uint(64);
-                (f, fx.tx.b.bitcast(ut, None, f)?)
-            }
-        };
+        if ins.op(name).is_none() {
+            continue;
+        }
+        let (v, r) = f64_source(fx, ins, name, ty, ftz)?;
         srcs.push(v);
         raw.push(r);
     }
@@ -289,11 +265,10 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
 /// float core's rule. `.df` is not lowered yet: f64 has no wider format to
 /// compute in.
 fn rsqrt(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
+    let (x, raw) = f64_source(fx, ins, "src0", ty, ftz)?;
     let Some(to) = super::rounding::Narrow::of(ty) else {
         // .df: refined in double-double (rounding.rs)
-        let x = src(fx, ins, "src0", ty, ftz)?;
         let ut = fx.tx.uint(64);
-        let raw = fx.tx.b.bitcast(ut, None, x)?;
         let y = fx.rsqrt64(x)?;
         let bits = fx.tx.b.bitcast(ut, None, y)?;
         let bits = nan_rules(fx, ty, &[raw], bits)?;
@@ -302,18 +277,6 @@ fn rsqrt(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
         return Ok(true);
     };
     let dt = fx.tx.float(64);
-    let (x, raw) = if ty == "f" {
-        let f = src(fx, ins, "src0", ty, ftz)?;
-        let ut = fx.tx.uint(32);
-        (
-            fx.tx.b.f_convert(dt, None, f)?,
-            fx.tx.b.bitcast(ut, None, f)?,
-        )
-    } else {
-        let h = fx.read(ins.opr("src0")?, 16)?;
-        let h = if ftz { flush(fx, h, ty)? } else { h };
-        (fx.widen_to_f64(h, to)?, h)
-    };
     let s = fx.tx.glsl_op(dt, G::Sqrt, &[x])?;
     let one = fx.f64c(1.0)?;
     let r = fx.tx.b.f_div(dt, None, one, s)?;
@@ -427,6 +390,37 @@ fn mul_full(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     let bits = if ftz { flush(fx, bits, "f")? } else { bits };
     fx.write(ins.opr("dst")?, bits, 32)?;
     Ok(true)
+}
+
+/// A source of `ty` (`f`, `df`, `hf`, `bf`), flushed first with `.ftz`: its
+/// exact f64 value, and its encoding (for the NaN rules).
+pub(super) fn f64_source(
+    fx: &mut FunctionCx,
+    ins: &Ins,
+    name: &str,
+    ty: &str,
+    ftz: bool,
+) -> R<(Word, Word)> {
+    let dt = fx.tx.float(64);
+    Ok(match ty {
+        "hf" | "bf" => {
+            let h = fx.read(ins.opr(name)?, 16)?;
+            let h = if ftz { flush(fx, h, ty)? } else { h };
+            let f = half_to_f32(fx, h, ty)?;
+            (fx.tx.b.f_convert(dt, None, f)?, h)
+        }
+        "f" => {
+            let f = src(fx, ins, name, ty, ftz)?;
+            let ut = fx.tx.uint(32);
+            let r = fx.tx.b.bitcast(ut, None, f)?;
+            (fx.tx.b.f_convert(dt, None, f)?, r)
+        }
+        _ => {
+            let f = src(fx, ins, name, ty, ftz)?;
+            let ut = fx.tx.uint(64);
+            (f, fx.tx.b.bitcast(ut, None, f)?)
+        }
+    })
 }
 
 /// `.ftz`: a denormal (exponent field zero) becomes a zero of its sign.

@@ -8,6 +8,22 @@ use crate::spirv::function::{FunctionCx, Reg};
 use rspirv::spirv::Word;
 
 impl FunctionCx<'_, '_> {
+    /// Lowers a packed `.hfx2`/`.bfx2`/`.16bx2` instruction as its scalar
+    /// form once per 16-bit lane: `each` runs with [`FunctionCx::lane`] set,
+    /// so the operands' 16-bit reads and writes take that lane. `false`
+    /// (not lowered) as soon as a lane is not.
+    pub fn per_lane(&mut self, mut each: impl FnMut(&mut Self) -> R<bool>) -> R<bool> {
+        for lane in 0..2 {
+            self.lane = Some(lane);
+            let done = each(self);
+            self.lane = None;
+            if !done? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// The packed register `op` declared `.v{n}.{bits}b`, if it is one.
     fn packed_reg(&self, op: &Operand, n: u8, bits: u16) -> Option<(Word, crate::ir::Ty)> {
         match op {

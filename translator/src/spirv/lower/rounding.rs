@@ -573,17 +573,8 @@ impl FunctionCx<'_, '_> {
     /// one rounding.
     pub fn div_rounded(&mut self, a: Word, b: Word, to: Narrow, mode: Rndmode) -> R<Word> {
         let dt = self.tx.float(64);
-        let bt = self.tx.bool_ty();
         let q = self.tx.b.f_div(dt, None, a, b)?;
-        let (p, e) = self.two_prod64(q, b)?;
-        let r = self.tx.b.f_sub(dt, None, a, p)?;
-        let r = self.tx.b.f_sub(dt, None, r, e)?;
-        let zero = self.f64c(0.0)?;
-        let inexact = self.tx.b.f_ord_not_equal(bt, None, r, zero)?;
-        // exact quotient = q + r/b: above q when r and b have one sign
-        let rpos = self.tx.b.f_ord_greater_than(bt, None, r, zero)?;
-        let bpos = self.tx.b.f_ord_greater_than(bt, None, b, zero)?;
-        let above = self.tx.b.logical_equal(bt, None, rpos, bpos)?;
+        let (above, inexact) = self.exact_side(a, q, b, Some(b))?;
         let x = self.odd_toward(q, above, inexact)?;
         self.narrow(x, to, mode)
     }
@@ -592,16 +583,45 @@ impl FunctionCx<'_, '_> {
     /// `mode`, the same way: the remainder `a − s²`.
     pub fn sqrt_rounded(&mut self, a: Word, to: Narrow, mode: Rndmode) -> R<Word> {
         let dt = self.tx.float(64);
-        let bt = self.tx.bool_ty();
         let s = self.tx.glsl_op(dt, G::Sqrt, &[a])?;
-        let (p, e) = self.two_prod64(s, s)?;
+        let (above, inexact) = self.exact_side(a, s, s, None)?;
+        let x = self.odd_toward(s, above, inexact)?;
+        self.narrow(x, to, mode)
+    }
+
+    /// Where the exact quotient `a / y` (`divisor` = `y`) or root `√a`
+    /// (`x` = `y` = the root, no divisor) lies against the nearest result
+    /// `x`, by the sign of the exact remainder `a − x·y` (Dekker): (above
+    /// `x`, inexact), as bools.
+    fn exact_side(&mut self, a: Word, x: Word, y: Word, divisor: Option<Word>) -> R<(Word, Word)> {
+        let dt = self.tx.float(64);
+        let bt = self.tx.bool_ty();
+        let (p, e) = self.two_prod64(x, y)?;
         let r = self.tx.b.f_sub(dt, None, a, p)?;
         let r = self.tx.b.f_sub(dt, None, r, e)?;
         let zero = self.f64c(0.0)?;
         let inexact = self.tx.b.f_ord_not_equal(bt, None, r, zero)?;
-        let above = self.tx.b.f_ord_greater_than(bt, None, r, zero)?;
-        let x = self.odd_toward(s, above, inexact)?;
-        self.narrow(x, to, mode)
+        let rpos = self.tx.b.f_ord_greater_than(bt, None, r, zero)?;
+        // a quotient is x + r/y: above x when r and y have one sign
+        let above = match divisor {
+            Some(d) => {
+                let dpos = self.tx.b.f_ord_greater_than(bt, None, d, zero)?;
+                self.tx.b.logical_equal(bt, None, rpos, dpos)?
+            }
+            None => rpos,
+        };
+        Ok((above, inexact))
+    }
+
+    /// A tiny number on the side of the exact value (0 when exact): the
+    /// remainder's stand-in in a (hi, lo) pair, where only its sign matters.
+    fn side_carrier(&mut self, above: Word, inexact: Word) -> R<Word> {
+        let dt = self.tx.float(64);
+        let tiny = self.f64c(2f64.powi(-200))?;
+        let ntiny = self.f64c(-(2f64.powi(-200)))?;
+        let zero = self.f64c(0.0)?;
+        let d = self.tx.b.select(dt, None, above, tiny, ntiny)?;
+        Ok(self.tx.b.select(dt, None, inexact, d, zero)?)
     }
 
     /// A 64-bit integer (`signed` or not) as f64 in `mode`: the driver's
@@ -930,19 +950,8 @@ impl FunctionCx<'_, '_> {
                 let sb = self.tx.b.select(dt, None, ok_b, b, onef)?;
                 let (mb, eb) = self.normalize64(sb)?;
                 let q = self.tx.b.f_div(dt, None, ma, mb)?;
-                let (p, e) = self.two_prod64(q, mb)?;
-                let r = self.tx.b.f_sub(dt, None, ma, p)?;
-                let r = self.tx.b.f_sub(dt, None, r, e)?;
-                // the exact quotient is q + r/mb: only the sign of r/mb
-                // matters, carried by a tiny number of that sign
-                let tiny = self.f64c(2f64.powi(-200))?;
-                let ntiny = self.f64c(-(2f64.powi(-200)))?;
-                let pos = self.tx.b.f_ord_greater_than(bt, None, r, zero_f)?;
-                let nonzero = self.tx.b.f_ord_not_equal(bt, None, r, zero_f)?;
-                let b_pos = self.tx.b.f_ord_greater_than(bt, None, mb, zero_f)?;
-                let above = self.tx.b.logical_equal(bt, None, pos, b_pos)?;
-                let d = self.tx.b.select(dt, None, above, tiny, ntiny)?;
-                let d = self.tx.b.select(dt, None, nonzero, d, zero_f)?;
+                let (above, inexact) = self.exact_side(ma, q, mb, Some(mb))?;
+                let d = self.side_carrier(above, inexact)?;
                 let k = self.tx.b.i_sub(u32t, None, ea, eb)?;
                 let g = self.round_scaled64(q, d, k, mode)?;
                 let sp = self.tx.b.f_div(dt, None, a, b)?;
@@ -960,15 +969,8 @@ impl FunctionCx<'_, '_> {
                 let e_even = self.tx.b.i_sub(u32t, None, ea, odd)?;
                 let k = self.tx.b.shift_right_arithmetic(u32t, None, e_even, one)?;
                 let s = self.tx.glsl_op(dt, G::Sqrt, &[m])?;
-                let (p, e) = self.two_prod64(s, s)?;
-                let r = self.tx.b.f_sub(dt, None, m, p)?;
-                let r = self.tx.b.f_sub(dt, None, r, e)?;
-                let tiny = self.f64c(2f64.powi(-200))?;
-                let ntiny = self.f64c(-(2f64.powi(-200)))?;
-                let pos = self.tx.b.f_ord_greater_than(bt, None, r, zero_f)?;
-                let neg = self.tx.b.f_ord_less_than(bt, None, r, zero_f)?;
-                let d = self.tx.b.select(dt, None, neg, ntiny, zero_f)?;
-                let d = self.tx.b.select(dt, None, pos, tiny, d)?;
+                let (above, inexact) = self.exact_side(m, s, s, None)?;
+                let d = self.side_carrier(above, inexact)?;
                 let g = self.round_scaled64(s, d, k, mode)?;
                 let sp = self.tx.glsl_op(dt, G::Sqrt, &[a])?;
                 // a negative operand: NaN

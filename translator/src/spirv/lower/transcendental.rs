@@ -18,7 +18,7 @@
 //! floating-point reduction loses every bit. The reduced argument, within
 //! π/4, goes through sin and cos series in f64.
 
-use super::floating_point::{flush, nan_rules, src};
+use super::floating_point::{f64_source, flush, nan_rules};
 use super::rounding::Narrow;
 use super::{Ins, R};
 use crate::ir::qualifier::Rndmode;
@@ -353,18 +353,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
     };
     let dt = fx.tx.float(64);
     let bt = fx.tx.bool_ty();
-    let (x, raw) = if ty == "f" {
-        let f = src(fx, ins, "src0", "f", ftz)?;
-        let ut = fx.tx.uint(32);
-        (
-            fx.tx.b.f_convert(dt, None, f)?,
-            fx.tx.b.bitcast(ut, None, f)?,
-        )
-    } else {
-        let h = fx.read(ins.opr("src0")?, 16)?;
-        let h = if ftz { flush(fx, h, ty)? } else { h };
-        (fx.widen_to_f64(h, to)?, h)
-    };
+    let (x, raw) = f64_source(fx, ins, "src0", ty, ftz)?;
     let r = match ins.i.opcode {
         Opcode::Fsin | Opcode::Fcos => {
             // the argument as f32 bits (16-bit formats widen exactly)
