@@ -1089,8 +1089,17 @@ fn run_cases_on(rt: &mut dyn Device) {
     }
 }
 
+/// The run-case tables on lavapipe one at a time: atomic_128_count.pisa's
+/// spin locks count against llvmpipe's loop cap, and two tables contending
+/// for the machine's cores at once made it reach the cap (the launch then
+/// fails with the loop-cap error, never with a wrong count).
+static ONE_TABLE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn cases_through_the_library() {
+    let _one = ONE_TABLE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     let mut rt = runtime();
     run_cases_on(&mut rt);
     let msgs = rt.validation_messages();
@@ -1101,6 +1110,9 @@ fn cases_through_the_library() {
 /// programs, and changes none of their results.
 #[test]
 fn cases_in_checked_mode() {
+    let _one = ONE_TABLE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     let mut rt = Runtime::new(RuntimeOptions {
         validation: true,
         pipeline_cache: false,
@@ -1151,6 +1163,9 @@ fn pisa() -> Command {
 
 #[test]
 fn cases_through_the_command_line() {
+    let _one = ONE_TABLE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     cases_through_the_command_line_on(None);
 }
 
