@@ -273,7 +273,7 @@ fn ir(paths: &[PathBuf], structured: bool) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     };
     let program = pisa_translator::ir::build(&module);
-    print!("{}", pisa_translator::ir::print::print(&program, &module));
+    print!("{}", pisa_translator::ir::print::print(&program));
     if structured {
         for f in program.functions.iter().filter(|f| !f.is_declaration()) {
             let mut tree = pisa_translator::ir::structurize::structurize(f)?;

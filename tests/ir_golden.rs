@@ -15,7 +15,7 @@ fn golden(name: &str) -> String {
     let m = pisa_translator::assemble(&path, &src).unwrap_or_else(|d| panic!("{d}"));
     let program = ir::build(&m);
     ir::verify::verify(&program).unwrap();
-    let mut out = ir::print::print(&program, &m);
+    let mut out = ir::print::print(&program);
     for f in program.functions.iter().filter(|f| !f.is_declaration()) {
         let tree = ir::structurize::structurize(f).unwrap();
         out.push_str(&format!("\nstructured @{}:\n", m.name(f.name)));

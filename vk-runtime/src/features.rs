@@ -201,7 +201,7 @@ mod tests {
 
     #[test]
     fn a_missing_feature_names_the_instruction_that_needs_it() {
-        // a module that computes fsin.f in f64 (spirv/lower/transcendental.rs)
+        // a module that computes fsin.f in f64 (the math library, ir/mathlib)
         let src = ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %o)\n{\n\t.reg .64b %p;\n\t.reg .32b %a;\n\tld.param.64b %p, [%o];\n\tld.global.32b %a, [%p];\n\tfsin.f %a, %a;\n\tst.global.32b [%p], %a;\n\treturn;\n}\n";
         let m = pisa_translator::assemble("k.pisa", src).unwrap();
         let spv = pisa_translator::spirv::translate(&m).unwrap();

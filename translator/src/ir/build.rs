@@ -29,6 +29,7 @@ pub fn build(m: &Module) -> Program {
         address_taken,
         symbols: m.ast.interner.clone(),
         source: m.map.clone(),
+        library_uses: Vec::new(),
     };
     verify::debug_verify(&p, "build");
     for f in &mut p.functions {

@@ -20,6 +20,8 @@
 
 pub mod analysis;
 pub mod build;
+pub mod literal;
+pub mod mathlib;
 mod opcode;
 pub mod opcode_gen;
 pub mod print;
@@ -183,6 +185,27 @@ impl PisaInst {
     pub fn catalog_form(&self) -> &'static Form {
         &catalog().forms[self.form.form as usize]
     }
+    /// The value written for qualifier slot `slot` (`type`, `ftz`, ...).
+    pub fn qual_value(&self, slot: &str) -> Option<&'static str> {
+        let form = self.catalog_form();
+        let s = form.slot(slot)?;
+        let v = self.form.quals[s];
+        (v != FormRef::ABSENT).then(|| form.quals[s].values[v as usize].as_str())
+    }
+    /// The mnemonic as the catalog spells it, qualifiers in the form's
+    /// order (`fsin.ftz.hfx2`, `fadd.ru.f`).
+    pub fn mnemonic_text(&self) -> String {
+        let form = self.catalog_form();
+        let mut s = form.opcode.clone();
+        for (slot, q) in form.quals.iter().enumerate() {
+            let v = self.form.quals[slot];
+            if v != FormRef::ABSENT {
+                s.push('.');
+                s.push_str(&q.values[v as usize]);
+            }
+        }
+        s
+    }
 }
 
 /// One instruction of a basic block.
@@ -338,6 +361,10 @@ pub struct Program {
     /// (the key two modules will be merged by).
     pub symbols: Interner,
     pub source: SourceMap,
+    /// The instructions [`mathlib::link`] replaced by calls of the library
+    /// (mnemonic and span, in program order): what a diagnostic about
+    /// library code names.
+    pub library_uses: Vec<(String, Span)>,
 }
 
 impl Program {

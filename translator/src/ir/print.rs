@@ -4,19 +4,18 @@
 //! of one name. Golden tests compare this text.
 
 use super::*;
-use crate::Module;
 use std::collections::HashMap;
 use std::fmt::Write;
 
-pub fn print(p: &Program, m: &Module) -> String {
+pub fn print(p: &Program) -> String {
     let mut out = String::new();
     for f in &p.functions {
-        print_function(&mut out, f, m);
+        print_function(&mut out, f, p);
     }
     out
 }
 
-fn print_function(out: &mut String, f: &Function, m: &Module) {
+fn print_function(out: &mut String, f: &Function, m: &Program) {
     let names = reg_names(f);
     let kind = match f.kind {
         FuncKind::Kernel => "kernel",
@@ -90,19 +89,10 @@ fn reg_names(f: &Function) -> Vec<String> {
 }
 
 pub fn mnemonic(i: &PisaInst) -> String {
-    let form = i.catalog_form();
-    let mut s = form.opcode.clone();
-    for (slot, q) in form.quals.iter().enumerate() {
-        let v = i.form.quals[slot];
-        if v != FormRef::ABSENT {
-            s.push('.');
-            s.push_str(&q.values[v as usize]);
-        }
-    }
-    s
+    i.mnemonic_text()
 }
 
-fn inst_text(inst: &Inst, names: &[String], m: &Module) -> String {
+fn inst_text(inst: &Inst, names: &[String], m: &Program) -> String {
     match inst {
         Inst::Pisa(i) => {
             let ops: Vec<String> = i
@@ -125,7 +115,7 @@ fn inst_text(inst: &Inst, names: &[String], m: &Module) -> String {
     }
 }
 
-fn term_text(t: &Terminator, names: &[String], m: &Module) -> String {
+fn term_text(t: &Terminator, names: &[String], m: &Program) -> String {
     match t {
         Terminator::Goto(b) => format!("goto bb{}", b.0),
         Terminator::Branch {
@@ -156,7 +146,7 @@ fn reg_text(r: &RegRef, names: &[String]) -> String {
     s
 }
 
-fn special_text(r: &SpecialRef, m: &Module) -> String {
+fn special_text(r: &SpecialRef, m: &Program) -> String {
     let mut s = format!("%{}", m.name(r.name));
     if let Some(sw) = r.swizzle {
         s.push('.');
@@ -165,7 +155,7 @@ fn special_text(r: &SpecialRef, m: &Module) -> String {
     s
 }
 
-fn operand_text(o: &Operand, names: &[String], m: &Module) -> String {
+fn operand_text(o: &Operand, names: &[String], m: &Program) -> String {
     match o {
         Operand::Reg(r) => reg_text(r, names),
         Operand::NotPred(r) => format!("!{}", reg_text(r, names)),

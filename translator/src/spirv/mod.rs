@@ -170,10 +170,14 @@ pub fn translate(m: &Module) -> Result<Spirv, TranslateError> {
 }
 
 pub fn translate_with(m: &Module, options: &Options) -> Result<Spirv, TranslateError> {
-    translate_program(&crate::ir::build(m), options)
+    let mut program = crate::ir::build(m);
+    crate::ir::mathlib::link(&mut program);
+    translate_program(&program, options)
 }
 
-/// Translates a program in IR form: the back end reads nothing else.
+/// Translates a program in IR form: the back end reads nothing else. The
+/// instructions of the math library ([`crate::ir::mathlib`]) must have
+/// been linked already.
 pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, TranslateError> {
     let layout = layout::layout(program);
     let mut tx = types::ModuleCx::new(program, layout);

@@ -50,11 +50,11 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     if ins.i.opcode == Opcode::Frsqrt {
         return rsqrt(fx, ins, ty, ftz);
     }
-    if matches!(
-        ins.i.opcode,
-        Opcode::Fexp2 | Opcode::Flog2 | Opcode::Ftanh | Opcode::Fsin | Opcode::Fcos
-    ) {
-        return super::transcendental::lower(fx, ins, ty, ftz);
+    if crate::ir::mathlib::implements(ins.i) {
+        return Err(crate::spirv::TranslateError::Internal(format!(
+            "`{}` reached the back end: ir::mathlib::link replaces it by a call",
+            ins.name
+        )));
     }
     if let Some(mode) = ins.qual::<Rndmode>().filter(|&r| r != Rndmode::Re) {
         return directed(fx, ins, ty, mode, ftz);

@@ -1,0 +1,186 @@
+//! The bundled math library (`translator/src/ir/mathlib/`) run by the
+//! reference device, against the reference device's own correctly rounded
+//! float core: every 16-bit input of every form (`fsin`, `fcos`, `fexp2`,
+//! `flog2`, `ftanh` on `.hf`/`.bf`, with and without `.ftz`), edge and
+//! random f32 inputs, and the packed forms. Bit for bit: the library rounds
+//! once from f64, so it must give the correctly rounded result wherever
+//! f64's own error does not reach a rounding boundary (which the
+//! exhaustive f32 runs of `examples/ulp.rs` never found). No GPU needed:
+//! the Vulkan side of the same library is `tests/float_bounds.rs`.
+
+mod common;
+
+use common::elementwise;
+use pisa_interp::CpuDevice;
+use pisa_translator::ir;
+use pisa_vk_runtime::{Device, ProgramId};
+
+const OPS: &[&str] = &["fsin", "fcos", "fexp2", "flog2", "ftanh"];
+
+fn kernel_name(form: &str) -> String {
+    form.replace('.', "_")
+}
+
+/// One kernel per form: `out[i] = form(in[i])` (16-bit forms on 16-bit
+/// elements, packed ones on 32-bit words).
+fn program() -> String {
+    let mut src = String::from(".version 0.1;\n.target 100;\n");
+    for op in OPS {
+        for ftz in ["", ".ftz"] {
+            for (ty, bits, reg) in [
+                ("f", 32, ".32b"),
+                ("hf", 16, ".16b"),
+                ("bf", 16, ".16b"),
+                ("hfx2", 32, ".v2.16b"),
+                ("bfx2", 32, ".v2.16b"),
+            ] {
+                let form = format!("{op}{ftz}.{ty}");
+                let bytes = bits / 8;
+                let mov = if reg == ".v2.16b" {
+                    "v2.16b"
+                } else {
+                    &reg[1..]
+                };
+                src.push_str(&format!(
+                    ".kernel @{}(.param[8] %in, .param[8] %out)\n{{\n\t.reg .64b %pi, %po, %off;\n\t.reg {reg} %s, %d;\n\t.reg .32b %id;\n\tld.param.64b %pi, [%in];\n\tld.param.64b %po, [%out];\n\tumad.32b %id, %groupid.x, %enqueuedlocalsize.x, %localid.x;\n\tumul.full.32b %off, %id, {bytes};\n\tiadd.64b %pi, %pi, %off;\n\tiadd.64b %po, %po, %off;\n\tld.global.{mov} %s, [%pi];\n\t{form} %d, %s;\n\tst.global.{mov} [%po], %d;\n\treturn;\n}}\n",
+                    kernel_name(&form)
+                ));
+            }
+        }
+    }
+    src
+}
+
+/// The reference device with the program as written (its own float core),
+/// and with the library linked in (what Vulkan devices run).
+fn devices() -> (CpuDevice, ProgramId, ProgramId) {
+    let src = program();
+    let m = pisa_translator::assemble("mathlib.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
+    let mut cpu = CpuDevice::new();
+    let reference = cpu.load(&m).unwrap();
+    let mut linked = ir::build(&m);
+    ir::mathlib::link(&mut linked);
+    let library = cpu.load_program(&linked, &src).unwrap();
+    (cpu, reference, library)
+}
+
+fn compare(
+    cpu: &mut CpuDevice,
+    (a, b): (ProgramId, ProgramId),
+    form: &str,
+    bits: u32,
+    ins: &[u64],
+) {
+    let kernel = kernel_name(form);
+    let want = elementwise::run(cpu, a, &kernel, (bits, 1), (bits, 1), ins);
+    let got = elementwise::run(cpu, b, &kernel, (bits, 1), (bits, 1), ins);
+    let wrong: Vec<String> = ins
+        .iter()
+        .zip(got.iter().zip(&want))
+        .filter(|(_, (g, w))| g != w)
+        .take(8)
+        .map(|(i, (g, w))| format!("{i:#x} gives {g:#x}, want {w:#x}"))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{form} through the library: {}",
+        wrong.join("; ")
+    );
+}
+
+#[test]
+fn every_16_bit_input_is_correctly_rounded() {
+    let (mut cpu, reference, library) = devices();
+    let all: Vec<u64> = (0..=0xFFFF).collect();
+    for op in OPS {
+        for ftz in ["", ".ftz"] {
+            for ty in ["hf", "bf"] {
+                compare(
+                    &mut cpu,
+                    (reference, library),
+                    &format!("{op}{ftz}.{ty}"),
+                    16,
+                    &all,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn f32_edge_and_random_inputs_are_correctly_rounded() {
+    let (mut cpu, reference, library) = devices();
+    let mut ins: Vec<u64> = vec![
+        0,
+        0x8000_0000,
+        1,
+        0x8000_0001,
+        0x007F_FFFF,
+        0x0080_0000,
+        0x7F7F_FFFF,
+        0xFF7F_FFFF,
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        0x7F80_0001,
+        0xFFA0_0000,
+        0x3F80_0000,
+        0xBF80_0000,
+        0x3F00_0000,
+        0x3F7F_FFFF,
+        0x3F80_0001,
+        0x4000_0000,
+        0x42C8_0000,
+        0xC2C8_0000,
+        0x4300_0000,
+        0xC316_0000,
+        0x4049_0FDB,
+        0x3FC9_0FDB,
+        0x3F49_0FDB,
+        0x5F80_0000,
+        0x4B80_0000,
+        0x4F00_0000,
+        0x7E00_0000,
+        0x4120_0000,
+        0xC120_0000,
+    ];
+    let mut next = elementwise::random(0x5EED);
+    ins.extend((0..8192).map(|_| next() >> 32));
+    for op in OPS {
+        for ftz in ["", ".ftz"] {
+            compare(
+                &mut cpu,
+                (reference, library),
+                &format!("{op}{ftz}.f"),
+                32,
+                &ins,
+            );
+        }
+    }
+}
+
+#[test]
+fn packed_forms_apply_the_scalar_form_to_each_lane() {
+    let (mut cpu, reference, library) = devices();
+    let mut next = elementwise::random(0xB0B);
+    let ins: Vec<u64> = (0..4096)
+        .map(|i| match i % 4 {
+            0 => 0x7C01_3C00 | (i as u64 & 0xFF),
+            1 => 0x8000_FC00,
+            _ => next() >> 32,
+        })
+        .collect();
+    for op in OPS {
+        for ftz in ["", ".ftz"] {
+            for ty in ["hfx2", "bfx2"] {
+                compare(
+                    &mut cpu,
+                    (reference, library),
+                    &format!("{op}{ftz}.{ty}"),
+                    32,
+                    &ins,
+                );
+            }
+        }
+    }
+}
