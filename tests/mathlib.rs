@@ -1,7 +1,7 @@
 //! The bundled math library (`translator/src/ir/mathlib/`) run by the
 //! reference device, against the reference device's own correctly rounded
 //! float core: every 16-bit input of every form (`fsin`, `fcos`, `fexp2`,
-//! `flog2`, `ftanh` on `.hf`/`.bf`, with and without `.ftz`), edge and
+//! `flog2`, `ftanh`, `frsqrt.fast` on `.hf`/`.bf`, with and without `.ftz`), edge and
 //! random f32 inputs, and the packed forms. Bit for bit: the library rounds
 //! once from f64, so it must give the correctly rounded result wherever
 //! f64's own error does not reach a rounding boundary (which the
@@ -15,7 +15,13 @@ use pisa_interp::CpuDevice;
 use pisa_translator::ir;
 use pisa_vk_runtime::{Device, ProgramId};
 
-const OPS: &[&str] = &["fsin", "fcos", "fexp2", "flog2", "ftanh"];
+const OPS: &[&str] = &["fsin", "fcos", "fexp2", "flog2", "ftanh", "frsqrt"];
+
+/// The mnemonic of `op` on `ty` (`frsqrt` has only its `.fast` form).
+fn form(op: &str, ftz: &str, ty: &str) -> String {
+    let fast = if op == "frsqrt" { ".fast" } else { "" };
+    format!("{op}{ftz}{fast}.{ty}")
+}
 
 fn kernel_name(form: &str) -> String {
     form.replace('.', "_")
@@ -34,7 +40,7 @@ fn program() -> String {
                 ("hfx2", 32, ".v2.16b"),
                 ("bfx2", 32, ".v2.16b"),
             ] {
-                let form = format!("{op}{ftz}.{ty}");
+                let form = form(op, ftz, ty);
                 let bytes = bits / 8;
                 let mov = if reg == ".v2.16b" {
                     "v2.16b"
@@ -95,13 +101,7 @@ fn every_16_bit_input_is_correctly_rounded() {
     for op in OPS {
         for ftz in ["", ".ftz"] {
             for ty in ["hf", "bf"] {
-                compare(
-                    &mut cpu,
-                    (reference, library),
-                    &format!("{op}{ftz}.{ty}"),
-                    16,
-                    &all,
-                );
+                compare(&mut cpu, (reference, library), &form(op, ftz, ty), 16, &all);
             }
         }
     }
@@ -151,7 +151,7 @@ fn f32_edge_and_random_inputs_are_correctly_rounded() {
             compare(
                 &mut cpu,
                 (reference, library),
-                &format!("{op}{ftz}.f"),
+                &form(op, ftz, "f"),
                 32,
                 &ins,
             );
@@ -173,13 +173,7 @@ fn packed_forms_apply_the_scalar_form_to_each_lane() {
     for op in OPS {
         for ftz in ["", ".ftz"] {
             for ty in ["hfx2", "bfx2"] {
-                compare(
-                    &mut cpu,
-                    (reference, library),
-                    &format!("{op}{ftz}.{ty}"),
-                    32,
-                    &ins,
-                );
+                compare(&mut cpu, (reference, library), &form(op, ftz, ty), 32, &ins);
             }
         }
     }

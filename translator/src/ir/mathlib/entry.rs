@@ -13,6 +13,7 @@
 //!    result of a non-NaN source the default NaN (the float core's NaN
 //!    rules, docs/spec-notes.md); `fsin`/`fcos` of ±∞ is that default NaN;
 //!    `flog2` of ±0 is −∞, of +∞ +∞, of anything negative the default NaN;
+//!    `frsqrt` of anything negative the default NaN;
 //! 5. `.ftz`: a denormal result becomes a zero of its sign.
 //!
 //! Packed forms (`.hfx2`, `.bfx2`) call their scalar entry point once per
@@ -20,8 +21,10 @@
 
 use std::fmt::Write;
 
-/// The instructions the library implements, as their catalog opcodes.
-pub const OPERATIONS: &[&str] = &["fsin", "fcos", "fexp2", "flog2", "ftanh"];
+/// The instructions the library implements, as their catalog opcodes
+/// (on every type below: `frsqrt.fast.df` is the back end's, refined in
+/// double-double, since f64 has no wider format to compute in).
+pub const OPERATIONS: &[&str] = &["fsin", "fcos", "fexp2", "flog2", "ftanh", "frsqrt"];
 
 /// The types of those instructions: scalar, then packed.
 pub const SCALAR_TYPES: &[&str] = &["f", "hf", "bf"];
@@ -75,13 +78,12 @@ fn format(ty: &str) -> Format {
     }
 }
 
-/// The mnemonic of `op` on `ty`, with or without `.ftz`.
-fn mnemonic(op: &str, ty: &str, ftz: bool) -> String {
-    if ftz {
-        format!("{op}.ftz.{ty}")
-    } else {
-        format!("{op}.{ty}")
-    }
+/// The mnemonic of `op` on `ty`, with or without `.ftz` (`frsqrt` has
+/// only its `.fast` form, 13 §2.14).
+pub fn mnemonic(op: &str, ty: &str, ftz: bool) -> String {
+    let fast = if op == "frsqrt" { ".fast" } else { "" };
+    let ftz = if ftz { ".ftz" } else { "" };
+    format!("{op}{ftz}{fast}.{ty}")
 }
 
 /// Every entry point, as PISA text.
@@ -145,6 +147,9 @@ fn scalar_entry(op: &str, ty: &str, ftz: bool) -> String {
         "ftanh" => {
             let _ = writeln!(o, "\tcall %r, @__pisa_tanh_df(%d);");
         }
+        "frsqrt" => {
+            let _ = writeln!(o, "\tcall %r, @__pisa_rsqrt_df(%d);");
+        }
         _ => {
             // the kernel sees positive finite arguments only; 1.0 elsewhere
             let _ = writeln!(o, "\tand.{b}b %a, %x, {:#X};", f.abs);
@@ -161,6 +166,11 @@ fn scalar_entry(op: &str, ty: &str, ftz: bool) -> String {
         "fsin" | "fcos" => {
             let _ = writeln!(o, "\tucmp.eq.{b}b %inf, %a, {:#X};", f.inf);
             let _ = writeln!(o, "\tsel.{b}b %y, {:#X}, %y, %inf;", f.inf | f.quiet);
+        }
+        "frsqrt" => {
+            // a negative argument gives the default NaN (±0 give ±∞, +∞ +0)
+            let _ = writeln!(o, "\tfcmp.lt.df %negative, %d, 0.0;");
+            let _ = writeln!(o, "\tsel.{b}b %y, {:#X}, %y, %negative;", f.inf | f.quiet);
         }
         "flog2" => {
             // +∞ stays; ±0 gives −∞; a negative argument the default NaN

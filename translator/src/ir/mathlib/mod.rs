@@ -1,7 +1,7 @@
 //! `ir::mathlib`: the bundled math library, linked into a program on use.
 //!
 //! PISA's transcendental instructions (`fsin`, `fcos`, `fexp2`, `flog2`,
-//! `ftanh`, spec 13, on `.f`, `.hf`, `.bf` and packed `.hfx2`/`.bfx2`) have
+//! `ftanh`, `frsqrt`, spec 13, on `.f`, `.hf`, `.bf` and packed `.hfx2`/`.bfx2`) have
 //! error bounds (1–2 ULP) that Vulkan's `GLSL.std.450` built-ins do not
 //! promise (`Exp2` 3 + 2·|x| ULP, `Log2` an absolute 2^-21 near 1, `Sin`
 //! absolute 2^-11). So they are not lowered to built-ins: this pass
@@ -53,6 +53,7 @@ pub fn in_library(span: Span) -> bool {
 /// Whether instruction `i` is implemented by the library.
 pub fn implements(i: &PisaInst) -> bool {
     entry::OPERATIONS.contains(&i.catalog_form().opcode.as_str())
+        && i.qual_value("type") != Some("df")
 }
 
 /// The library as a program (assembled from [`library_source`]).

@@ -6,8 +6,8 @@ fn the_library_assembles_with_an_entry_point_per_form() {
         .unwrap_or_else(|e| panic!("{}", e.render()));
     for op in entry::OPERATIONS {
         for ty in entry::SCALAR_TYPES.iter().chain(entry::PACKED_TYPES) {
-            for ftz in ["", ".ftz"] {
-                let name = entry::entry_name(&format!("{op}{ftz}.{ty}"));
+            for ftz in [false, true] {
+                let name = entry::entry_name(&entry::mnemonic(op, ty, ftz));
                 assert!(m.ast.interner.get(&name).is_some(), "no entry point {name}");
             }
         }

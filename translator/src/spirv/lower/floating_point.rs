@@ -47,14 +47,14 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
         return Ok(false);
     }
     let ftz = ins.has("ftz");
-    if ins.i.opcode == Opcode::Frsqrt {
-        return rsqrt(fx, ins, ty, ftz);
-    }
     if crate::ir::mathlib::implements(ins.i) {
         return Err(crate::spirv::TranslateError::Internal(format!(
             "`{}` reached the back end: ir::mathlib::link replaces it by a call",
             ins.name
         )));
+    }
+    if ins.i.opcode == Opcode::Frsqrt {
+        return rsqrt64(fx, ins, ty, ftz);
     }
     if let Some(mode) = ins.qual::<Rndmode>().filter(|&r| r != Rndmode::Re) {
         return directed(fx, ins, ty, mode, ftz);
@@ -258,32 +258,18 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
     Ok(true)
 }
 
-/// `frsqrt` (13 §2.14, at most 1 ULP) of `.f`, `.hf`, `.bf`: `1 / sqrt(x)`
-/// in f64, rounded once to the format (within half an ULP and f64's own
-/// two roundings, far below 1 ULP); special values as IEEE division and
-/// square root give them (±0 → ±∞, +∞ → +0, negative → NaN), NaNs by the
-/// float core's rule. `.df` is not lowered yet: f64 has no wider format to
-/// compute in.
-fn rsqrt(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
+/// `frsqrt.fast.df` (1 ULP): refined in double-double (rounding.rs); f64
+/// has no wider format to compute in. The narrower types are the math
+/// library's (`ir::mathlib`). Special values as the square root gives them
+/// (±0 → ±∞, +∞ → +0, negative → NaN), NaNs by the float core's rule.
+fn rsqrt64(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
     let (x, raw) = f64_source(fx, ins, "src0", ty, ftz)?;
-    let Some(to) = super::rounding::Narrow::of(ty) else {
-        // .df: refined in double-double (rounding.rs)
-        let ut = fx.tx.uint(64);
-        let y = fx.rsqrt64(x)?;
-        let bits = fx.tx.b.bitcast(ut, None, y)?;
-        let bits = nan_rules(fx, ty, &[raw], bits)?;
-        let bits = if ftz { flush(fx, bits, ty)? } else { bits };
-        fx.write(ins.opr("dst")?, bits, 64)?;
-        return Ok(true);
-    };
-    let dt = fx.tx.float(64);
-    let s = fx.tx.glsl_op(dt, G::Sqrt, &[x])?;
-    let one = fx.f64c(1.0)?;
-    let r = fx.tx.b.f_div(dt, None, one, s)?;
-    let bits = fx.narrow(r, to, Rndmode::Re)?;
+    let ut = fx.tx.uint(64);
+    let y = fx.rsqrt64(x)?;
+    let bits = fx.tx.b.bitcast(ut, None, y)?;
     let bits = nan_rules(fx, ty, &[raw], bits)?;
     let bits = if ftz { flush(fx, bits, ty)? } else { bits };
-    fx.write(ins.opr("dst")?, bits, to.bits())?;
+    fx.write(ins.opr("dst")?, bits, 64)?;
     Ok(true)
 }
 
