@@ -112,6 +112,16 @@ pub struct Options {
     /// `shaderInt64`): Vulkan does not require `Fma` to be fused, and
     /// lavapipe's is not (`lower::floating_point::fmad32`).
     pub fma_f32_via_f64: bool,
+    /// Compute `fdiv`, `fsqrt` and `frcp` correctly rounded on every
+    /// driver (Vulkan promises 2.5 ULP): in f64 with the driver's result
+    /// corrected by exact remainders (`lower::quotient`); needs
+    /// `shaderFloat64` and `shaderInt64`. Without it `.f`, `.hf` and `.bf`
+    /// use the driver's `OpFDiv` and `Sqrt` (docs/spec-notes.md).
+    pub exact_division: bool,
+    /// Tests only: move the driver's f64 quotients and roots by two units
+    /// in the last place before the corrections of `exact_division`, to
+    /// stand in for a driver whose division is not correctly rounded.
+    pub perturb_quotients: bool,
     /// Checked mode (`pisa run --check`, `spirv::checked`): every load,
     /// store and atomic checks its address against the launch's live
     /// allocations and the arenas, reports the first bad one and goes to a
@@ -128,6 +138,8 @@ impl Default for Options {
             opaque_operands: false,
             signed_zero_inf_nan_preserve: [false; 3],
             fma_f32_via_f64: false,
+            exact_division: false,
+            perturb_quotients: false,
             checked_memory: false,
         }
     }
@@ -144,6 +156,8 @@ impl Options {
             opaque_operands: caps_loops,
             signed_zero_inf_nan_preserve: [false; 3],
             fma_f32_via_f64: false,
+            exact_division: false,
+            perturb_quotients: false,
             checked_memory: false,
         }
     }
@@ -152,6 +166,7 @@ impl Options {
     /// floats and integers.
     pub fn with_f64(mut self, float64_and_int64: bool) -> Options {
         self.fma_f32_via_f64 = float64_and_int64;
+        self.exact_division = float64_and_int64;
         self
     }
 

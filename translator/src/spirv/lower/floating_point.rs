@@ -56,6 +56,14 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     if ins.i.opcode == Opcode::Frsqrt {
         return rsqrt64(fx, ins, ty, ftz);
     }
+    // quotients and roots correctly rounded whatever the driver's precision
+    // (lower::quotient); `.fast` is within its bound that way too
+    if fx.tx.options.exact_division
+        && matches!(ins.i.opcode, Opcode::Fdiv | Opcode::Fsqrt | Opcode::Frcp)
+    {
+        let mode = ins.qual::<Rndmode>().unwrap_or(Rndmode::Re);
+        return directed(fx, ins, ty, mode, ftz);
+    }
     if let Some(mode) = ins.qual::<Rndmode>().filter(|&r| r != Rndmode::Re) {
         return directed(fx, ins, ty, mode, ftz);
     }
@@ -152,7 +160,13 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
     let op = ins.i.opcode;
     if !matches!(
         op,
-        Opcode::Fadd | Opcode::Fsub | Opcode::Fmul | Opcode::Fmad | Opcode::Fdiv | Opcode::Fsqrt
+        Opcode::Fadd
+            | Opcode::Fsub
+            | Opcode::Fmul
+            | Opcode::Fmad
+            | Opcode::Fdiv
+            | Opcode::Fsqrt
+            | Opcode::Frcp
     ) {
         return Ok(false);
     }
@@ -173,6 +187,14 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
     if op == Opcode::Fsub {
         srcs[1] = fx.tx.b.f_negate(dt, None, srcs[1])?;
     }
+    // frcp: the quotient 1 / a
+    let op = if op == Opcode::Frcp {
+        let one = fx.f64c(1.0)?;
+        srcs.insert(0, one);
+        Opcode::Fdiv
+    } else {
+        op
+    };
     let Some(to) = super::rounding::Narrow::of(ty) else {
         // .df products, quotients, roots: scaled exact remainders
         if matches!(

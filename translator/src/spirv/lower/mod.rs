@@ -12,6 +12,7 @@ mod floating_point;
 mod logical;
 mod memory;
 mod packed;
+mod quotient;
 mod rounding;
 mod synchronization;
 

@@ -522,7 +522,7 @@ impl FunctionCx<'_, '_> {
     /// Dekker's exact product of two f64 values whose split cannot
     /// overflow and whose product's error term is normal: `(p, e)` with
     /// `p = RN(x·y)` and `x·y = p + e`.
-    fn two_prod64(&mut self, x: Word, y: Word) -> R<(Word, Word)> {
+    pub(super) fn two_prod64(&mut self, x: Word, y: Word) -> R<(Word, Word)> {
         let dt = self.tx.float(64);
         let (xh, xl) = self.split64(x)?;
         let (yh, yl) = self.split64(y)?;
@@ -572,8 +572,7 @@ impl FunctionCx<'_, '_> {
     /// telling on which side the exact quotient lies, rounded to odd, then
     /// one rounding.
     pub fn div_rounded(&mut self, a: Word, b: Word, to: Narrow, mode: Rndmode) -> R<Word> {
-        let dt = self.tx.float(64);
-        let q = self.tx.b.f_div(dt, None, a, b)?;
+        let q = self.nearest_div64(a, b)?;
         let (above, inexact) = self.exact_side(a, q, b, Some(b))?;
         let x = self.odd_toward(q, above, inexact)?;
         self.narrow(x, to, mode)
@@ -582,23 +581,19 @@ impl FunctionCx<'_, '_> {
     /// `sqrt(a)` (an f64 value of a narrower format) rounded into `to` in
     /// `mode`, the same way: the remainder `a − s²`.
     pub fn sqrt_rounded(&mut self, a: Word, to: Narrow, mode: Rndmode) -> R<Word> {
-        let dt = self.tx.float(64);
-        let s = self.tx.glsl_op(dt, G::Sqrt, &[a])?;
+        let s = self.nearest_sqrt64(a)?;
         let (above, inexact) = self.exact_side(a, s, s, None)?;
         let x = self.odd_toward(s, above, inexact)?;
         self.narrow(x, to, mode)
     }
 
     /// Where the exact quotient `a / y` (`divisor` = `y`) or root `√a`
-    /// (`x` = `y` = the root, no divisor) lies against the nearest result
+    /// (`x` = `y` = the root, no divisor) lies against a faithful result
     /// `x`, by the sign of the exact remainder `a − x·y` (Dekker): (above
     /// `x`, inexact), as bools.
     fn exact_side(&mut self, a: Word, x: Word, y: Word, divisor: Option<Word>) -> R<(Word, Word)> {
-        let dt = self.tx.float(64);
         let bt = self.tx.bool_ty();
-        let (p, e) = self.two_prod64(x, y)?;
-        let r = self.tx.b.f_sub(dt, None, a, p)?;
-        let r = self.tx.b.f_sub(dt, None, r, e)?;
+        let r = self.remainder64(a, x, y)?;
         let zero = self.f64c(0.0)?;
         let inexact = self.tx.b.f_ord_not_equal(bt, None, r, zero)?;
         let rpos = self.tx.b.f_ord_greater_than(bt, None, r, zero)?;
@@ -949,7 +944,7 @@ impl FunctionCx<'_, '_> {
                 let ok_b = ok(self, b)?;
                 let sb = self.tx.b.select(dt, None, ok_b, b, onef)?;
                 let (mb, eb) = self.normalize64(sb)?;
-                let q = self.tx.b.f_div(dt, None, ma, mb)?;
+                let q = self.nearest_div64(ma, mb)?;
                 let (above, inexact) = self.exact_side(ma, q, mb, Some(mb))?;
                 let d = self.side_carrier(above, inexact)?;
                 let k = self.tx.b.i_sub(u32t, None, ea, eb)?;
@@ -968,7 +963,7 @@ impl FunctionCx<'_, '_> {
                 let m = self.tx.b.select(dt, None, is_odd, m2, ma)?;
                 let e_even = self.tx.b.i_sub(u32t, None, ea, odd)?;
                 let k = self.tx.b.shift_right_arithmetic(u32t, None, e_even, one)?;
-                let s = self.tx.glsl_op(dt, G::Sqrt, &[m])?;
+                let s = self.nearest_sqrt64(m)?;
                 let (above, inexact) = self.exact_side(m, s, s, None)?;
                 let d = self.side_carrier(above, inexact)?;
                 let g = self.round_scaled64(s, d, k, mode)?;
