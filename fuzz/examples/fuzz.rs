@@ -1,6 +1,6 @@
 //! Differential fuzzing from the command line:
 //! `cargo run --release -p pisa-fuzz --example fuzz -- --seed S --count N
-//!  [--device vulkan] [--against NAME] [--set flag=value]... [--reduce] [--out DIR]`
+//!  [--device vulkan] [--against NAME] [--set flag=value]... [--reduce] [--out DIR] [--show-skips]`
 //! With one device every program runs twice on it (errors, validation
 //! messages and nondeterminism are findings); `--against NAME` names a second
 //! device (see `device_by_name`). Findings are reduced (with `--reduce`) and
@@ -44,6 +44,7 @@ fn run() -> Result<(), String> {
     let mut do_reduce = false;
     // write every case before running it (a driver crash kills this process)
     let mut dump = false;
+    let mut show_skips = false;
     let mut out = PathBuf::from("/tmp/fuzz-finds");
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -56,6 +57,7 @@ fn run() -> Result<(), String> {
             "--set" => cfg.set(&val()?)?,
             "--reduce" => do_reduce = true,
             "--dump" => dump = true,
+            "--show-skips" => show_skips = true,
             "--out" => out = PathBuf::from(val()?),
             _ => return Err(format!("unknown argument `{a}`")),
         }
@@ -85,6 +87,9 @@ fn run() -> Result<(), String> {
         };
         if let pisa_fuzz::Verdict::Skipped { .. } = verdict {
             skipped += 1;
+            if show_skips {
+                println!("seed {s}: {verdict}");
+            }
         }
         if !verdict.is_finding() {
             continue;

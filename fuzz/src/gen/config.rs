@@ -61,12 +61,13 @@ pub struct GenConfig {
     /// `fmin`/`fmax` may see +0 and -0 together (−0 < +0; Vulkan's
     /// NMin/NMax leave their order to the driver, the back end orders them).
     pub signed_zero_minmax: bool,
-    /// `frcp` (lowered, but not exactly specified).
+    /// `frcp` (correctly rounded on both devices: `lower/quotient.rs`).
     pub frcp: bool,
-    /// `fsin`, `fcos`, `fexp2`, `flog2`, `ftanh`, `frsqrt` (not bit-exact; the
-    /// Vulkan back end does not lower them).
+    /// `fsin`, `fcos`, `fexp2`, `flog2`, `ftanh`, `frsqrt.fast` (the math
+    /// library on Vulkan devices, `ir/mathlib`, gives the reference
+    /// device's correctly rounded results: tests/mathlib.rs).
     pub transcendental: bool,
-    /// `fdiv.fast`/`fsqrt.fast` (approximate by definition).
+    /// `fdiv.fast`/`fsqrt.fast` (computed exactly, like the plain forms).
     pub fast_math: bool,
 
     pub loops: bool,
@@ -126,9 +127,9 @@ impl Default for GenConfig {
             canonical_nan: true,
             fmad_df: true,
             signed_zero_minmax: true,
-            frcp: false,
-            transcendental: false,
-            fast_math: false,
+            frcp: true,
+            transcendental: true,
+            fast_math: true,
             loops: true,
             irreducible: true,
             early_returns: true,

@@ -633,9 +633,12 @@ impl Gen<'_> {
                 inst(format!("frcp{ftz}.{ty}"), vec![r(d), a], vec![d])
             }
             10 if self.cfg.transcendental && ty != "df" => {
-                let op = *self.rng.pick(&["fsin", "fcos", "fexp2", "flog2", "ftanh"]);
+                let op = *self
+                    .rng
+                    .pick(&["fsin", "fcos", "fexp2", "flog2", "ftanh", "frsqrt"]);
                 let a = self.fsrc(ty);
-                inst(format!("{op}{ftz}.{ty}"), vec![r(d), a], vec![d])
+                let fast = if op == "frsqrt" { ".fast" } else { "" };
+                inst(format!("{op}{ftz}{fast}.{ty}"), vec![r(d), a], vec![d])
             }
             11 if ty == "hf" || ty == "bf" => {
                 let wide = self.pool(Class::B32);
