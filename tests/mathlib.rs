@@ -178,3 +178,56 @@ fn packed_forms_apply_the_scalar_form_to_each_lane() {
         }
     }
 }
+
+/// Immediate sources (decimal floats, decimal integers, hex encodings)
+/// mean the same value through the library as on the reference device.
+#[test]
+fn immediate_sources_keep_their_values() {
+    let src = ".version 0.1;
+.target 100;
+.kernel @k(.param[8] %out)
+{
+	.reg .64b %po;
+	.reg .32b %a, %b, %c;
+	.reg .16b %h, %g, %e;
+	ld.param.64b %po, [%out];
+	fsin.f %a, 0.1;
+	fcos.ftz.f %b, 0x3F800000;
+	flog2.f %c, 3;
+	fexp2.hf %h, 0.3;
+	ftanh.bf %g, -2;
+	frsqrt.fast.hf %e, 0x4400;
+	st.global.32b [%po], %a;
+	st.global.32b [%po + 4], %b;
+	st.global.32b [%po + 8], %c;
+	st.global.16b [%po + 12], %h;
+	st.global.16b [%po + 14], %g;
+	st.global.16b [%po + 16], %e;
+	return;
+}
+";
+    let m = pisa_translator::assemble("imm.pisa", src).unwrap_or_else(|d| panic!("{d}"));
+    let mut cpu = CpuDevice::new();
+    let reference = cpu.load(&m).unwrap();
+    let mut linked = ir::build(&m);
+    ir::mathlib::link(&mut linked);
+    let library = cpu.load_program(&linked, src).unwrap();
+    let mut outs = Vec::new();
+    for p in [reference, library] {
+        let o = cpu.alloc_buffer(18).unwrap();
+        cpu.launch(&pisa_vk_runtime::Launch {
+            program: p,
+            kernel: "k".into(),
+            range: pisa_vk_runtime::NdRange::d1(1),
+            args: vec![cpu.buffer_address(o).unwrap().to_le_bytes().to_vec()],
+        })
+        .unwrap();
+        outs.push(cpu.download(o).unwrap());
+    }
+    assert_eq!(outs[0], outs[1]);
+    // sin(0.1f) = 0x3DCC7577, cos(1) = 0x3F0A5140, log2(3) = 0x3FCAE00D
+    assert_eq!(
+        &outs[0][..12],
+        &[0x77, 0x75, 0xCC, 0x3D, 0x40, 0x51, 0x0A, 0x3F, 0x0D, 0xE0, 0xCA, 0x3F]
+    );
+}
