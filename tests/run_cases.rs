@@ -1940,3 +1940,46 @@ fn call_chains_too_big_to_inline_are_refused_not_compiled() {
     .unwrap();
     assert_eq!(cpu.download(out).unwrap(), (n as u32).to_le_bytes());
 }
+
+/// On a device that can neither compute `fmad.f` through f64 nor has an
+/// `Fma` that rounds once, `fmad.f` is refused, never computed with two
+/// roundings (issue 9; the runtime's probe, `vk-runtime/src/fma_probe.rs`).
+/// Forced on lavapipe, whose `Fma` rounds twice, by leaving `fma-f64` out
+/// of `PISA_SPIRV_OPTIONS`; with it the same run gives the exact results.
+#[test]
+fn fmad_is_refused_where_the_device_would_round_twice() {
+    let run = |options: &str| {
+        pisa()
+            .args([
+                "run",
+                "tests/run/fmad_exact.pisa",
+                "--kernel",
+                "k",
+                "--global",
+                "1",
+                "--arg",
+                "buf:u32:1065353217,1065353215,3212836864,1602224128,1602224128,4286578687,1077936128,1065353217,880803840,0,0,0",
+            ])
+            .env("PISA_SPIRV_OPTIONS", options)
+            .output()
+            .unwrap()
+    };
+    let out = run("unroll,loop-cap,relaxed,opaque");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("unsupported on this device")
+            && stderr.contains("`fmad.f` rounds once")
+            && stderr.contains("fmad_exact.pisa:"),
+        "{stderr}"
+    );
+    let out = run("unroll,loop-cap,relaxed,opaque,fma-f64");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("864026622"), "{stdout}");
+}

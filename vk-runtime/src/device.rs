@@ -390,6 +390,9 @@ pub struct Runtime {
     pub(crate) printf_bytes: u32,
     /// Checked mode ([`RuntimeOptions::checked_memory`]).
     pub(crate) checked_memory: bool,
+    /// Whether the device's f32 `Fma` rounds once, once probed
+    /// ([`Runtime::fused_fma`]).
+    pub(crate) fma_fused: Option<bool>,
 }
 
 impl Runtime {
@@ -541,6 +544,7 @@ impl Runtime {
             buffers: Vec::new(),
             programs: Vec::new(),
             poisoned: false,
+            fma_fused: None,
             slots: Vec::new(),
             printf_bytes: crate::printf::DEFAULT_PRINTF_BUFFER_BYTES,
             in_flight: Vec::new(),

@@ -11,6 +11,7 @@ mod cache;
 mod device;
 mod error;
 mod features;
+mod fma_probe;
 mod launch;
 pub mod printf;
 mod program;

@@ -179,6 +179,10 @@ impl Runtime {
     pub fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId> {
         let mut options = self.device_info().translate_options();
         options.checked_memory = self.checked_memory;
+        if !options.fma_f32_via_f64 {
+            // fmad.f needs the device's Fma to round once (fma_probe.rs)
+            options.fma_f32_native_fused = self.fused_fma()?;
+        }
         let spv = pisa_translator::spirv::translate_with(module, &options)?;
         check_inlined_size(spv.layout.inlined_instructions)?;
         let layout = spv.layout.clone();

@@ -40,6 +40,15 @@ pub enum TranslateError {
         line: u32,
         col: u32,
     },
+    /// A form this device cannot compute as PISA defines it, with no
+    /// emulation for what it lacks.
+    #[error("{file}:{line}:{col}: unsupported on this device: {what}")]
+    UnsupportedOnDevice {
+        what: String,
+        file: String,
+        line: u32,
+        col: u32,
+    },
     /// Recursion, direct or mutual: Vulkan SPIR-V has no call stack.
     #[error("recursion is not supported on this backend: {cycle}")]
     Recursion { cycle: String },
@@ -112,6 +121,11 @@ pub struct Options {
     /// `shaderInt64`): Vulkan does not require `Fma` to be fused, and
     /// lavapipe's is not (`lower::floating_point::fmad32`).
     pub fma_f32_via_f64: bool,
+    /// Without `fma_f32_via_f64`: the device's `Fma` on f32 rounds once
+    /// (the runtime runs a probe to find out, `Runtime::fused_fma`). When
+    /// it does not, `fmad.f` is refused as unsupported on this device
+    /// rather than computed with two roundings.
+    pub fma_f32_native_fused: bool,
     /// Compute `fdiv`, `fsqrt` and `frcp` correctly rounded on every
     /// driver (Vulkan promises 2.5 ULP): in f64 with the driver's result
     /// corrected by exact remainders (`lower::quotient`); needs
@@ -138,6 +152,7 @@ impl Default for Options {
             opaque_operands: false,
             signed_zero_inf_nan_preserve: [false; 3],
             fma_f32_via_f64: false,
+            fma_f32_native_fused: true,
             exact_division: false,
             perturb_quotients: false,
             checked_memory: false,
@@ -156,6 +171,7 @@ impl Options {
             opaque_operands: caps_loops,
             signed_zero_inf_nan_preserve: [false; 3],
             fma_f32_via_f64: false,
+            fma_f32_native_fused: true,
             exact_division: false,
             perturb_quotients: false,
             checked_memory: false,

@@ -190,6 +190,17 @@ impl<'m> ModuleCx<'m> {
         }
     }
 
+    /// What this device cannot compute (not a gap of the back end).
+    pub fn unsupported_on_device(&self, span: Span, what: impl Into<String>) -> TranslateError {
+        let at = self.program.source.locate(span);
+        TranslateError::UnsupportedOnDevice {
+            what: what.into(),
+            file: self.program.source.file_name(at.file).to_string(),
+            line: at.line,
+            col: at.col,
+        }
+    }
+
     // ------------------------------------------------------------- types
 
     pub fn uint(&mut self, bits: u16) -> Word {

@@ -122,6 +122,15 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
                 // Vulkan does not require `Fma` to be fused (lavapipe's is
                 // not): emulated with one rounding (rounding.rs)
                 fx.fma64(a, b, c, Rndmode::Re)?
+            } else if fbits == 32 && !fx.tx.options.fma_f32_native_fused {
+                return Err(fx.tx.unsupported_on_device(
+                    ins.i.span,
+                    format!(
+                        "`{}` rounds once, but this device's fused multiply-add rounds twice, \
+                         and the exact form needs shaderFloat64 and shaderInt64",
+                        ins.i.mnemonic_text()
+                    ),
+                ));
             } else {
                 fx.tx.glsl_op(ft, G::Fma, &[a, b, c])?
             }
