@@ -1638,6 +1638,42 @@ fn several_launches_in_one_submission_run_in_order() {
     );
 }
 
+/// Timestamps for every launch of a larger submission: the query pool
+/// holds two queries per launch (a mutation that sized it for two launches
+/// at most went unnoticed).
+#[test]
+fn every_launch_of_a_submission_is_timed() {
+    let mut rt = Runtime::new(RuntimeOptions {
+        validation: true,
+        pipeline_cache: false,
+        timestamps: true,
+        ..Default::default()
+    })
+    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let prog = load(&mut rt, "tests/run/vadd.pisa");
+    let a = rt.buffer_from(&[1u32, 2, 3, 4, 5]).unwrap();
+    let c = rt.alloc_buffer(20).unwrap();
+    let addr = |rt: &Runtime, x| rt.buffer_address(x).unwrap().to_le_bytes().to_vec();
+    let n = 5u32.to_le_bytes().to_vec();
+    let launch = Launch {
+        program: prog,
+        kernel: "@vadd".into(),
+        range: NdRange::d1(5).local([2, 1, 1]),
+        args: vec![addr(&rt, a), addr(&rt, a), addr(&rt, c), n],
+    };
+    let batch: Vec<Launch> = (0..5).map(|_| launch.clone()).collect();
+    let pending = rt.submit(&batch).unwrap();
+    let timings = rt.wait(pending).unwrap();
+    assert_eq!(timings.len(), 5);
+    assert!(timings.iter().all(|t| t.kernel_ns.is_some()), "{timings:?}");
+    assert_eq!(rt.read::<u32>(c).unwrap(), vec![2, 4, 6, 8, 10]);
+    assert!(
+        rt.validation_messages().is_empty(),
+        "{:?}",
+        rt.validation_messages()
+    );
+}
+
 #[test]
 fn devices_are_listed_and_selected_by_name() {
     let out = Command::new(env!("CARGO_BIN_EXE_pisa"))
