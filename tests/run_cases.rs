@@ -133,6 +133,18 @@ const CASES: &[Case] = &[
         [(1, "u32:2147483648,2147483648,0,3212836864,1077936128,3225419776,2147483648,2147483648")],
         []
     ),
+    // frnd.re.df / f2i.df.re: ties to even without the driver's f64 RoundEven
+    // (issue 9: lavapipe gave 1.0 for 1.5 and left large values unrounded)
+    case!(
+        "tests/run/frnd_even_df.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u64:4609434218613702656,13832806255468478464,4612811918334230528,4602678819172646912,13826050856027422720,4720765037749078872,4841369599423283199,9223372036854775808", "buf:u64:zeros:11"],
+        [],
+        [(1, "u64:4611686018427387904,13835058055282163712,4611686018427387904,0,9223372036854775808,4720765037763887104,4841369599423283200,9223372036854775808,2,18446744073709551614,2")],
+        []
+    ),
     // IEEE results with constant operands (llvmpipe's fast-math folds; fuzz find)
     case!(
         "tests/run/float_constant_folds.pisa",

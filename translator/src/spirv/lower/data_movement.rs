@@ -135,29 +135,96 @@ fn float_bits(t: Option<&str>) -> Option<u16> {
     }
 }
 
-/// Rounds a float to an integral float by a PISA rounding mode.
+/// Rounds a float to an integral float by a PISA rounding mode (IEEE
+/// roundToIntegral: zero results keep the source's sign, infinities and
+/// NaNs pass through; NaNs are then quieted by the caller). Everything
+/// comes from [`trunc`] on the encoding, an exact subtraction and a step of
+/// one, not from GLSL's `Trunc`/`RoundEven`: lavapipe's f64 `Trunc`
+/// returned values of 2^24 and more unchanged and lost the sign of
+/// `trunc(-0.5)`, and its f64 `RoundEven` gave 1.0 for 1.5 (Mesa 22.3.6,
+/// LLVM 15, on an AVX2 machine; tests/run/frnd_even_df.pisa).
 fn round(fx: &mut FunctionCx, a: Word, fbits: u16, mode: Rndmode) -> R<Word> {
     let ft = fx.tx.float(fbits);
-    Ok(match mode {
-        Rndmode::Rz => fx.tx.glsl_op(ft, G::Trunc, &[a])?,
-        Rndmode::Rd => fx.tx.glsl_op(ft, G::Floor, &[a])?,
-        Rndmode::Ru => fx.tx.glsl_op(ft, G::Ceil, &[a])?,
-        Rndmode::Rna => {
-            // trunc(a) + sign(a) when |frac(a)| >= 0.5 (GLSL Round leaves ties open)
-            let t = fx.tx.glsl_op(ft, G::Trunc, &[a])?;
-            let frac = fx.tx.b.f_sub(ft, None, a, t)?;
-            let af = fx.tx.glsl_op(ft, G::FAbs, &[frac])?;
-            let half = fconst(fx, fbits, 0.5);
-            let bt = fx.tx.bool_ty();
-            let up = fx.tx.b.f_ord_greater_than_equal(bt, None, af, half)?;
+    let bt = fx.tx.bool_ty();
+    let t = trunc(fx, a, fbits)?;
+    if mode == Rndmode::Rz {
+        return Ok(t);
+    }
+    // the fraction `a - t` is exact; NaN for infinities (compares false)
+    let frac = fx.tx.b.f_sub(ft, None, a, t)?;
+    let zero = fconst(fx, fbits, 0.0);
+    let one = fconst(fx, fbits, 1.0);
+    let half = fconst(fx, fbits, 0.5);
+    let (step, cond) = match mode {
+        Rndmode::Rd => (
+            fx.tx.b.f_sub(ft, None, t, one)?,
+            fx.tx.b.f_ord_less_than(bt, None, frac, zero)?,
+        ),
+        Rndmode::Ru => (
+            fx.tx.b.f_add(ft, None, t, one)?,
+            fx.tx.b.f_ord_greater_than(bt, None, frac, zero)?,
+        ),
+        _ => {
+            // away from zero: `t + sign(a)` (not `t + 0` toward zero: that
+            // would turn the -0 of trunc(-0.3) into +0)
             let s = fx.tx.glsl_op(ft, G::FSign, &[a])?;
-            // not `t + 0` when rounding toward zero: that turns the -0 of
-            // trunc(-0.3) into +0 (the result keeps the source's sign)
             let away = fx.tx.b.f_add(ft, None, t, s)?;
-            fx.tx.b.select(ft, None, up, away, t)?
+            let af = fx.tx.glsl_op(ft, G::FAbs, &[frac])?;
+            let cond = if mode == Rndmode::Rna {
+                fx.tx.b.f_ord_greater_than_equal(bt, None, af, half)?
+            } else {
+                // ties to even: up from an odd `t` (t/2 is exact and not
+                // integral)
+                let above = fx.tx.b.f_ord_greater_than(bt, None, af, half)?;
+                let tie = fx.tx.b.f_ord_equal(bt, None, af, half)?;
+                let t2 = fx.tx.b.f_mul(ft, None, t, half)?;
+                let t2i = trunc(fx, t2, fbits)?;
+                let odd = fx.tx.b.f_ord_not_equal(bt, None, t2, t2i)?;
+                let tie_odd = fx.tx.b.logical_and(bt, None, tie, odd)?;
+                fx.tx.b.logical_or(bt, None, above, tie_odd)?
+            };
+            (away, cond)
         }
-        Rndmode::Re => fx.tx.glsl_op(ft, G::RoundEven, &[a])?,
-    })
+    };
+    Ok(fx.tx.b.select(ft, None, cond, step, t)?)
+}
+
+/// Truncation toward zero on the encoding: the fraction bits of the
+/// significand cleared (`|a| < 1` keeps only the sign; values of 2^mant
+/// and more, infinities and NaNs are unchanged).
+fn trunc(fx: &mut FunctionCx, a: Word, fbits: u16) -> R<Word> {
+    let (mant, bias, emask) = if fbits == 64 {
+        (52u64, 1023u64, 0x7ff)
+    } else {
+        (23, 127, 0xff)
+    };
+    let ft = fx.tx.float(fbits);
+    let ut = fx.tx.uint(fbits);
+    let bt = fx.tx.bool_ty();
+    let c = |fx: &mut FunctionCx, v: u64| fx.tx.const_uint(fbits, v);
+    let bits = fx.tx.b.bitcast(ut, None, a)?;
+    let m = c(fx, mant);
+    let e = fx.tx.b.shift_right_logical(ut, None, bits, m)?;
+    let em = c(fx, emask);
+    let e = fx.tx.b.bitwise_and(ut, None, e, em)?;
+    let biased_one = c(fx, bias);
+    let integral_from = c(fx, bias + mant);
+    let below_one = fx.tx.b.u_less_than(bt, None, e, biased_one)?;
+    let integral = fx.tx.b.u_greater_than_equal(bt, None, e, integral_from)?;
+    // fraction bits: bias + mant - e, in 1..=mant where they exist
+    let frac_bits = fx.tx.b.i_sub(ut, None, integral_from, e)?;
+    let zero = c(fx, 0);
+    let frac_bits = fx.tx.b.select(ut, None, integral, zero, frac_bits)?;
+    let frac_bits = fx.tx.b.select(ut, None, below_one, m, frac_bits)?;
+    let one = c(fx, 1);
+    let unit = fx.tx.b.shift_left_logical(ut, None, one, frac_bits)?;
+    let fmask = fx.tx.b.i_sub(ut, None, unit, one)?;
+    let keep = fx.tx.b.not(ut, None, fmask)?;
+    let cleared = fx.tx.b.bitwise_and(ut, None, bits, keep)?;
+    let sign = c(fx, 1 << (fbits - 1));
+    let signed_zero = fx.tx.b.bitwise_and(ut, None, bits, sign)?;
+    let r = fx.tx.b.select(ut, None, below_one, signed_zero, cleared)?;
+    Ok(fx.tx.b.bitcast(ft, None, r)?)
 }
 
 fn fconst(fx: &mut FunctionCx, fbits: u16, v: f64) -> Word {
