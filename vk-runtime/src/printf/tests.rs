@@ -64,7 +64,7 @@ fn scalars_strings_and_percent() {
             Rec::new(0x1000)
                 .arg32(ArgType::Int, (-7i32) as u32)
                 .arg32(ArgType::Int, 0xFFFF_FFFF)
-                .arg32(ArgType::Float, 3.14159f32.to_bits())
+                .arg32(ArgType::Float, 2.75f32.to_bits())
                 .0,
             Rec::new(0x2000)
                 .arg64(ArgType::String, 0x3000)
@@ -74,11 +74,11 @@ fn scalars_strings_and_percent() {
         ],
     );
     let out = decode(&b, &strings);
-    assert_eq!(out.text, "x=-7 y=4294967295 z= 3.14\nhello|hello |Q%\n");
+    assert_eq!(out.text, "x=-7 y=4294967295 z= 2.75\nhello|hello |Q%\n");
     assert_eq!(out.records, 2);
     assert_eq!(
         out.lines(),
-        ["x=-7 y=4294967295 z= 3.14", "hello|hello |Q%"]
+        ["x=-7 y=4294967295 z= 2.75", "hello|hello |Q%"]
     );
     assert!(out.overflow.is_none() && out.error.is_none());
 }

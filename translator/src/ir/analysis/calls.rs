@@ -221,7 +221,7 @@ mod tests {
 
     #[test]
     fn repeated_doubling_grows_exponentially_and_saturates() {
-        let mut src = String::from(LEAF.replace("@f(", "@f0("));
+        let mut src = LEAF.replace("@f(", "@f0(");
         for i in 1..80 {
             src.push_str(&format!(
                 ".function .32b @f{i}(.reg .32b %x)\n{{\n\t.reg .32b %r;\n\tcall %r, @f{}(%x);\n\tcall %r, @f{}(%r);\n\treturn %r;\n}}\n",
