@@ -276,8 +276,9 @@ fn ir(paths: &[PathBuf], structured: bool) -> Result<ExitCode> {
     print!("{}", pisa_translator::ir::print::print(&program));
     if structured {
         for f in program.functions.iter().filter(|f| !f.is_declaration()) {
-            let mut tree = pisa_translator::ir::structurize::structurize(f)?;
-            pisa_translator::ir::unroll::unroll_loops(f, &mut tree);
+            // the tree sub-groups reconverge by (docs/spec-notes.md); the
+            // Vulkan back end may unroll loops without sync points in it
+            let tree = pisa_translator::ir::structurize::structurize(f)?;
             println!("\nstructured @{}:", module.name(f.name));
             print!("{}", pisa_translator::ir::structurize::print(&tree));
         }

@@ -227,12 +227,12 @@ fn bad_out_paths_are_found_before_running() {
 
 /// `pisa check --target vulkan` reports what `pisa spirv` would reject as
 /// not supported yet, with its location (issue 11: `check` accepted it).
-/// Every instruction form is lowered now; what remains declined is
-/// sub-group code in control flow the emulation would reconverge
-/// differently (docs/spec-notes.md).
+/// Every instruction form is lowered now (and sub-group code in any control
+/// flow); what remains is a call of an imported function no linked module
+/// defines.
 #[test]
 fn check_for_vulkan_reports_unsupported_instructions() {
-    let p = "tests/run/subgroup_reconverge.pisa";
+    let p = "tests/llvm-style/import-decl-and-call.pisa";
     let plain = pisa().arg("check").arg(p).output().unwrap();
     assert_eq!(plain.status.code(), Some(0));
     let out = pisa()
@@ -243,11 +243,11 @@ fn check_for_vulkan_reports_unsupported_instructions() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("error[unsupported]: not supported by the Vulkan back end yet: sub-groups on a Vulkan device in this control flow"),
+        stderr.contains("error[unsupported]: not supported by the Vulkan back end yet: call to imported function @foo (link its module first)"),
         "{stderr}"
     );
     assert!(
-        stderr.contains("subgroup_reconverge.pisa:23:2") && stderr.contains("^^^^^^"),
+        stderr.contains("import-decl-and-call.pisa:23:12") && stderr.contains("^^^^"),
         "{stderr}"
     );
 }

@@ -209,15 +209,15 @@ fn recursion_is_reported_with_its_cycle() {
 
 #[test]
 fn unsupported_constructs_name_themselves_and_their_location() {
-    // every instruction form is lowered; sub-group code in control flow the
-    // emulation would reconverge differently is declined (spec-notes)
-    let path = here("tests/run/subgroup_reconverge.pisa");
+    // every instruction form is lowered, sub-group code in any control flow
+    // too; a call of an import no module defines is not
+    let path = here("tests/llvm-style/import-decl-and-call.pisa");
     let src = std::fs::read_to_string(&path).unwrap();
     let m = pisa_translator::assemble("r.pisa", &src).unwrap();
     let e = translate(&m).err().expect("declined").to_string();
     assert!(
         e.starts_with(
-            "r.pisa:23:2: not yet supported: sub-groups on a Vulkan device in this control flow"
+            "r.pisa:23:12: not yet supported: call to imported function @foo (link its module first)"
         ),
         "{e}"
     );

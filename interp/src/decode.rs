@@ -209,10 +209,11 @@ pub struct DFunc {
     /// Return value size in bytes.
     pub ret_bytes: Option<u16>,
     pub declaration: bool,
-    /// The immediate post-dominator of each op ([`crate::cfg::ipdoms`]),
-    /// where diverged lanes of a sub-group reconverge; empty unless the
-    /// module runs in sub-group mode ([`Decoded::subgroups`]).
-    pub ipdom: Vec<u32>,
+    /// The walk order of the function's structured form
+    /// ([`crate::walk`]), where diverged lanes of a sub-group reconverge;
+    /// empty unless the module runs in sub-group mode
+    /// ([`Decoded::subgroups`]).
+    pub walk: crate::walk::Walk,
 }
 
 /// Where an instruction is, for messages.
@@ -275,8 +276,16 @@ pub fn decode(
         subgroups |= d.uses_subgroups;
     }
     if subgroups {
-        for f in &mut functions {
-            f.ipdom = crate::cfg::ipdoms(&f.ops);
+        for (d, f) in functions.iter_mut().zip(&program.functions) {
+            d.walk = crate::walk::Walk::compute(f).map_err(|what| Unsupported {
+                site: Site {
+                    at: program.source.describe(f.span),
+                    line: program.source.line_col(f.span).0,
+                    col: program.source.line_col(f.span).1,
+                    text: String::new(),
+                },
+                what,
+            })?;
         }
     }
     Ok(Decoded {
@@ -400,7 +409,7 @@ impl<'a> FuncDecoder<'a> {
             params,
             ret_bytes: f.ret.map(|t| (t.total_bits() / 8).max(1) as u16),
             declaration: f.is_declaration(),
-            ipdom: Vec::new(),
+            walk: crate::walk::Walk::default(),
         })
     }
 

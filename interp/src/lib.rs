@@ -17,12 +17,12 @@
 
 #![forbid(unsafe_code)]
 
-pub mod cfg;
 pub mod decode;
 pub mod device;
 pub mod exec;
 pub mod float;
 pub mod group;
 pub mod memory;
+pub mod walk;
 
 pub use device::{cpu_device_info, CpuDevice, CPU_DEVICE_NAME};

@@ -3,80 +3,60 @@
 //! A sub-group is up to 32 consecutive work-items of a work-group by local
 //! linear id; lane `i` is `%laneid` `i`. Its lanes execute one instruction
 //! at a time together, each through the same [`Exec::step`] as a lone
-//! work-item, under a reconvergence stack (the classic post-dominator SIMT
-//! stack):
+//! work-item, with structured reconvergence (docs/spec-notes.md,
+//! "Sub-groups"):
 //!
-//! - An entry is a set of lanes and the position where they reconverge. The
-//!   top entry runs; all its lanes are at the same position and have the
-//!   same call stack. Its lanes are `%activemask`.
-//! - When a `Branch`, a `call.cond` or an indirect call sends the entry's
-//!   lanes to different places, they split: each new place gets an entry,
-//!   and all reconverge at the branch's immediate post-dominator
-//!   ([`crate::cfg::ipdoms`]; the function's exit means after the call in
-//!   the caller) or at the instruction after the call. The entry itself
-//!   waits there, unless it already reconverges at that same point: then
-//!   the new entries replace it (a loop with a divergent exit does not grow
-//!   the stack per iteration).
-//! - Diverged paths run one after the other, the one whose first op comes
-//!   first in the program (lower function index, then lower op index)
-//!   first. Lanes already at the reconvergence point just wait.
-//! - An entry whose lanes reach its reconvergence point is popped; lanes that
-//!   return from the kernel leave every entry for good.
+//! - Every lane has a *walk key* ([`crate::walk`]): per frame of its call
+//!   stack, the loops of the function's structured tree it is in with its
+//!   iteration of each, then the tree position of its op's block and the
+//!   op's index (for a caller's frame: the call), the called function's
+//!   index before the next frame.
+//! - The lanes with the smallest key run the op they are at together; they
+//!   are `%activemask`. Lanes with a larger key wait: those that took the
+//!   other arm of an `if`, left a construct early (a `break` waits at the
+//!   loop's end, a `continue` at the next iteration), returned from a
+//!   called function before the others (they wait after the call), or
+//!   skipped a call.
+//! - Lanes that return from the kernel leave for good.
+//!
+//! So the lanes of a sub-group walk the same structured tree the Vulkan
+//! back end's emulation walks (`pisa_translator::spirv::simt`), and the two
+//! agree on every `%activemask` and cross-lane result.
 
 use super::{mask, set, sext, Exec, Item, Stop, Trap};
-use crate::cfg::EXIT;
 use crate::decode::{flag, Kind, Op};
 use crate::float::{self, BinOp, FloatMode, FloatTy, UnOp};
+use crate::walk::LoopAt;
 use pisa_translator::ir::qualifier::Op as RedOp;
 use pisa_translator::ir::Opcode;
 
-/// Where a lane is: call depth (1 in the kernel), function and op index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Pos {
-    depth: u32,
-    func: u32,
-    pc: u32,
-}
-
-/// Past the end of the kernel: never a lane's position (lanes that return
-/// from the kernel leave every mask), the reconvergence point of the
-/// outermost entry.
-const END: Pos = Pos {
-    depth: 0,
-    func: 0,
-    pc: 0,
-};
-
+/// A loop a lane is in, and which iteration of it (from 0).
 #[derive(Debug, Clone, Copy)]
-struct Entry {
-    /// Lanes (by `%laneid`), returned ones included until they are popped.
-    mask: u32,
-    /// Where these lanes rejoin the entry below.
-    rpc: Pos,
+struct InLoop {
+    at: LoopAt,
+    iteration: u64,
 }
 
 /// The lockstep state of one sub-group.
 #[derive(Debug)]
 pub struct SubGroup {
-    stack: Vec<Entry>,
     /// Lanes that have not returned from the kernel.
     live: u32,
-    /// The deepest the stack has been (for tests).
-    deepest: usize,
+    /// Per lane, per frame of its call stack: the loops it is in.
+    loops: Vec<Vec<Vec<InLoop>>>,
+    /// Per lane: its walk key (current for live lanes).
+    keys: Vec<Vec<u64>>,
 }
 
 impl SubGroup {
     /// A sub-group of `lanes` (1 to 32) work-items, all at the kernel's
     /// first instruction.
     pub fn new(lanes: usize) -> SubGroup {
-        let all = mask(lanes.min(32) as u32) as u32;
+        let n = lanes.min(32);
         SubGroup {
-            stack: vec![Entry {
-                mask: all,
-                rpc: END,
-            }],
-            live: all,
-            deepest: 1,
+            live: mask(n as u32) as u32,
+            loops: vec![Vec::new(); n],
+            keys: vec![Vec::new(); n],
         }
     }
 
@@ -95,17 +75,6 @@ pub struct LaneTrap {
 
 type L<T> = Result<T, LaneTrap>;
 
-fn pos(item: &Item) -> Pos {
-    match item.frames.last() {
-        Some(f) => Pos {
-            depth: item.frames.len() as u32,
-            func: f.func,
-            pc: f.pc,
-        },
-        None => END,
-    }
-}
-
 /// The lanes of a mask, lowest first.
 fn lanes_of(mut m: u32) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
@@ -123,27 +92,36 @@ impl Exec<'_> {
     pub fn run_subgroup(&mut self, lanes: &mut [Item], sg: &mut SubGroup, budget: u64) -> L<Stop> {
         let prog = self.prog;
         let mut left = budget;
+        for l in lanes_of(sg.live) {
+            if sg.keys[l].is_empty() {
+                self.follow(&lanes[l], sg, l, None);
+            }
+        }
         loop {
-            // the top entry whose lanes have not reached its reconvergence point
-            let (m, at) = loop {
-                let Some(e) = sg.stack.last() else {
-                    return Ok(Stop::Done);
-                };
-                let m = e.mask & sg.live;
-                if m != 0 {
-                    let at = pos(&lanes[m.trailing_zeros() as usize]);
-                    if at != e.rpc {
-                        break (m, at);
-                    }
-                }
-                sg.stack.pop();
+            // the lanes with the smallest walk key
+            let Some(first) = lanes_of(sg.live).min_by(|&a, &b| sg.keys[a].cmp(&sg.keys[b])) else {
+                return Ok(Stop::Done);
             };
-            let op = &prog.functions[at.func as usize].ops[at.pc as usize];
+            let m = lanes_of(sg.live)
+                .filter(|&l| sg.keys[l] == sg.keys[first])
+                .fold(0u32, |m, l| m | 1 << l);
+            let Some(frame) = lanes[first].frames.last() else {
+                // cannot happen: lanes without frames are not live
+                sg.live &= !m;
+                continue;
+            };
+            let (func, pc) = (frame.func, frame.pc);
+            let op = &prog.functions[func as usize].ops[pc as usize];
             self.active = m;
             match op.kind {
                 Kind::Pisa(
                     opcode @ (Opcode::Fred | Opcode::Ired | Opcode::Redfirstidx | Opcode::Shfl),
-                ) => self.cross_lane(lanes, m, opcode, op)?,
+                ) => {
+                    self.cross_lane(lanes, m, opcode, op)?;
+                    for l in lanes_of(m) {
+                        self.follow(&lanes[l], sg, l, None);
+                    }
+                }
                 Kind::Pisa(Opcode::BarrierWorkgroup) => {
                     if m != sg.live {
                         return Err(LaneTrap {
@@ -154,30 +132,25 @@ impl Exec<'_> {
                                     sg.live
                                 ),
                             ),
-                            lane: m.trailing_zeros() as usize,
+                            lane: first,
                         });
                     }
                     for l in lanes_of(m) {
                         self.step(&mut lanes[l])
                             .map_err(|trap| LaneTrap { trap, lane: l })?;
+                        self.follow(&lanes[l], sg, l, None);
                     }
-                    return Ok(Stop::Barrier {
-                        func: at.func,
-                        pc: at.pc,
-                    });
+                    return Ok(Stop::Barrier { func, pc });
                 }
                 _ => {
-                    let mut ended = 0u32;
+                    let depth = lanes[first].frames.len();
+                    let jumps = matches!(op.kind, Kind::Jump(_) | Kind::Branch { .. });
                     for l in lanes_of(m) {
                         match self.step(&mut lanes[l]) {
-                            Ok(Some(Stop::Done)) => ended |= 1 << l,
-                            Ok(_) => {}
+                            Ok(Some(Stop::Done)) => sg.live &= !(1 << l),
+                            Ok(_) => self.follow(&lanes[l], sg, l, jumps.then_some(depth)),
                             Err(trap) => return Err(LaneTrap { trap, lane: l }),
                         }
-                    }
-                    sg.live &= !ended;
-                    if matches!(op.kind, Kind::Branch { .. } | Kind::Pisa(Opcode::Call)) {
-                        self.diverge(lanes, sg, m & sg.live, at);
                     }
                 }
             }
@@ -189,60 +162,66 @@ impl Exec<'_> {
         }
     }
 
-    /// After a branch or a call at `at`: splits the top entry when its
-    /// lanes `m` went to different places.
-    fn diverge(&self, lanes: &[Item], sg: &mut SubGroup, m: u32, at: Pos) {
-        if m == 0 {
-            return;
+    /// Brings lane `l`'s loops and walk key up to date after it moved:
+    /// frames it entered start outside every loop but those around their
+    /// first op, frames it left are dropped, and `jumped` (the depth of a
+    /// jump or branch it just took) moves it between the loops of its
+    /// source and target: leaving some, entering others (iteration 0), or
+    /// starting the next iteration of a loop whose header it jumped to
+    /// from inside.
+    fn follow(&self, item: &Item, sg: &mut SubGroup, l: usize, jumped: Option<usize>) {
+        let loops = &mut sg.loops[l];
+        let depth = item.frames.len();
+        loops.truncate(depth);
+        while loops.len() < depth {
+            let f = &item.frames[loops.len()];
+            let walk = &self.prog.functions[f.func as usize].walk;
+            let pc = if loops.len() + 1 < depth {
+                f.pc - 1
+            } else {
+                f.pc
+            };
+            loops.push(
+                walk.loops(pc)
+                    .iter()
+                    .map(|&at| InLoop { at, iteration: 0 })
+                    .collect(),
+            );
         }
-        let first = m.trailing_zeros() as usize;
-        let p0 = pos(&lanes[first]);
-        if lanes_of(m).all(|l| pos(&lanes[l]) == p0) {
-            return;
-        }
-        let f = &self.prog.functions[at.func as usize];
-        let rpc = match f.ops[at.pc as usize].kind {
-            Kind::Branch { .. } => match f.ipdom.get(at.pc as usize).copied().unwrap_or(EXIT) {
-                EXIT if at.depth <= 1 => END,
-                // the function's exit: after the call, in the caller
-                // (whose frame's pc is already past the call)
-                EXIT => {
-                    let caller = &lanes[first].frames[at.depth as usize - 2];
-                    Pos {
-                        depth: at.depth - 1,
-                        func: caller.func,
-                        pc: caller.pc,
+        if let (Some(d), Some(f)) = (jumped, item.frames.last()) {
+            if d == depth {
+                let walk = &self.prog.functions[f.func as usize].walk;
+                let target = walk.loops(f.pc);
+                let now = &mut loops[depth - 1];
+                let kept = now
+                    .iter()
+                    .zip(target)
+                    .take_while(|(a, b)| a.at == **b)
+                    .count();
+                now.truncate(kept);
+                if let Some(inner) = now.last_mut() {
+                    if kept == target.len() && inner.at.header == f.pc {
+                        inner.iteration += 1;
                     }
                 }
-                r => Pos { pc: r, ..at },
-            },
-            // a call some lanes skipped, or calls to different functions
-            _ => Pos {
-                pc: at.pc + 1,
-                ..at
-            },
-        };
-        let mut groups: Vec<(Pos, u32)> = Vec::new();
-        for l in lanes_of(m) {
-            let p = pos(&lanes[l]);
-            match groups.iter_mut().find(|(q, _)| *q == p) {
-                Some((_, g)) => *g |= 1 << l,
-                None => groups.push((p, 1 << l)),
+                now.extend(target[kept..].iter().map(|&at| InLoop { at, iteration: 0 }));
             }
         }
-        groups.sort_by_key(|(p, _)| (p.func, p.pc));
-        let e = sg.stack.pop().expect("the running entry");
-        if e.rpc != rpc {
-            // it waits at `rpc` for the paths below
-            sg.stack.push(e);
-        }
-        // the first path on top; lanes already at `rpc` wait there
-        for &(p, g) in groups.iter().rev() {
-            if p != rpc {
-                sg.stack.push(Entry { mask: g, rpc });
+        let key = &mut sg.keys[l];
+        key.clear();
+        for (i, (f, in_loops)) in item.frames.iter().zip(loops.iter()).enumerate() {
+            if i > 0 {
+                key.push(f.func as u64);
             }
+            for lp in in_loops {
+                key.push(lp.at.order as u64);
+                key.push(lp.iteration);
+            }
+            let pc = if i + 1 < depth { f.pc - 1 } else { f.pc };
+            let walk = &self.prog.functions[f.func as usize].walk;
+            key.push(walk.order(pc) as u64);
+            key.push(pc as u64);
         }
-        sg.deepest = sg.deepest.max(sg.stack.len());
     }
 
     /// `shfl`, `ired`, `fred`, `redfirstidx` (spec 18) for the lanes `m`:
@@ -462,12 +441,11 @@ mod tests {
     }
 
     #[test]
-    fn a_loop_with_a_divergent_exit_does_not_grow_the_stack() {
+    fn a_loop_with_a_divergent_exit_runs_each_lane_to_its_exit() {
         // lane l leaves after l + 1 iterations: 32 divergent exits
         let src = ".version 0.1;\n.target 100;\n.kernel @k()\n{\n\t.reg .32b %i, %l, %m;\n\t.pred %p;\n\tmov.32b %l, %laneid;\n\tmov.32b %i, 0;\nloop:\n\tmov.32b %m, %activemask;\n\tiadd.32b %i, %i, 1;\n\tucmp.le.32b %p, %i, %l;\n\tgoto.cond %p, loop;\n\treturn;\n}\n";
         let (lanes, sg) = run(src, 32);
-        // the kernel's entry, the loop's exit, the loop's body
-        assert!(sg.deepest <= 3, "stack depth {}", sg.deepest);
+        assert_eq!(sg.live(), 0);
         // lane l: two movs and the fall-through into the loop, 4 per
         // iteration, the return
         for (l, item) in lanes.iter().enumerate() {

@@ -216,9 +216,10 @@ impl Structurizer<'_> {
     /// Appends the code of block `x` and what its terminator leads to.
     fn code(&self, x: BlockId, nodes: &mut Vec<Node>, depth: usize) {
         let b = self.f.block(x);
-        if !b.insts.is_empty() {
-            nodes.push(Node::Code(x));
-        }
+        // every block has its place in the tree, empty ones too: the walk
+        // order sub-groups reconverge by (docs/spec-notes.md) gives every
+        // block a position (`pisa_interp::walk`)
+        nodes.push(Node::Code(x));
         match &b.term {
             Terminator::Goto(t) => self.branch(x, *t, nodes, depth),
             Terminator::Branch {

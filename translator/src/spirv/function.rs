@@ -164,21 +164,6 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
             ),
         ));
     }
-    if tx.simt_functions.get(f.index as usize) == Some(&true) {
-        if let Some(h) = super::simt::check_reconvergence(tx.program, &tx.simt_functions, f, &tree)
-        {
-            return Err(tx.unsupported(
-                h.span,
-                format!(
-                    "{}: {} (the emulated \
-                     sub-groups would reconverge elsewhere than docs/spec-notes.md defines; \
-                     `--device cpu` runs it)",
-                    super::simt::RECONVERGENCE_UNSUPPORTED,
-                    h.why
-                ),
-            ));
-        }
-    }
     let (ret, fty, param_tys) = fn_type(tx, f);
     let id = tx.func_ids[&f.name];
     tx.b.begin_function(ret, Some(id), spirv::FunctionControl::NONE, fty)?;

@@ -28,7 +28,6 @@ use rspirv::binary::{Assemble, Disassemble};
 
 pub use entry::{is_address_member, Push, PUSH_BYTES, PUSH_MEMBERS, RANGE_CHECK_SPEC_ID};
 pub use layout::Layout;
-pub use simt::RECONVERGENCE_UNSUPPORTED;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TranslateError {

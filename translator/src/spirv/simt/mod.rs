@@ -12,10 +12,10 @@
 //! a `break`/`continue` that has not reached its target yet, returned.
 //! A lane waits until its path reaches the point where its state is
 //! cleared: the end of the `if`, the target of the jump, the end of the
-//! function. These are the structured merge points of the IR's structured
-//! tree, which for the structured control flow compilers print are the
-//! immediate post-dominators the reference device reconverges at
-//! (docs/spec-notes.md, "Sub-groups").
+//! function. These are the ends of the constructs of the IR's structured
+//! tree, where the definition reconverges lanes (docs/spec-notes.md,
+//! "Sub-groups": structured reconvergence); the reference device walks the
+//! same tree (`pisa_interp::walk`), so the two agree on every shape.
 //!
 //! Code without sync points runs natively under `if (state == 0)`. A sync
 //! point — a cross-lane instruction, a read of `%activemask`, a work-group
@@ -32,14 +32,8 @@
 pub mod analysis;
 mod emit;
 pub mod exchange;
-mod reconverge;
 
 pub use emit::{emit_body, SimtVars};
-pub use reconverge::check as check_reconvergence;
-
-/// The words of the error for control flow whose sub-group reconvergence
-/// the emulation declines ([`check_reconvergence`]).
-pub const RECONVERGENCE_UNSUPPORTED: &str = "sub-groups on a Vulkan device in this control flow";
 
 use super::function::FunctionCx;
 use super::lower::R;
