@@ -141,3 +141,58 @@ impl Numbering<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pisa_translator::ir;
+
+    /// `entry; loop H { body; if p { A } ; latch } ; exit` numbered in tree
+    /// order, with the loop around exactly the blocks inside it.
+    #[test]
+    fn blocks_are_numbered_in_tree_order_with_their_loops() {
+        let src = ".version 0.1;\n.target 100;\n.kernel @k()\n{\n\t.reg .32b %i;\n\t.pred %p;\n\tmov.32b %i, 0;\nH:\n\tiadd.32b %i, %i, 1;\n\tucmp.lt.32b %p, %i, 3;\n\tgoto.cond %p, A;\n\tgoto L;\nA:\n\tiadd.32b %i, %i, 2;\nL:\n\tucmp.lt.32b %p, %i, 10;\n\tgoto.cond %p, H;\n\treturn;\n}\n";
+        let m = pisa_translator::assemble("t.pisa", src).expect("assembles");
+        let p = ir::build(&m);
+        let f = &p.functions[0];
+        let w = Walk::compute(f).expect("structures");
+        let starts: Vec<u32> = f
+            .blocks
+            .iter()
+            .scan(0u32, |n, b| {
+                let s = *n;
+                *n += b.insts.len() as u32 + 1;
+                Some(s)
+            })
+            .collect();
+        let by_label = |name: &str| {
+            let b = f
+                .blocks
+                .iter()
+                .position(|b| b.label.is_some_and(|l| p.name(l) == name))
+                .expect("the label's block");
+            starts[b]
+        };
+        let (h, a, l) = (by_label("H"), by_label("A"), by_label("L"));
+        // every op of a block has the block's position and loops
+        for pc in 0..w.order.len() as u32 {
+            assert_ne!(w.order(pc), UNPLACED, "op {pc} is placed");
+        }
+        assert!(w.order(0) < w.order(h) && w.order(h) < w.order(a) && w.order(a) < w.order(l));
+        let lp = w.loops(h);
+        assert_eq!(lp.len(), 1);
+        assert_eq!(lp[0].header, h);
+        assert!(lp[0].order < w.order(h));
+        assert_eq!(w.loops(a), lp);
+        assert_eq!(w.loops(l), lp);
+        assert!(w.loops(0).is_empty());
+        // the return after the loop: outside it, after every block in it
+        let r = f
+            .blocks
+            .iter()
+            .position(|b| matches!(b.term, ir::Terminator::Return { .. }))
+            .expect("the return's block");
+        let ret = starts[r];
+        assert!(w.loops(ret).is_empty() && w.order(ret) > w.order(l));
+    }
+}
