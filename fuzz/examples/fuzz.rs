@@ -1,10 +1,14 @@
 //! Differential fuzzing from the command line:
 //! `cargo run --release -p pisa-fuzz --example fuzz -- --seed S --count N
-//!  [--device vulkan] [--against NAME] [--set flag=value]... [--reduce] [--out DIR] [--show-skips]`
+//!  [--device vulkan] [--against NAME] [--set flag=value]... [--reduce] [--out DIR] [--show-skips]
+//!  [--progress N]`
 //! With one device every program runs twice on it (errors, validation
 //! messages and nondeterminism are findings); `--against NAME` names a second
 //! device (see `device_by_name`). Findings are reduced (with `--reduce`) and
-//! written under `--out` (default /tmp/fuzz-finds/).
+//! written under `--out` (default /tmp/fuzz-finds/). `--progress N` prints a
+//! line to stderr every N programs (count, time, rate, findings), so that a
+//! long campaign can be followed and, if stopped, recorded
+//! (docs/fuzzing.md).
 
 use pisa_fuzz::{
     check, check_alone, generate, reduce, write_reproducer, ApiDevice, Device, GenConfig,
@@ -45,6 +49,7 @@ fn run() -> Result<(), String> {
     // write every case before running it (a driver crash kills this process)
     let mut dump = false;
     let mut show_skips = false;
+    let mut progress = 0u64;
     let mut out = PathBuf::from("/tmp/fuzz-finds");
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -58,6 +63,7 @@ fn run() -> Result<(), String> {
             "--reduce" => do_reduce = true,
             "--dump" => dump = true,
             "--show-skips" => show_skips = true,
+            "--progress" => progress = val()?.parse().map_err(|e| format!("--progress: {e}"))?,
             "--out" => out = PathBuf::from(val()?),
             _ => return Err(format!("unknown argument `{a}`")),
         }
@@ -76,6 +82,14 @@ fn run() -> Result<(), String> {
     let mut findings = 0;
     let mut skipped = 0;
     for s in seed..seed + count {
+        let done = s - seed;
+        if progress > 0 && done > 0 && done % progress == 0 {
+            let secs = start.elapsed().as_secs_f64();
+            eprintln!(
+                "{done} programs (seeds {seed}..{s}) in {secs:.0} s: {:.2} programs/s, {findings} findings, {skipped} skipped",
+                done as f64 / secs
+            );
+        }
         let case = generate(s, &cfg);
         if dump {
             let dir = out.join("current");
