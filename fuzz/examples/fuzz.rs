@@ -83,7 +83,7 @@ fn run() -> Result<(), String> {
     let mut skipped = 0;
     for s in seed..seed + count {
         let done = s - seed;
-        if progress > 0 && done > 0 && done % progress == 0 {
+        if progress > 0 && done > 0 && done.is_multiple_of(progress) {
             let secs = start.elapsed().as_secs_f64();
             eprintln!(
                 "{done} programs (seeds {seed}..{s}) in {secs:.0} s: {:.2} programs/s, {findings} findings, {skipped} skipped",
