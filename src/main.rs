@@ -280,7 +280,11 @@ fn ir(paths: &[PathBuf], structured: bool) -> Result<ExitCode> {
             // Vulkan back end may unroll loops without sync points in it
             let tree = pisa_translator::ir::structurize::structurize(f)?;
             println!("\nstructured @{}:", module.name(f.name));
-            print!("{}", pisa_translator::ir::structurize::print(&tree));
+            let names = pisa_translator::ir::print::tree_names(&program, f);
+            print!(
+                "{}",
+                pisa_translator::ir::structurize::print_named(&tree, &names)
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

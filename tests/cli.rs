@@ -317,3 +317,43 @@ fn check_lists_the_kernels() {
     assert_eq!(first["param_bytes"], 12);
     assert_eq!(first["reqd_work_group_size"][0], 64);
 }
+
+/// `pisa ir --structured` prints the tree sub-groups reconverge by
+/// (docs/spec-notes.md, "Sub-groups") with the source's labels and register
+/// names: the loop with a `break` and a `return` of
+/// tests/run/subgroup_reconverge.pisa, whose `out` code runs after the loop.
+#[test]
+fn ir_structured_names_labels_and_registers() {
+    let out = pisa()
+        .args(["ir", "--structured", "tests/run/subgroup_reconverge.pisa"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let tree = &text[text
+        .find("structured @break_and_return:")
+        .expect("the kernel's tree")..];
+    let want = "structured @break_and_return:
+bb0
+block B4 {
+  seq B2 {
+    loop L1 {
+      bb1 (L)
+      if %c {
+      } else {
+        bb3
+        if !%c {
+          bb5
+          continue L1
+        }
+        break B4
+      }
+    }
+  }
+  bb2 (out)
+}
+bb4 (done)
+return
+";
+    assert_eq!(tree, want);
+}

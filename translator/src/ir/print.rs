@@ -68,7 +68,7 @@ fn kind_text(k: RegKind) -> String {
 }
 
 /// Display names: the source name, made unique with `#N`.
-fn reg_names(f: &Function) -> Vec<String> {
+pub(crate) fn reg_names(f: &Function) -> Vec<String> {
     let mut count: HashMap<&str, u32> = HashMap::new();
     for r in &f.regs {
         *count.entry(r.name.as_str()).or_default() += 1;
@@ -189,5 +189,22 @@ fn operand_text(o: &Operand, names: &[String], m: &Program) -> String {
             let args: Vec<String> = c.args.iter().map(|a| operand_text(a, names, m)).collect();
             format!("{}({})", operand_text(&c.target, names, m), args.join(", "))
         }
+    }
+}
+
+/// The names [`super::structurize::print_named`] shows for `f`: block
+/// labels as in [`print`], registers by their display names.
+pub fn tree_names(m: &Program, f: &Function) -> super::structurize::TreeNames {
+    super::structurize::TreeNames {
+        blocks: f
+            .blocks
+            .iter()
+            .map(|b| {
+                b.label
+                    .map(|l| format!(" ({})", m.name(l)))
+                    .unwrap_or_default()
+            })
+            .collect(),
+        regs: reg_names(f),
     }
 }

@@ -426,21 +426,40 @@ fn mentions(nodes: &[Node], l: Label) -> bool {
     })
 }
 
-/// The structured tree as text, for golden tests and `pisa ir --structured`.
+/// The structured tree as text (blocks `bbN`, predicates `rN`), for golden
+/// tests.
 pub fn print(nodes: &[Node]) -> String {
     let mut out = String::new();
-    print_nodes(&mut out, nodes, 0);
+    print_nodes(&mut out, nodes, 0, None);
     out
 }
 
-fn print_nodes(out: &mut String, nodes: &[Node], depth: usize) {
+/// Source names for [`print_named`]: per block a suffix (` (label)` or
+/// nothing), per register its display name.
+pub struct TreeNames {
+    pub blocks: Vec<String>,
+    pub regs: Vec<String>,
+}
+
+/// The structured tree with the source's labels and register names, for
+/// `pisa ir --structured` (the tree sub-groups reconverge by).
+pub fn print_named(nodes: &[Node], names: &TreeNames) -> String {
+    let mut out = String::new();
+    print_nodes(&mut out, nodes, 0, Some(names));
+    out
+}
+
+fn print_nodes(out: &mut String, nodes: &[Node], depth: usize, names: Option<&TreeNames>) {
     super::stack_safe(|| {
         use std::fmt::Write;
         let pad = "  ".repeat(depth);
         for n in nodes {
             match n {
                 Node::Code(b) => {
-                    let _ = writeln!(out, "{pad}bb{}", b.0);
+                    let label = names
+                        .and_then(|n| n.blocks.get(b.index()))
+                        .map_or("", |s| s.as_str());
+                    let _ = writeln!(out, "{pad}bb{}{label}", b.0);
                 }
                 Node::Block {
                     label,
@@ -449,12 +468,12 @@ fn print_nodes(out: &mut String, nodes: &[Node], depth: usize) {
                 } => {
                     let kind = if *breaks { "block" } else { "seq" };
                     let _ = writeln!(out, "{pad}{kind} B{} {{", label.0);
-                    print_nodes(out, body, depth + 1);
+                    print_nodes(out, body, depth + 1, names);
                     let _ = writeln!(out, "{pad}}}");
                 }
                 Node::Loop { label, body } => {
                     let _ = writeln!(out, "{pad}loop L{} {{", label.0);
-                    print_nodes(out, body, depth + 1);
+                    print_nodes(out, body, depth + 1, names);
                     let _ = writeln!(out, "{pad}}}");
                 }
                 Node::If {
@@ -463,11 +482,15 @@ fn print_nodes(out: &mut String, nodes: &[Node], depth: usize) {
                     otherwise,
                 } => {
                     let not = if cond.negate { "!" } else { "" };
-                    let _ = writeln!(out, "{pad}if {not}r{} {{", cond.pred.0);
-                    print_nodes(out, then, depth + 1);
+                    let pred = match names.and_then(|n| n.regs.get(cond.pred.index())) {
+                        Some(name) => format!("%{name}"),
+                        None => format!("r{}", cond.pred.0),
+                    };
+                    let _ = writeln!(out, "{pad}if {not}{pred} {{");
+                    print_nodes(out, then, depth + 1, names);
                     if !otherwise.is_empty() {
                         let _ = writeln!(out, "{pad}}} else {{");
-                        print_nodes(out, otherwise, depth + 1);
+                        print_nodes(out, otherwise, depth + 1, names);
                     }
                     let _ = writeln!(out, "{pad}}}");
                 }
