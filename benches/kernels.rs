@@ -211,7 +211,7 @@ fn thousands(n: usize) -> String {
     out
 }
 
-const NAMES: [&str; 8] = [
+const NAMES: [&str; 9] = [
     "saxpy",
     "reduce",
     "prefix_sum",
@@ -220,6 +220,7 @@ const NAMES: [&str; 8] = [
     "branchy",
     "matmul",
     "matmul_tiled",
+    "subgroup_sum",
 ];
 
 fn make_case(name: &str, quick: bool) -> Case {
@@ -351,6 +352,23 @@ fn make_case(name: &str, quick: bool) -> Case {
                 range: NdRange::d1(stride as u32).local([256, 1, 1]),
                 bufs: vec![input(&v), output(4 * groups)],
                 args: vec![Arg::Buf(0), Arg::Buf(1), u32a(n as u32)],
+                expected: vec![exactly(1, bytes(&want))],
+            }
+        }
+        "subgroup_sum" => {
+            let n: usize = if quick { 1 << 18 } else { 1 << 21 };
+            let v: Vec<u32> = (0..n).map(|_| rng.next()).collect();
+            let want: Vec<u32> = v
+                .chunks(32)
+                .map(|c| c.iter().fold(0u32, |a, x| a.wrapping_add(*x)))
+                .collect();
+            Case {
+                name: "subgroup_sum",
+                pisa: "benches/kernels/subgroup_sum.pisa",
+                size: format!("n = {} u32, sums of 32, groups of 256", thousands(n)),
+                range: NdRange::d1(n as u32).local([256, 1, 1]),
+                bufs: vec![input(&v), output(4 * (n / 32))],
+                args: vec![Arg::Buf(0), Arg::Buf(1)],
                 expected: vec![exactly(1, bytes(&want))],
             }
         }
