@@ -57,6 +57,8 @@ pub struct ModuleCx<'m> {
     /// The invocation's `Private` flag choosing which of the exchange's two
     /// counters a work-group-wide "any active" uses next.
     pub sg_parity: Option<Word>,
+    /// The same for the exchange's two sets of per-sub-group active masks.
+    pub sg_mask_parity: Option<Word>,
     /// Data-block offset of the lock table of emulated global atomics
     /// (`lower::atomics`), once one needs it.
     pub global_locks: Option<u64>,
@@ -118,6 +120,7 @@ impl<'m> ModuleCx<'m> {
             simt_functions: Vec::new(),
             sg_exchange: None,
             sg_parity: None,
+            sg_mask_parity: None,
             global_locks: None,
             shared_locks: None,
             check_fn: None,

@@ -1,13 +1,15 @@
 //! Cross-lane instructions (spec 18) and `%activemask` (spec 04) through
 //! the work-group's *exchange*: a `Workgroup` array where every invocation
-//! stores its value and whether it is active, at its linear id, between two
-//! work-group barriers; each active lane then reads the slots of its
-//! sub-group (32 consecutive linear ids). The SIMT emitter guarantees that
-//! every invocation of the work-group reaches these barriers together.
+//! stores its value at its linear id, and sets its bit in its sub-group's
+//! active mask if it is active, between two work-group barriers; each
+//! active lane then reads the slots and the mask of its sub-group (32
+//! consecutive linear ids). The SIMT emitter guarantees that every
+//! invocation of the work-group reaches these barriers together.
 //!
-//! Layout of the array (u32 words): values at `[0, MAX_ITEMS)`, active
-//! flags at `[MAX_ITEMS, 2·MAX_ITEMS)`, then the two counters of
-//! [`any_active`].
+//! Layout of the array (u32 words): values at `[0, MAX_ITEMS)`, then two
+//! sets of one active mask per sub-group (used alternately, like the two
+//! counters of [`any_active`], so that the set being cleared for the next
+//! exchange is never the one being read), then those two counters.
 
 use super::guarded;
 use crate::ir::qualifier::Op;
@@ -21,15 +23,18 @@ use rspirv::spirv::{GlslStd450Op as G, LoopControl, MemorySemantics, Scope, Stor
 /// The largest work-group the exchange serves (Vulkan devices allow at most
 /// 1024 invocations per work-group in practice; the runtime checks).
 pub const MAX_ITEMS: u32 = 1024;
-const FLAGS: u32 = MAX_ITEMS;
-const COUNTERS: u32 = 2 * MAX_ITEMS;
+/// The first of the two sets of per-sub-group active masks.
+const MASKS: u32 = MAX_ITEMS;
+/// Sub-groups of 32 in the largest work-group: words per set of masks.
+const SUBGROUPS: u32 = MAX_ITEMS / 32;
+const COUNTERS: u32 = MASKS + 2 * SUBGROUPS;
 
 fn exchange_var(fx: &mut FunctionCx) -> Word {
     if let Some(v) = fx.tx.sg_exchange {
         return v;
     }
     let u32t = fx.tx.uint(32);
-    let n = fx.tx.const_u32(2 * MAX_ITEMS + 2);
+    let n = fx.tx.const_u32(COUNTERS + 2);
     let arr = fx.tx.b.type_array(u32t, n);
     let pt = fx.tx.ptr(StorageClass::Workgroup, arr);
     let v = fx.tx.global_var(pt, StorageClass::Workgroup);
@@ -63,31 +68,66 @@ struct Lanes {
     /// Work-items in the work-group (lanes past it do not exist).
     items: Word,
     laneid: Word,
+    /// The sub-group's active mask (bit j: lane j exists and is active).
+    mask: Word,
 }
 
-/// Every invocation stores `value` and `active`; returns once all have.
+/// Every invocation stores `value` and, if `active`, sets its bit in its
+/// sub-group's mask; returns once all have.
 fn publish(fx: &mut FunctionCx, value: Word, active: Word) -> R<Lanes> {
     let u32t = fx.tx.uint(32);
+    let bt = fx.tx.bool_ty();
     let id = fx.tx.local_linear_id()?;
     let items = fx.tx.group_items()?;
+    let m31 = fx.tx.const_u32(31);
+    let laneid = fx.tx.b.bitwise_and(u32t, None, id, m31)?;
+    let base = fx.tx.b.i_sub(u32t, None, id, laneid)?;
+    let s5 = fx.tx.const_u32(5);
+    let subgroup = fx.tx.b.shift_right_logical(u32t, None, id, s5)?;
+    // this exchange's set of masks, and the other one
+    let parity = parity_var(fx, Parity::Masks);
+    let par = fx.tx.b.load(u32t, None, parity, None, [])?;
+    let one = fx.tx.const_u32(1);
+    let other = fx.tx.b.bitwise_xor(u32t, None, par, one)?;
+    fx.tx.b.store(parity, other, None, [])?;
+    let mask_index = |fx: &mut FunctionCx, set: Word| -> R<Word> {
+        let words = fx.tx.const_u32(SUBGROUPS);
+        let at = fx.tx.b.i_mul(u32t, None, set, words)?;
+        let masks = fx.tx.const_u32(MASKS);
+        let at = fx.tx.b.i_add(u32t, None, at, masks)?;
+        Ok(fx.tx.b.i_add(u32t, None, at, subgroup)?)
+    };
+    let this_i = mask_index(fx, par)?;
+    let other_i = mask_index(fx, other)?;
     // the previous exchange's readers are done
     barrier(fx)?;
     let p = slot(fx, id)?;
     fx.tx.b.store(p, value, None, [])?;
-    let flags = fx.tx.const_u32(FLAGS);
-    let fi = fx.tx.b.i_add(u32t, None, id, flags)?;
-    let p = slot(fx, fi)?;
-    let (one, zero) = (fx.tx.const_u32(1), fx.tx.const_u32(0));
-    let a = fx.tx.b.select(u32t, None, active, one, zero)?;
-    fx.tx.b.store(p, a, None, [])?;
+    let wg = fx.tx.const_u32(Scope::Workgroup as u32);
+    let relaxed = fx.tx.const_u32(0);
+    let bit = fx.tx.b.shift_left_logical(u32t, None, one, laneid)?;
+    let mask_p = slot(fx, this_i)?;
+    guarded(fx, active, |fx| {
+        fx.tx.b.atomic_or(u32t, None, mask_p, wg, relaxed, bit)?;
+        Ok(())
+    })?;
     barrier(fx)?;
-    let m = fx.tx.const_u32(31);
-    let laneid = fx.tx.b.bitwise_and(u32t, None, id, m)?;
-    let base = fx.tx.b.i_sub(u32t, None, id, laneid)?;
+    let mask_p = slot(fx, this_i)?;
+    let mask = fx.tx.b.atomic_load(u32t, None, mask_p, wg, relaxed)?;
+    // lane 0 clears the sub-group's other mask for the next exchange (every
+    // invocation read it before this exchange's first barrier)
+    let zero = fx.tx.const_u32(0);
+    let first = fx.tx.b.i_equal(bt, None, laneid, zero)?;
+    let other_p = slot(fx, other_i)?;
+    guarded(fx, first, |fx| {
+        fx.tx.b.atomic_store(other_p, wg, relaxed, zero)?;
+        Ok(())
+    })?;
     Ok(Lanes {
         base,
         items,
         laneid,
+        mask,
     })
 }
 
@@ -109,34 +149,6 @@ impl Lanes {
         let (i, _) = self.index(fx, j)?;
         let p = slot(fx, i)?;
         Ok(fx.tx.b.load(u32t, None, p, None, [])?)
-    }
-
-    /// Lane `j` exists and is active.
-    fn active(&self, fx: &mut FunctionCx, j: Word) -> R<Word> {
-        let u32t = fx.tx.uint(32);
-        let bt = fx.tx.bool_ty();
-        let (i, exists) = self.index(fx, j)?;
-        let flags = fx.tx.const_u32(FLAGS);
-        let fi = fx.tx.b.i_add(u32t, None, i, flags)?;
-        let p = slot(fx, fi)?;
-        let a = fx.tx.b.load(u32t, None, p, None, [])?;
-        let zero = fx.tx.const_u32(0);
-        let a = fx.tx.b.i_not_equal(bt, None, a, zero)?;
-        Ok(fx.tx.b.logical_and(bt, None, a, exists)?)
-    }
-
-    /// The active mask of the sub-group (bit j: lane j is active).
-    fn mask(&self, fx: &mut FunctionCx) -> R<Word> {
-        let u32t = fx.tx.uint(32);
-        let zero = fx.tx.const_u32(0);
-        let one = fx.tx.const_u32(1);
-        let m = lane_loop(fx, &[(u32t, zero)], |fx, j, cur| {
-            let a = self.active(fx, j)?;
-            let bit = fx.tx.b.shift_left_logical(u32t, None, one, j)?;
-            let b = fx.tx.b.select(u32t, None, a, bit, zero)?;
-            Ok(vec![fx.tx.b.bitwise_or(u32t, None, cur[0], b)?])
-        })?;
-        Ok(m[0])
     }
 
     /// Bit `lane` of `mask` is set (lane < 32).
@@ -219,14 +231,27 @@ fn lane_loop(
 /// calls this; `active`: this lane runs the instruction).
 pub fn activemask(fx: &mut FunctionCx, active: Word) -> R<Word> {
     let zero = fx.tx.const_u32(0);
-    let lanes = publish(fx, zero, active)?;
-    lanes.mask(fx)
+    Ok(publish(fx, zero, active)?.mask)
 }
 
-/// The invocation's flag that picks the counter [`any_active`] uses next:
-/// one `Private` variable for all functions, so that calls keep it in step.
-fn parity_var(fx: &mut FunctionCx) -> Word {
-    if let Some(v) = fx.tx.sg_parity {
+/// What a parity flag alternates between.
+#[derive(Clone, Copy)]
+enum Parity {
+    /// The two counters of [`any_active`].
+    Counters,
+    /// The two sets of active masks of [`publish`].
+    Masks,
+}
+
+/// The invocation's flag that picks which of two alternating resources the
+/// next use takes: one `Private` variable per resource for all functions,
+/// so that calls keep it in step (every invocation flips it at every use).
+fn parity_var(fx: &mut FunctionCx, which: Parity) -> Word {
+    let (cached, name) = match which {
+        Parity::Counters => (fx.tx.sg_parity, "pisa_any_parity"),
+        Parity::Masks => (fx.tx.sg_mask_parity, "pisa_mask_parity"),
+    };
+    if let Some(v) = cached {
         return v;
     }
     let u32t = fx.tx.uint(32);
@@ -246,9 +271,12 @@ fn parity_var(fx: &mut FunctionCx) -> Word {
                 rspirv::dr::Operand::IdRef(zero),
             ],
         ));
-    fx.tx.b.name(v, "pisa_any_parity");
+    fx.tx.b.name(v, name);
     fx.tx.interface.push(v);
-    fx.tx.sg_parity = Some(v);
+    match which {
+        Parity::Counters => fx.tx.sg_parity = Some(v),
+        Parity::Masks => fx.tx.sg_mask_parity = Some(v),
+    }
     v
 }
 
@@ -256,7 +284,7 @@ fn parity_var(fx: &mut FunctionCx) -> Word {
 /// alternately (every invocation flips its parity flag in step), so that
 /// the one being reset is never the one being read.
 pub fn any_active(fx: &mut FunctionCx, active: Word) -> R<Word> {
-    let parity = parity_var(fx);
+    let parity = parity_var(fx, Parity::Counters);
     let u32t = fx.tx.uint(32);
     let bt = fx.tx.bool_ty();
     let par = fx.tx.b.load(u32t, None, parity, None, [])?;
@@ -291,14 +319,32 @@ pub fn any_active(fx: &mut FunctionCx, active: Word) -> R<Word> {
     Ok(any)
 }
 
-/// Zeroes both counters of [`any_active`] (kernel entry; every invocation).
+/// Zeroes both counters of [`any_active`] and both sets of active masks
+/// (kernel entry; every invocation).
 pub fn init(fx: &mut FunctionCx) -> R<()> {
+    let u32t = fx.tx.uint(32);
     let bt = fx.tx.bool_ty();
     let zero = fx.tx.const_u32(0);
     let id = fx.tx.local_linear_id()?;
-    let first = fx.tx.b.i_equal(bt, None, id, zero)?;
     let wg = fx.tx.const_u32(Scope::Workgroup as u32);
     let relaxed = fx.tx.const_u32(0);
+    // lane 0 of every sub-group clears its masks, linear id 0 the counters
+    let m31 = fx.tx.const_u32(31);
+    let laneid = fx.tx.b.bitwise_and(u32t, None, id, m31)?;
+    let lane0 = fx.tx.b.i_equal(bt, None, laneid, zero)?;
+    let s5 = fx.tx.const_u32(5);
+    let subgroup = fx.tx.b.shift_right_logical(u32t, None, id, s5)?;
+    let masks = fx.tx.const_u32(MASKS);
+    let set0 = fx.tx.b.i_add(u32t, None, subgroup, masks)?;
+    let words = fx.tx.const_u32(SUBGROUPS);
+    let set1 = fx.tx.b.i_add(u32t, None, set0, words)?;
+    let (p0, p1) = (slot(fx, set0)?, slot(fx, set1)?);
+    guarded(fx, lane0, |fx| {
+        fx.tx.b.atomic_store(p0, wg, relaxed, zero)?;
+        fx.tx.b.atomic_store(p1, wg, relaxed, zero)?;
+        Ok(())
+    })?;
+    let first = fx.tx.b.i_equal(bt, None, id, zero)?;
     let (c0, c1) = (fx.tx.const_u32(COUNTERS), fx.tx.const_u32(COUNTERS + 1));
     let (p0, p1) = (slot(fx, c0)?, slot(fx, c1)?);
     guarded(fx, first, |fx| {
@@ -335,7 +381,7 @@ fn shfl(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
         .qual::<Op>()
         .ok_or_else(|| TranslateError::Internal("shfl without its operation".into()))?;
     let lanes = publish(fx, src0, active)?;
-    let mask = lanes.mask(fx)?;
+    let mask = lanes.mask;
     let part = fx.tx.b.bitwise_and(u32t, None, src2, mask)?;
     let c = |fx: &mut FunctionCx, v: u32| fx.tx.const_u32(v);
     let m5 = c(fx, 31);
@@ -414,7 +460,7 @@ fn ired(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
     let v = fx.resize(v, bits, 32, false)?;
     let src1 = fx.read(ins.opr("src1")?, 32)?;
     let lanes = publish(fx, v, active)?;
-    let mask = lanes.mask(fx)?;
+    let mask = lanes.mask;
     let part = fx.tx.b.bitwise_and(u32t, None, src1, mask)?;
     let all = if bits == 16 { 0xFFFF } else { u32::MAX };
     let sign = 1u32 << (bits - 1);
@@ -477,7 +523,7 @@ fn redfirstidx(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
     let src0 = fx.read(ins.opr("src0")?, 32)?;
     let zero = fx.tx.const_u32(0);
     let lanes = publish(fx, zero, active)?;
-    let mask = lanes.mask(fx)?;
+    let mask = lanes.mask;
     let part = fx.tx.b.bitwise_and(u32t, None, src0, mask)?;
     let lsb = fx.tx.glsl_op(u32t, G::FindILsb, &[part])?;
     // FindILsb(0) is -1: 0xFFFFFFFF as unsigned, so the minimum gives 32
@@ -631,7 +677,7 @@ fn fred(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
     };
     let src1 = fx.read(ins.opr("src1")?, 32)?;
     let lanes = publish(fx, word, active)?;
-    let mask = lanes.mask(fx)?;
+    let mask = lanes.mask;
     let part = fx.tx.b.bitwise_and(u32t, None, src1, mask)?;
     let nanp = ins.has("nanp");
     let me = lanes.bit(fx, part, lanes.laneid)?;
