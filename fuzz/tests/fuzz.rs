@@ -200,11 +200,7 @@ fn reducer_shrinks_under_a_fake_predicate() {
 /// with the same outputs: a few hundred programs in a few seconds.
 #[test]
 fn runs_on_the_cpu_device_deterministically() {
-    let cfg = GenConfig {
-        rounding: true,
-        transcendental: true,
-        ..GenConfig::default()
-    };
+    let cfg = GenConfig::default();
     let mut dev = pisa_fuzz::ApiDevice::new("cpu", pisa_interp::CpuDevice::new());
     for seed in 0..300 {
         let case = generate(seed, &cfg);

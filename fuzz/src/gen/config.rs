@@ -39,11 +39,10 @@ pub struct GenConfig {
     /// `.df`.
     pub f64: bool,
     /// Non-default `.rndmode` qualifiers on arithmetic and conversions
-    /// (`frnd` and `f2i` take every mode regardless).
+    /// (`frnd` and `f2i` take every mode regardless). The Vulkan back end
+    /// computes every mode of every form exactly, `fmul.df` and `fmad.df`
+    /// included since 2026-12-01 (they were left out until then).
     pub rounding: bool,
-    /// Non-default `.rndmode` on the forms the Vulkan back end emulates:
-    /// everything but `fmad.df` (`rounding` turns that on too).
-    pub emulated_rounding: bool,
     /// `.ftz`.
     pub ftz: bool,
     /// `.dsat` (floating point and integer) and `.nanp`.
@@ -119,8 +118,7 @@ impl Default for GenConfig {
             f32: true,
             f16: true,
             f64: true,
-            rounding: false,
-            emulated_rounding: true,
+            rounding: true,
             ftz: true,
             saturate: true,
             nan: true,
@@ -176,7 +174,7 @@ impl GenConfig {
                 }
             };
         }
-        flags!(int8 int16 int64 int128 vectors packed bit_ops division f32 f16 f64 rounding emulated_rounding
+        flags!(int8 int16 int64 int128 vectors packed bit_ops division f32 f16 f64 rounding
             ftz saturate nan canonical_nan fmad_df signed_zero_minmax frcp transcendental fast_math loops irreducible
             early_returns calls indirect_calls shared barriers fences private generic globals
             consts atomics float_atomics atomic_ld_st partial_groups offsets subgroups);

@@ -258,7 +258,7 @@ impl Gen<'_> {
         Some(match self.rng.below(5) {
             0 | 1 => {
                 let op = *self.rng.pick(&["fadd", "fsub", "fmul", "fmad"]);
-                let rnd = self.rnd_if(self.cfg.rounding || self.cfg.emulated_rounding);
+                let rnd = self.rnd_if(self.cfg.rounding);
                 let sat = self.dsat();
                 let mut ops = vec![r(d), r(a), r(b)];
                 if op == "fmad" {
@@ -542,11 +542,7 @@ impl Gen<'_> {
                 if op == "fmad" && ty == "df" && !self.cfg.fmad_df {
                     op = "fmul";
                 }
-                // the back end emulates every mode of these (but f64
-                // products)
-                let emulated =
-                    self.cfg.emulated_rounding && !(ty == "df" && matches!(op, "fmul" | "fmad"));
-                let (rnd, sat) = (self.rnd_if(self.cfg.rounding || emulated), self.dsat());
+                let (rnd, sat) = (self.rnd_if(self.cfg.rounding), self.dsat());
                 let mut ops = vec![r(d), self.fsrc(ty), self.fsrc(ty)];
                 if op == "fmad" {
                     ops.push(self.fsrc(ty));
@@ -606,12 +602,12 @@ impl Gen<'_> {
             }
             6 if ty == "f" || ty == "df" => {
                 // every mode is emulated on .f
-                let rnd = self.rnd_if(self.cfg.rounding || self.cfg.emulated_rounding);
+                let rnd = self.rnd_if(self.cfg.rounding);
                 let (a, b) = (self.fsrc(ty), self.fsrc(ty));
                 inst(format!("fdiv{rnd}{ftz}.{ty}"), vec![r(d), a, b], vec![d])
             }
             7 if ty == "f" || ty == "df" => {
-                let rnd = self.rnd_if(self.cfg.rounding || self.cfg.emulated_rounding);
+                let rnd = self.rnd_if(self.cfg.rounding);
                 let a = self.fsrc(ty);
                 inst(format!("fsqrt{rnd}{ftz}.{ty}"), vec![r(d), a], vec![d])
             }
@@ -642,7 +638,7 @@ impl Gen<'_> {
             }
             11 if ty == "hf" || ty == "bf" => {
                 let wide = self.pool(Class::B32);
-                let rnd = self.rnd_if(self.cfg.rounding || self.cfg.emulated_rounding);
+                let rnd = self.rnd_if(self.cfg.rounding);
                 let sat = self.dsat();
                 let (a, b) = (self.fsrc(ty), self.fsrc(ty));
                 inst(
@@ -726,7 +722,7 @@ impl Gen<'_> {
                 let w = *self.rng.pick(&ints);
                 let s = if self.rng.chance(0.5) { "s" } else { "u" };
                 // every mode and .dsat are emulated
-                let rnd = self.rnd_if(self.cfg.rounding || self.cfg.emulated_rounding);
+                let rnd = self.rnd_if(self.cfg.rounding);
                 let sat = self.dsat();
                 let d = self.pool(Class::int(fbits(fty)));
                 let a = self.src(Class::int(w));
@@ -752,7 +748,7 @@ impl Gen<'_> {
                 if !(from == "f" || from == "df") || to == "df" || fbits(to) >= fbits(from) {
                     return None;
                 }
-                let rnd = self.rnd_if(self.cfg.rounding || self.cfg.emulated_rounding);
+                let rnd = self.rnd_if(self.cfg.rounding);
                 let (ftz, sat) = (self.ftz(), self.dsat());
                 let d = self.pool(Class::int(fbits(to)));
                 let a = self.fsrc(from);
