@@ -44,7 +44,7 @@ git -C "$TREE" checkout -q --detach "$(git -C "$ROOT" rev-parse HEAD)"
 cd "$TREE" || exit 1
 TESTS="--lib --test run_cases --test rounding_modes --test division --test packed_float --test float_bounds
   --test translate --test checked --test link --test printf --test cli --test fuzz --test abi_doc
-  --test snapshots --test subgroups"
+  --test snapshots --test subgroups --test first_dispatch"
 run_tests() { timeout 1200 cargo test --release --workspace $TESTS > "$OUT/last-test.log" 2>&1; }
 echo "baseline $(date)" > "$OUT/results.txt"
 run_tests || { echo "the unmutated tree fails its tests" >> "$OUT/results.txt"; exit 1; }

@@ -702,15 +702,95 @@ impl Runtime {
     }
 
     /// Creates the pipelines a launch needs (the driver compiles the kernel
-    /// for its work-group sizes), so that the launch itself only records and
-    /// runs; `launch` creates what is missing anyway.
+    /// for its work-group sizes) and dispatches each new one once with no
+    /// work-groups, so that the launch itself only records and runs: Mesa's
+    /// llvmpipe (lavapipe) creates a pipeline at once and compiles the kernel
+    /// at its first dispatch, whatever the group count (`llvmpipe_launch_grid`
+    /// updates the shader variant before it looks at the grid), which put the
+    /// whole compilation into the first launch's kernel time and outside
+    /// `pisa run --compile-timeout`. `launch` creates what is missing anyway.
     pub fn prepare(&mut self, l: &Launch) -> Result<()> {
         self.usable()?;
         let (ki, local, _) = self.resolve(l)?;
+        let mut cold = Vec::new();
         for r in regions_of(l.range.global, local, self.info.max_workgroup_count) {
-            self.pipeline(l.program, ki, r.local)?;
+            let pl = self.pipeline(l.program, ki, r.local)?;
+            if !self.program(l.program)?.warm.contains(&pl) && !cold.contains(&pl) {
+                cold.push(pl);
+            }
+        }
+        if cold.is_empty() {
+            return Ok(());
+        }
+        let layout = self.program(l.program)?.layout;
+        self.dispatch_empty(layout, &cold)?;
+        if let Some(Some(p)) = self.programs.get_mut(l.program.0) {
+            p.warm.extend(cold);
         }
         Ok(())
+    }
+
+    /// Dispatches each pipeline (of a program with `layout`) with zero
+    /// work-groups, and waits: no invocation runs, the driver compiles.
+    fn dispatch_empty(
+        &mut self,
+        layout: vk::PipelineLayout,
+        pipelines: &[vk::Pipeline],
+    ) -> Result<()> {
+        let mut slot = self.take_slot(0, 0, 0, 0)?;
+        // no printf buffer or check block to read back (a reused slot still
+        // names its last launches')
+        slot.printf_of = Vec::new();
+        slot.check_of = Vec::new();
+        let cmd = slot.cmd;
+        let pc = [0u8; pisa_translator::spirv::PUSH_BYTES as usize];
+        let d = &self.device;
+        // SAFETY: as in `record`: `cmd` is the slot's command buffer from
+        // `self.cmd_pool` (RESET_COMMAND_BUFFER), not pending (the slot is new
+        // or was returned by `wait` after its fence signalled), externally
+        // synchronized by `&mut self`. The pipelines are this program's,
+        // created with `layout`, whose one push-constant range is COMPUTE
+        // bytes 0..PUSH_BYTES (`pc`). A dispatch of 0x0x0 groups is valid
+        // (group counts at most maxComputeWorkGroupCount) and runs nothing.
+        let recorded = unsafe {
+            d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
+                .vk("vkResetCommandBuffer")
+                .and_then(|()| {
+                    let begin = vk::CommandBufferBeginInfo::default()
+                        .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+                    d.begin_command_buffer(cmd, &begin)
+                        .vk("vkBeginCommandBuffer")
+                })
+                .and_then(|()| {
+                    for &pl in pipelines {
+                        d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pl);
+                        d.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::COMPUTE, 0, &pc);
+                        d.cmd_dispatch(cmd, 0, 0, 0);
+                    }
+                    d.end_command_buffer(cmd).vk("vkEndCommandBuffer")
+                })
+        };
+        if let Err(e) = recorded {
+            self.slots.push(slot);
+            return Err(e);
+        }
+        let cmds = [cmd];
+        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+        // SAFETY: as in `submit`: this device's queue (`&mut self`), a fully
+        // recorded command buffer whose objects outlive the wait below, and
+        // the slot's unsignalled fence, used by no other submission.
+        let submitted = unsafe { self.device.queue_submit(self.queue, &submit, slot.fence) };
+        if let Err(e) = submitted.vk("vkQueueSubmit") {
+            if matches!(e, RuntimeError::DeviceLost) {
+                self.poisoned = true;
+            } else {
+                self.slots.push(slot);
+            }
+            return Err(e);
+        }
+        let serial = NEXT_SUBMISSION.fetch_add(1, Ordering::Relaxed);
+        self.in_flight.push((serial, slot));
+        self.wait(Pending { serial, count: 0 }).map(|_| ())
     }
 
     /// Launches one kernel and waits for it.

@@ -62,6 +62,9 @@ pub(crate) struct Program {
     pub shader: vk::ShaderModule,
     pub layout: vk::PipelineLayout,
     pub pipelines: HashMap<(usize, [u32; 3]), vk::Pipeline>,
+    /// Pipelines the driver has certainly compiled: dispatched once
+    /// (`Runtime::prepare`; some drivers compile at the first dispatch).
+    pub warm: std::collections::HashSet<vk::Pipeline>,
     pub kernels: Vec<KernelInfo>,
     pub globals: Vec<GlobalInfo>,
     pub data: Option<BufferId>,
@@ -289,6 +292,7 @@ impl Runtime {
             shader,
             layout: pl,
             pipelines: HashMap::new(),
+            warm: Default::default(),
             kernels,
             globals,
             data,
