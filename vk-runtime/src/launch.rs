@@ -298,17 +298,25 @@ impl Runtime {
             self.slots.push(slot);
             return Err(e);
         }
+        self.submit_slot(slot, count)
+    }
+
+    /// Submits the slot's recorded command buffer (`count` launches) with its
+    /// fence; on failure the slot is kept for reuse, or the runtime poisoned
+    /// when the device is lost.
+    fn submit_slot(&mut self, slot: Slot, count: u32) -> Result<Pending> {
         let cmds = [slot.cmd];
         let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
         // SAFETY: `self.queue` is this device's queue, externally synchronized
-        // by `&mut self`. `slot.cmd` was fully recorded by `record` (executable
-        // state, ONE_TIME_SUBMIT, not pending: see `record`), and everything it
-        // uses (pipelines, layouts, query pool, buffers) belongs to this device
-        // and stays alive until the fence has signalled: `wait`, `unload`,
-        // `free_buffer` and `Drop` wait for it (or the device) first, and a
-        // poisoned runtime destroys nothing. `slot.fence` is unsignalled
-        // (created so, or reset by `wait`) and not in use by another
-        // submission, since each slot is in at most one submission.
+        // by `&mut self`. `slot.cmd` was fully recorded by `record` or
+        // `dispatch_empty` (executable state, ONE_TIME_SUBMIT, not pending:
+        // see `record`), and everything it uses (pipelines, layouts, query
+        // pool, buffers) belongs to this device and stays alive until the
+        // fence has signalled: `wait`, `unload`, `free_buffer` and `Drop` wait
+        // for it (or the device) first, and a poisoned runtime destroys
+        // nothing. `slot.fence` is unsignalled (created so, or reset by
+        // `wait`) and not in use by another submission, since each slot is in
+        // at most one submission.
         let submitted = unsafe { self.device.queue_submit(self.queue, &submit, slot.fence) };
         if let Err(e) = submitted.vk("vkQueueSubmit") {
             if matches!(e, RuntimeError::DeviceLost) {
@@ -774,23 +782,8 @@ impl Runtime {
             self.slots.push(slot);
             return Err(e);
         }
-        let cmds = [cmd];
-        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-        // SAFETY: as in `submit`: this device's queue (`&mut self`), a fully
-        // recorded command buffer whose objects outlive the wait below, and
-        // the slot's unsignalled fence, used by no other submission.
-        let submitted = unsafe { self.device.queue_submit(self.queue, &submit, slot.fence) };
-        if let Err(e) = submitted.vk("vkQueueSubmit") {
-            if matches!(e, RuntimeError::DeviceLost) {
-                self.poisoned = true;
-            } else {
-                self.slots.push(slot);
-            }
-            return Err(e);
-        }
-        let serial = NEXT_SUBMISSION.fetch_add(1, Ordering::Relaxed);
-        self.in_flight.push((serial, slot));
-        self.wait(Pending { serial, count: 0 }).map(|_| ())
+        let p = self.submit_slot(slot, 0)?;
+        self.wait(p).map(|_| ())
     }
 
     /// Launches one kernel and waits for it.
