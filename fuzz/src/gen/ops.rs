@@ -255,7 +255,7 @@ impl Gen<'_> {
         let d = self.pool(c);
         let (a, b) = (self.pool(c), self.pool(c));
         let ftz = self.ftz();
-        Some(match self.rng.below(5) {
+        Some(match self.rng.below(7) {
             0 | 1 => {
                 let op = *self.rng.pick(&["fadd", "fsub", "fmul", "fmad"]);
                 let rnd = self.rnd_if(self.cfg.rounding);
@@ -284,13 +284,37 @@ impl Gen<'_> {
                 let op = *self.rng.pick(&["fabs", "fneg"]);
                 inst(format!("{op}{ftz}.{ty}"), vec![r(d), r(a)], vec![d])
             }
-            _ => {
+            4 => {
                 let cop = *self.rng.pick(&COPS);
                 inst(
                     format!("fcmp.{cop}{ftz}.{ty}"),
                     vec![r(d), r(a), r(b)],
                     vec![d],
                 )
+            }
+            5 => {
+                // two f32 registers rounded into one packed register
+                if !self.cfg.f32 {
+                    return None;
+                }
+                let rnd = self.rnd_if(self.cfg.rounding);
+                let sat = self.dsat();
+                let (x, y) = (self.pool(Class::int(32)), self.pool(Class::int(32)));
+                inst(
+                    format!("ftrunc2.{ty}{rnd}{ftz}{sat}"),
+                    vec![r(d), r(x), r(y)],
+                    vec![d],
+                )
+            }
+            _ => {
+                // packed floats to packed 16-bit integers (f2i's rules per lane)
+                let to = *self.rng.pick(&["u16x2", "s16x2"]);
+                let rnd = if self.rng.chance(0.5) {
+                    format!(".{}", self.rng.pick(&RND))
+                } else {
+                    String::new()
+                };
+                inst(format!("pf2i.{to}.{ty}{rnd}"), vec![r(d), r(a)], vec![d])
             }
         })
     }
