@@ -145,6 +145,18 @@ const CASES: &[Case] = &[
         [(1, "u64:4611686018427387904,13835058055282163712,4611686018427387904,0,9223372036854775808,4720765037763887104,4841369599423283200,9223372036854775808,2,18446744073709551614,2")],
         []
     ),
+    // break out of an outer loop from inside an inner one (mutation sampling:
+    // a mutant of control.rs's direct-break guard survived every test)
+    case!(
+        "tests/run/break_outer_loop.pisa",
+        "k",
+        "4",
+        Some("4"),
+        ["buf:u32:106,3,4,210", "buf:u32:zeros:4"],
+        [],
+        [(1, "u32:1106,1003,1004,1210")],
+        []
+    ),
     // IEEE results with constant operands (llvmpipe's fast-math folds; fuzz find)
     case!(
         "tests/run/float_constant_folds.pisa",
