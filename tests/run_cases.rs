@@ -1303,6 +1303,53 @@ fn compilation_past_the_compile_timeout_is_an_error() {
     let _ = std::fs::remove_file(path);
 }
 
+/// A kernel that takes the driver longer to compile than `--timeout` gives
+/// the launch still runs: the launch timeout bounds running, and
+/// `--compile-timeout` compiling, also where the driver compiles at the
+/// first dispatch (llvmpipe: this kernel, 2,000 exactly rounded `fmad.f`
+/// and `fmul.f`, compiles for seconds; before, that counted against the
+/// launch's 0.5 s and the run failed as "did not finish").
+#[test]
+fn a_long_compilation_is_not_a_launch_timeout() {
+    let mut src = String::from(".version 0.1;\n.target 100;\n.kernel @k(.param[8] %o)\n{\n\t.reg .64b %p;\n\t.reg .32b %v, %w, %u;\n\tld.param.64b %p, [%o];\n\tld.global.32b %v, [%p];\n\tld.global.32b %w, [%p + 4];\n\tld.global.32b %u, [%p + 8];\n");
+    for _ in 0..1000 {
+        src.push_str("\tfmad.f %v, %v, %w, %u;\n\tfmul.f %w, %w, %v;\n");
+    }
+    src.push_str("\tst.global.32b [%p], %v;\n\tst.global.32b [%p + 4], %w;\n\treturn;\n}\n");
+    let path = std::env::temp_dir().join(format!("pisa-slow-compile-{}.pisa", std::process::id()));
+    std::fs::write(&path, src).unwrap();
+    let run = |device: &[&str]| {
+        pisa()
+            .arg("run")
+            .arg(&path)
+            .args([
+                "--kernel",
+                "k",
+                "--global",
+                "1",
+                "--json",
+                "--timeout",
+                "0.5",
+            ])
+            .args(["--arg", "buf:f32:1.0001,0.9999,0.5"])
+            .args(device)
+            // a compilation from Mesa's shader cache would take no time
+            .env("MESA_SHADER_CACHE_DISABLE", "true")
+            .output()
+            .unwrap()
+    };
+    let gpu = run(&[]);
+    let stderr = String::from_utf8_lossy(&gpu.stderr);
+    assert_eq!(gpu.status.code(), Some(0), "{stderr}");
+    let cpu = run(&["--device", "cpu"]);
+    let args = |o: &std::process::Output| {
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["args"].clone()
+    };
+    assert_eq!(args(&gpu), args(&cpu));
+    let _ = std::fs::remove_file(path);
+}
+
 #[test]
 fn a_kernel_that_never_ends_hits_the_timeout() {
     let t = std::time::Instant::now();

@@ -493,6 +493,12 @@ impl Runtime {
 
     /// Waits for submitted launches, up to the runtime's timeout.
     pub fn wait(&mut self, p: Pending) -> Result<Vec<LaunchTiming>> {
+        self.wait_up_to(p, Some(self.timeout))
+    }
+
+    /// Waits for submitted launches, up to `limit` (`None`: for as long as
+    /// it takes).
+    fn wait_up_to(&mut self, p: Pending, limit: Option<Duration>) -> Result<Vec<LaunchTiming>> {
         // a Pending of another runtime names none of this one's submissions
         // (serials are unique across runtimes)
         let at = self
@@ -503,7 +509,7 @@ impl Runtime {
                 RuntimeError::BadArgument("the launches were submitted to another runtime".into())
             })?;
         let fence = self.in_flight[at].1.fence;
-        let ns = self.timeout.as_nanos().min(u64::MAX as u128) as u64;
+        let ns = limit.map_or(u64::MAX, |t| t.as_nanos().min(u64::MAX as u128) as u64);
         // SAFETY: `fence` was created on this device and is not destroyed
         // while its submission is in `in_flight` (only `Drop` destroys it, after
         // waiting for the device).
@@ -783,7 +789,11 @@ impl Runtime {
             return Err(e);
         }
         let p = self.submit_slot(slot, 0)?;
-        self.wait(p).map(|_| ())
+        // no invocation runs, so only the driver's compiler can take long:
+        // not bounded by the launch timeout (`pisa run` bounds compilation
+        // with --compile-timeout; a driver's compiler cannot be interrupted,
+        // as in vkCreateComputePipelines)
+        self.wait_up_to(p, None).map(|_| ())
     }
 
     /// Launches one kernel and waits for it.
