@@ -320,7 +320,8 @@ pub fn any_active(fx: &mut FunctionCx, active: Word) -> R<Word> {
 }
 
 /// Zeroes both counters of [`any_active`] and both sets of active masks
-/// (kernel entry; every invocation).
+/// (kernel entry; every invocation). No barrier follows: [`publish`] and
+/// [`any_active`], the only users of these words, begin with one.
 pub fn init(fx: &mut FunctionCx) -> R<()> {
     let u32t = fx.tx.uint(32);
     let bt = fx.tx.bool_ty();
@@ -351,8 +352,7 @@ pub fn init(fx: &mut FunctionCx) -> R<()> {
         fx.tx.b.atomic_store(p0, wg, relaxed, zero)?;
         fx.tx.b.atomic_store(p1, wg, relaxed, zero)?;
         Ok(())
-    })?;
-    barrier(fx)
+    })
 }
 
 /// Lowers a cross-lane instruction (every invocation calls this; `active`:
