@@ -246,11 +246,8 @@ impl FunctionCx<'_, '_> {
     /// elements, immediates, special registers).
     pub fn read(&mut self, op: &Operand, bits: u16) -> R<Word> {
         match op {
-            // a packed immediate: the lane's half
-            Operand::Int(l, _) if bits == 16 && self.lane.is_some() => {
-                let lane = self.lane.unwrap_or(0) as u32;
-                Ok(self.tx.const_uint(16, (l.value >> (16 * lane)) & 0xFFFF))
-            }
+            // (packed operands are registers: the validator rejects packed
+            // immediates, 02 §2.2.2, so no lane of one is read here)
             Operand::Int(l, _) => Ok(self.tx.const_uint(bits, l.value)),
             Operand::Float(f, span) => match (bits, self.half_kind) {
                 (32, _) => Ok(self.tx.const_uint(32, (*f as f32).to_bits() as u64)),
