@@ -85,6 +85,11 @@ pub fn run_on(
             },
             args,
         };
+        // the driver's compilation first, without the launch timeout (which
+        // then bounds the run alone): llvmpipe compiles at the first
+        // dispatch, for minutes for the biggest programs on a loaded machine,
+        // which made timeouts that were no hangs (docs/fuzzing.md)
+        dev.prepare(&launch).map_err(|e| format!("compile: {e}"))?;
         dev.launch(&launch).map_err(|e| format!("launch: {e}"))?;
         let mut out = Outputs::default();
         for &(i, id) in &bufs {
@@ -133,8 +138,8 @@ impl VulkanDevice {
         Runtime::new(RuntimeOptions {
             validation: true,
             pipeline_cache: false,
-            // generous: a big random program can take seconds to compile
-            // and run on a software driver shared with other work
+            // the run alone (compilation is `prepare`'s, unbounded):
+            // generous for a software driver shared with other work
             // (`PISA_FUZZ_TIMEOUT` seconds: shorter to reduce a hang)
             timeout: Duration::from_secs(
                 std::env::var("PISA_FUZZ_TIMEOUT")
