@@ -145,6 +145,18 @@ const CASES: &[Case] = &[
         [(1, "u64:4611686018427387904,13835058055282163712,4611686018427387904,0,9223372036854775808,4720765037763887104,4841369599423283200,9223372036854775808,2,18446744073709551614,2")],
         []
     ),
+    // cbit, fbh, fbl at both widths (mutation sampling: cbit's arm could be
+    // deleted unnoticed)
+    case!(
+        "tests/run/bit_counts.pisa",
+        "k",
+        "6",
+        Some("6"),
+        ["buf:u32:0,1,2147483648,4294967295,15790080,305430528", "buf:u32:zeros:36"],
+        [],
+        [(1, "u32:0,4294967295,4294967295,0,65535,65535,1,31,0,1,15,0,1,0,31,0,65535,65535,32,0,0,16,0,0,8,8,12,4,0,12,6,3,15,1,0,15")],
+        []
+    ),
     // break out of an outer loop from inside an inner one (mutation sampling:
     // a mutant of control.rs's direct-break guard survived every test)
     case!(
