@@ -155,12 +155,16 @@ impl Program {
                         Packed::Temp(i) => dev.buffer_address(ids[*i])?.to_le_bytes().to_vec(),
                     });
                 }
-                let timing = dev.launch(&Launch {
+                let launch = Launch {
                     program,
                     kernel,
                     range,
                     args,
-                })?;
+                };
+                // the driver's compilation first, outside `timeout`, which
+                // bounds the run (llvmpipe compiles at the first dispatch)
+                dev.prepare(&launch)?;
+                let timing = dev.launch(&launch)?;
                 let outs = ids
                     .iter()
                     .zip(&want)

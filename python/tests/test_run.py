@@ -130,3 +130,29 @@ def test_a_small_printf_buffer_loses_output_with_a_warning(capsys):
     with pytest.warns(pisa.PisaWarning, match="the printf buffer overflowed"):
         prog.run("hello", global_size=8, local_size=4, args=[x, np.uint32(5)])
     assert capsys.readouterr().out.splitlines()[0] == "item 0: x=0.500"
+
+
+def test_compilation_is_not_bounded_by_the_launch_timeout(tmp_path, monkeypatch):
+    # `timeout` bounds the run; the driver's compilation comes first, also
+    # where the driver compiles at the first dispatch (llvmpipe: this kernel
+    # compiles for seconds, which failed as "did not finish within 500ms")
+    monkeypatch.setenv("MESA_SHADER_CACHE_DISABLE", "true")
+    monkeypatch.delenv("PISA_DEVICE", raising=False)
+    body = "\tfmad.f %v, %v, %w, %u;\n\tfmul.f %w, %w, %v;\n" * 1000
+    src = tmp_path / "slow.pisa"
+    src.write_text(
+        ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %o)\n{\n"
+        "\t.reg .64b %p;\n\t.reg .32b %v, %w, %u;\n\tld.param.64b %p, [%o];\n"
+        "\tld.global.32b %v, [%p];\n\tld.global.32b %w, [%p + 4];\n\tld.global.32b %u, [%p + 8];\n"
+        + body
+        + "\tst.global.32b [%p], %v;\n\tst.global.32b [%p + 4], %w;\n\treturn;\n}\n"
+    )
+    results = []
+    for device in (None, "cpu"):
+        prog = pisa.load(str(src), device=device, validation=device is None, timeout=0.5)
+        a = np.array([1.0001, 0.9999, 0.5], dtype=np.float32)
+        prog.run("k", global_size=1, args=[a])
+        if device is None:
+            assert prog.validation_messages() == []
+        results.append(a.view(np.uint32).tolist())
+    assert results[0] == results[1]
