@@ -85,11 +85,10 @@ pub fn run_on(
             },
             args,
         };
-        // the driver's compilation first, without the launch timeout (which
-        // then bounds the run alone): llvmpipe compiles at the first
+        // (the runtime has the driver compile first, without the launch
+        // timeout, which bounds the run alone: llvmpipe compiles at the first
         // dispatch, for minutes for the biggest programs on a loaded machine,
-        // which made timeouts that were no hangs (docs/fuzzing.md)
-        dev.prepare(&launch).map_err(|e| format!("compile: {e}"))?;
+        // which made timeouts that were no hangs; docs/fuzzing.md)
         dev.launch(&launch).map_err(|e| format!("launch: {e}"))?;
         let mut out = Outputs::default();
         for &(i, id) in &bufs {

@@ -161,9 +161,8 @@ impl Program {
                     range,
                     args,
                 };
-                // the driver's compilation first, outside `timeout`, which
-                // bounds the run (llvmpipe compiles at the first dispatch)
-                dev.prepare(&launch)?;
+                // (the runtime has the driver compile the kernel first,
+                // outside `timeout`, which bounds the run: Runtime::prepare)
                 let timing = dev.launch(&launch)?;
                 let outs = ids
                     .iter()

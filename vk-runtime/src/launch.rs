@@ -252,6 +252,11 @@ impl Runtime {
     /// memory effects of the previous ones), and submits it.
     pub fn submit(&mut self, launches: &[Launch]) -> Result<Pending> {
         self.usable()?;
+        // the driver compiles what it has not yet, outside the launches'
+        // timeout (see `prepare`)
+        for l in launches {
+            self.prepare(l)?;
+        }
         let mut prepared = Vec::new();
         let mut blocks = Vec::new();
         for l in launches {
@@ -721,8 +726,11 @@ impl Runtime {
     /// llvmpipe (lavapipe) creates a pipeline at once and compiles the kernel
     /// at its first dispatch, whatever the group count (`llvmpipe_launch_grid`
     /// updates the shader variant before it looks at the grid), which put the
-    /// whole compilation into the first launch's kernel time and outside
-    /// `pisa run --compile-timeout`. `launch` creates what is missing anyway.
+    /// whole compilation into the first launch's kernel time, under the
+    /// launch timeout and outside `pisa run --compile-timeout`. `submit`
+    /// (and so `launch`) prepares what is missing first: the timeout always
+    /// bounds the run alone, and the driver's compiler, which cannot be
+    /// interrupted, is not bounded (as in `vkCreateComputePipelines`).
     pub fn prepare(&mut self, l: &Launch) -> Result<()> {
         self.usable()?;
         let (ki, local, _) = self.resolve(l)?;
