@@ -9,6 +9,12 @@ use ash::vk;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+/// How long the empty dispatch that makes a driver compile (`prepare`) is
+/// waited for: far beyond any compilation seen (llvmpipe took 4 minutes for
+/// a 1,000-line random program on a loaded machine), so that only a hang of
+/// an earlier launch still in the queue ends it.
+const COMPILE_WAIT: Duration = Duration::from_secs(600);
+
 /// Numbers submissions across all runtimes, so a [`Pending`] names its
 /// submission's objects in the runtime that made it and in no other.
 static NEXT_SUBMISSION: AtomicU64 = AtomicU64::new(0);
@@ -498,12 +504,11 @@ impl Runtime {
 
     /// Waits for submitted launches, up to the runtime's timeout.
     pub fn wait(&mut self, p: Pending) -> Result<Vec<LaunchTiming>> {
-        self.wait_up_to(p, Some(self.timeout))
+        self.wait_up_to(p, self.timeout)
     }
 
-    /// Waits for submitted launches, up to `limit` (`None`: for as long as
-    /// it takes).
-    fn wait_up_to(&mut self, p: Pending, limit: Option<Duration>) -> Result<Vec<LaunchTiming>> {
+    /// Waits for submitted launches, up to `limit`.
+    fn wait_up_to(&mut self, p: Pending, limit: Duration) -> Result<Vec<LaunchTiming>> {
         // a Pending of another runtime names none of this one's submissions
         // (serials are unique across runtimes)
         let at = self
@@ -514,7 +519,7 @@ impl Runtime {
                 RuntimeError::BadArgument("the launches were submitted to another runtime".into())
             })?;
         let fence = self.in_flight[at].1.fence;
-        let ns = limit.map_or(u64::MAX, |t| t.as_nanos().min(u64::MAX as u128) as u64);
+        let ns = limit.as_nanos().min(u64::MAX as u128) as u64;
         // SAFETY: `fence` was created on this device and is not destroyed
         // while its submission is in `in_flight` (only `Drop` destroys it, after
         // waiting for the device).
@@ -522,7 +527,7 @@ impl Runtime {
             Ok(()) => {}
             Err(vk::Result::TIMEOUT) => {
                 self.poisoned = true;
-                return Err(RuntimeError::Timeout(self.timeout));
+                return Err(RuntimeError::Timeout(limit));
             }
             Err(e) => {
                 self.poisoned = true;
@@ -797,11 +802,14 @@ impl Runtime {
             return Err(e);
         }
         let p = self.submit_slot(slot, 0)?;
-        // no invocation runs, so only the driver's compiler can take long:
-        // not bounded by the launch timeout (`pisa run` bounds compilation
-        // with --compile-timeout; a driver's compiler cannot be interrupted,
-        // as in vkCreateComputePipelines)
-        self.wait_up_to(p, None).map(|_| ())
+        // no invocation runs, so only the driver's compiler can take long,
+        // or launches submitted earlier and still running: not bounded by
+        // the launch timeout (`pisa run` bounds compilation with
+        // --compile-timeout; a driver's compiler cannot be interrupted, as in
+        // vkCreateComputePipelines), but not endless either, for an earlier
+        // launch may never end
+        self.wait_up_to(p, COMPILE_WAIT.max(self.timeout))
+            .map(|_| ())
     }
 
     /// Launches one kernel and waits for it.
