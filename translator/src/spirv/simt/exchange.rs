@@ -144,6 +144,26 @@ impl Lanes {
         Ok((i, exists))
     }
 
+    /// The value of lane `j` for `j` in 0..32: no clamp needed (the slots of
+    /// a sub-group's 32 lanes are in the exchange; one past the work-group
+    /// holds a stale value that the participation mask leaves out).
+    fn lane_value(&self, fx: &mut FunctionCx, j: Word) -> R<Word> {
+        let u32t = fx.tx.uint(32);
+        let i = fx.tx.b.i_add(u32t, None, self.base, j)?;
+        let p = slot(fx, i)?;
+        Ok(fx.tx.b.load(u32t, None, p, None, [])?)
+    }
+
+    /// Bit `j` of `mask`, for `j` in 0..32.
+    fn lane_bit(&self, fx: &mut FunctionCx, mask: Word, j: Word) -> R<Word> {
+        let u32t = fx.tx.uint(32);
+        let bt = fx.tx.bool_ty();
+        let s = fx.tx.b.shift_right_logical(u32t, None, mask, j)?;
+        let one = fx.tx.const_u32(1);
+        let b = fx.tx.b.bitwise_and(u32t, None, s, one)?;
+        Ok(fx.tx.b.i_equal(bt, None, b, one)?)
+    }
+
     fn value(&self, fx: &mut FunctionCx, j: Word) -> R<Word> {
         let u32t = fx.tx.uint(32);
         let (i, _) = self.index(fx, j)?;
@@ -440,8 +460,8 @@ fn fold(
 ) -> R<Word> {
     let u32t = fx.tx.uint(32);
     let acc = lane_loop(fx, &[(u32t, init)], |fx, j, cur| {
-        let p = lanes.bit(fx, participants, j)?;
-        let v = lanes.value(fx, j)?;
+        let p = lanes.lane_bit(fx, participants, j)?;
+        let v = lanes.lane_value(fx, j)?;
         let next = f(fx, cur[0], v)?;
         Ok(vec![fx.tx.b.select(u32t, None, p, next, cur[0])?])
     })?;
@@ -597,8 +617,8 @@ fn fred_element(
         &[(u32t, zero), (bt0, f0), (bt0, f0), (u32t, zero)],
         |fx, jc, cur| {
             let (acc, seen, nan, first_nan) = (cur[0], cur[1], cur[2], cur[3]);
-            let p = lanes.bit(fx, part, jc)?;
-            let w = lanes.value(fx, jc)?;
+            let p = lanes.lane_bit(fx, part, jc)?;
+            let w = lanes.lane_value(fx, jc)?;
             let x = fx.tx.b.shift_right_logical(u32t, None, w, sh)?;
             let x = fx.tx.b.bitwise_and(u32t, None, x, elem_mask)?;
             let x = if op == Op::Absmax {
