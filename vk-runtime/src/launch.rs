@@ -651,7 +651,10 @@ impl Runtime {
     /// submission, as the reference device reports it.
     fn check_reports(&self, slot: &Slot) -> Result<()> {
         use pisa_translator::spirv::checked::*;
-        let Some((cbuf, _)) = slot.check else {
+        let Some((cbuf, _)) = slot
+            .check
+            .filter(|_| slot.check_of.iter().any(Option::is_some))
+        else {
             return Ok(());
         };
         let all = self.download(cbuf)?;
@@ -701,7 +704,12 @@ impl Runtime {
     /// Decodes the printf buffers of a completed submission: per launch,
     /// what it printed (`None` for launches of kernels that cannot print).
     fn printf_outputs(&self, slot: &Slot) -> Result<Vec<Option<crate::printf::PrintfOutput>>> {
-        let Some((fbuf, _)) = slot.printf else {
+        // (a reused slot keeps its printf buffer when this submission prints
+        // nothing: nothing to read back then)
+        let Some((fbuf, _)) = slot
+            .printf
+            .filter(|_| slot.printf_of.iter().any(Option::is_some))
+        else {
             return Ok(vec![None; slot.printf_of.len()]);
         };
         let all = self.download(fbuf)?;
