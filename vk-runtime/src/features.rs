@@ -199,6 +199,32 @@ mod tests {
         assert!(all.check(&m).is_ok());
     }
 
+    /// Optional features are enabled only where the device has them
+    /// (`Runtime::new` with `only_for`): the intersection keeps exactly the
+    /// features both sets have, the union those of either (mutation
+    /// sampling: `int64_atomics` with `||` in the intersection survived,
+    /// since lavapipe has every feature).
+    #[test]
+    fn intersection_and_union_go_feature_by_feature() {
+        let all = Features {
+            int8: true,
+            int16: true,
+            int64: true,
+            float16: true,
+            float64: true,
+            storage8: true,
+            storage16: true,
+            int64_atomics: true,
+        };
+        let none = Features::default();
+        assert_eq!(format!("{:?}", all.intersection(none)), format!("{none:?}"));
+        assert_eq!(format!("{:?}", none.intersection(all)), format!("{none:?}"));
+        assert_eq!(format!("{:?}", all.intersection(all)), format!("{all:?}"));
+        assert_eq!(format!("{:?}", none.union(all)), format!("{all:?}"));
+        assert_eq!(format!("{:?}", all.union(none)), format!("{all:?}"));
+        assert_eq!(format!("{:?}", none.union(none)), format!("{none:?}"));
+    }
+
     #[test]
     fn a_missing_feature_names_the_instruction_that_needs_it() {
         // a module that computes fsin.f in f64 (the math library, ir/mathlib)
