@@ -64,16 +64,7 @@ pub fn cpu_device_info(index: usize) -> DeviceInfo {
         max_workgroup_count: [u32::MAX; 3],
         max_shared_bytes: MAX_SHARED_BYTES,
         buffer_device_address: true,
-        features: Features {
-            int8: true,
-            int16: true,
-            int64: true,
-            float16: true,
-            float64: true,
-            storage8: true,
-            storage16: true,
-            int64_atomics: true,
-        },
+        features: Features::ALL,
         caps_loops: false,
         signed_zero_inf_nan_preserve: [true; 3],
     }

@@ -62,6 +62,19 @@ impl Features {
         f
     }
 
+    /// Every feature (a device that lacks none, such as the reference
+    /// interpreter).
+    pub const ALL: Features = Features {
+        int8: true,
+        int16: true,
+        int64: true,
+        float16: true,
+        float64: true,
+        storage8: true,
+        storage16: true,
+        int64_atomics: true,
+    };
+
     /// The features both sets have.
     pub fn intersection(self, o: Features) -> Features {
         Features {
@@ -206,16 +219,7 @@ mod tests {
     /// since lavapipe has every feature).
     #[test]
     fn intersection_and_union_go_feature_by_feature() {
-        let all = Features {
-            int8: true,
-            int16: true,
-            int64: true,
-            float16: true,
-            float64: true,
-            storage8: true,
-            storage16: true,
-            int64_atomics: true,
-        };
+        let all = Features::ALL;
         let none = Features::default();
         assert_eq!(format!("{:?}", all.intersection(none)), format!("{none:?}"));
         assert_eq!(format!("{:?}", none.intersection(all)), format!("{none:?}"));
