@@ -258,11 +258,6 @@ impl Runtime {
     /// memory effects of the previous ones), and submits it.
     pub fn submit(&mut self, launches: &[Launch]) -> Result<Pending> {
         self.usable()?;
-        // the driver compiles what it has not yet, outside the launches'
-        // timeout (see `prepare`)
-        for l in launches {
-            self.prepare(l)?;
-        }
         let mut prepared = Vec::new();
         let mut blocks = Vec::new();
         for l in launches {
@@ -271,6 +266,9 @@ impl Runtime {
             for r in regions_of(l.range.global, local, self.info.max_workgroup_count) {
                 regions.push((r, self.pipeline(l.program, ki, r.local)?));
             }
+            // the driver compiles what it has not yet, outside the launches'
+            // timeout (see `prepare`)
+            self.warm_up(l.program, regions.iter().map(|(_, pl)| *pl))?;
             // argument blocks back to back, 16-byte aligned
             let off = blocks.len().div_ceil(16) * 16;
             blocks.resize(off, 0);
@@ -741,25 +739,39 @@ impl Runtime {
     /// updates the shader variant before it looks at the grid), which put the
     /// whole compilation into the first launch's kernel time, under the
     /// launch timeout and outside `pisa run --compile-timeout`. `submit`
-    /// (and so `launch`) prepares what is missing first: the timeout always
-    /// bounds the run alone, and the driver's compiler, which cannot be
-    /// interrupted, is not bounded (as in `vkCreateComputePipelines`).
+    /// (and so `launch`) does the same for what is still cold: the launch
+    /// timeout bounds the run alone; the driver's compiler, which cannot be
+    /// interrupted, gets `COMPILE_WAIT`.
     pub fn prepare(&mut self, l: &Launch) -> Result<()> {
         self.usable()?;
         let (ki, local, _) = self.resolve(l)?;
-        let mut cold = Vec::new();
+        let mut pipelines = Vec::new();
         for r in regions_of(l.range.global, local, self.info.max_workgroup_count) {
-            let pl = self.pipeline(l.program, ki, r.local)?;
-            if !self.program(l.program)?.warm.contains(&pl) && !cold.contains(&pl) {
+            pipelines.push(self.pipeline(l.program, ki, r.local)?);
+        }
+        self.warm_up(l.program, pipelines)
+    }
+
+    /// Has the driver compile those of `pipelines` (of `program`) that have
+    /// not been dispatched yet (`dispatch_empty`).
+    fn warm_up(
+        &mut self,
+        program: ProgramId,
+        pipelines: impl IntoIterator<Item = vk::Pipeline>,
+    ) -> Result<()> {
+        let p = self.program(program)?;
+        let mut cold: Vec<vk::Pipeline> = Vec::new();
+        for pl in pipelines {
+            if !p.warm.contains(&pl) && !cold.contains(&pl) {
                 cold.push(pl);
             }
         }
         if cold.is_empty() {
             return Ok(());
         }
-        let layout = self.program(l.program)?.layout;
+        let layout = p.layout;
         self.dispatch_empty(layout, &cold)?;
-        if let Some(Some(p)) = self.programs.get_mut(l.program.0) {
+        if let Some(Some(p)) = self.programs.get_mut(program.0) {
             p.warm.extend(cold);
         }
         Ok(())
