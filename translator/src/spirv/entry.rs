@@ -215,17 +215,6 @@ impl ModuleCx<'_> {
         let row = self.b.i_mul(u32t, None, zy, sx)?;
         Ok(self.b.i_add(u32t, None, row, x)?)
     }
-
-    /// The number of work-items in this work-group (a partial last group
-    /// has fewer).
-    pub fn group_items(&mut self) -> R<Word> {
-        let u32t = self.uint(32);
-        let sx = self.wg_elem(0)?;
-        let sy = self.wg_elem(1)?;
-        let sz = self.wg_elem(2)?;
-        let xy = self.b.i_mul(u32t, None, sx, sy)?;
-        Ok(self.b.i_mul(u32t, None, xy, sz)?)
-    }
 }
 
 impl FunctionCx<'_, '_> {

@@ -65,8 +65,6 @@ pub fn barrier(fx: &mut FunctionCx) -> R<()> {
 struct Lanes {
     /// Linear id of lane 0 of the sub-group.
     base: Word,
-    /// Work-items in the work-group (lanes past it do not exist).
-    items: Word,
     laneid: Word,
     /// The sub-group's active mask (bit j: lane j exists and is active).
     mask: Word,
@@ -78,7 +76,6 @@ fn publish(fx: &mut FunctionCx, value: Word, active: Word) -> R<Lanes> {
     let u32t = fx.tx.uint(32);
     let bt = fx.tx.bool_ty();
     let id = fx.tx.local_linear_id()?;
-    let items = fx.tx.group_items()?;
     let m31 = fx.tx.const_u32(31);
     let laneid = fx.tx.b.bitwise_and(u32t, None, id, m31)?;
     let base = fx.tx.b.i_sub(u32t, None, id, laneid)?;
@@ -123,35 +120,27 @@ fn publish(fx: &mut FunctionCx, value: Word, active: Word) -> R<Lanes> {
         fx.tx.b.atomic_store(other_p, wg, relaxed, zero)?;
         Ok(())
     })?;
-    Ok(Lanes {
-        base,
-        items,
-        laneid,
-        mask,
-    })
+    Ok(Lanes { base, laneid, mask })
 }
 
 impl Lanes {
-    /// Linear id of lane `j`, and whether that lane exists.
-    fn index(&self, fx: &mut FunctionCx, j: Word) -> R<(Word, Word)> {
-        let u32t = fx.tx.uint(32);
-        let bt = fx.tx.bool_ty();
-        let i = fx.tx.b.i_add(u32t, None, self.base, j)?;
-        let exists = fx.tx.b.u_less_than(bt, None, i, self.items)?;
-        // a lane past the work-group reads a slot in bounds (and ignores it)
-        let last = fx.tx.const_u32(MAX_ITEMS - 1);
-        let i = fx.tx.glsl_op(u32t, G::UMin, &[i, last])?;
-        Ok((i, exists))
-    }
-
-    /// The value of lane `j` for `j` in 0..32: no clamp needed (the slots of
-    /// a sub-group's 32 lanes are in the exchange; one past the work-group
+    /// The value lane `j` published, for `j` in 0..32: no clamp needed (a
+    /// sub-group's 32 slots are all in the exchange; one past the work-group
     /// holds a stale value that the participation mask leaves out).
     fn lane_value(&self, fx: &mut FunctionCx, j: Word) -> R<Word> {
         let u32t = fx.tx.uint(32);
         let i = fx.tx.b.i_add(u32t, None, self.base, j)?;
-        let p = slot(fx, i)?;
-        Ok(fx.tx.b.load(u32t, None, p, None, [])?)
+        load_slot(fx, i)
+    }
+
+    /// The value of lane `j` for any `j` (`shfl`'s computed source): a lane
+    /// outside the sub-group reads a slot in bounds (and is ignored).
+    fn value(&self, fx: &mut FunctionCx, j: Word) -> R<Word> {
+        let u32t = fx.tx.uint(32);
+        let i = fx.tx.b.i_add(u32t, None, self.base, j)?;
+        let last = fx.tx.const_u32(MAX_ITEMS - 1);
+        let i = fx.tx.glsl_op(u32t, G::UMin, &[i, last])?;
+        load_slot(fx, i)
     }
 
     /// Bit `j` of `mask`, for `j` in 0..32.
@@ -164,24 +153,19 @@ impl Lanes {
         Ok(fx.tx.b.i_equal(bt, None, b, one)?)
     }
 
-    fn value(&self, fx: &mut FunctionCx, j: Word) -> R<Word> {
-        let u32t = fx.tx.uint(32);
-        let (i, _) = self.index(fx, j)?;
-        let p = slot(fx, i)?;
-        Ok(fx.tx.b.load(u32t, None, p, None, [])?)
-    }
-
-    /// Bit `lane` of `mask` is set (lane < 32).
+    /// Bit `lane mod 32` of `mask`, for any `lane`.
     fn bit(&self, fx: &mut FunctionCx, mask: Word, lane: Word) -> R<Word> {
         let u32t = fx.tx.uint(32);
-        let bt = fx.tx.bool_ty();
         let m31 = fx.tx.const_u32(31);
         let l = fx.tx.b.bitwise_and(u32t, None, lane, m31)?;
-        let s = fx.tx.b.shift_right_logical(u32t, None, mask, l)?;
-        let one = fx.tx.const_u32(1);
-        let b = fx.tx.b.bitwise_and(u32t, None, s, one)?;
-        Ok(fx.tx.b.i_equal(bt, None, b, one)?)
+        self.lane_bit(fx, mask, l)
     }
+}
+
+fn load_slot(fx: &mut FunctionCx, i: Word) -> R<Word> {
+    let u32t = fx.tx.uint(32);
+    let p = slot(fx, i)?;
+    Ok(fx.tx.b.load(u32t, None, p, None, [])?)
 }
 
 /// Runs `body` for lanes `j = 0..32` as a SPIR-V loop (not unrolled: 32
