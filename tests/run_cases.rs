@@ -1323,6 +1323,12 @@ fn compilation_past_the_compile_timeout_is_an_error() {
 /// launch's 0.5 s and the run failed as "did not finish").
 #[test]
 fn a_long_compilation_is_not_a_launch_timeout() {
+    // not beside a run-case table: seconds of llvmpipe compiling on the
+    // other core pushed atomic_128_count's spin locks past llvmpipe's loop
+    // cap once
+    let _one = ONE_TABLE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     let mut src = String::from(".version 0.1;\n.target 100;\n.kernel @k(.param[8] %o)\n{\n\t.reg .64b %p;\n\t.reg .32b %v, %w, %u;\n\tld.param.64b %p, [%o];\n\tld.global.32b %v, [%p];\n\tld.global.32b %w, [%p + 4];\n\tld.global.32b %u, [%p + 8];\n");
     for _ in 0..1000 {
         src.push_str("\tfmad.f %v, %v, %w, %u;\n\tfmul.f %w, %w, %v;\n");
