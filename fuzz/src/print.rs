@@ -18,6 +18,9 @@ pub const INPUT_BYTES: u32 = 1536;
 pub const ATOM_BYTES: u32 = 256;
 /// Bytes of each work-item's `@gscr` slot.
 pub const GSCR_BYTES: u32 = 16;
+/// Entries of `@gptr`, the relocated pointers `@gscr + 4j` (a `.global`
+/// without `.host_access`: addresses differ between devices).
+pub const GPTR_ENTRIES: u64 = 4;
 
 pub fn reg(r: Reg) -> String {
     format!("%{}{}", r.class.prefix(), r.idx)
@@ -321,6 +324,15 @@ pub fn print(p: &Program) -> String {
         pr.out,
         ".global .align 16 .host_access(\"gscr\") @gscr[{}];",
         p.items.max(1) * GSCR_BYTES
+    );
+    let ptrs: Vec<String> = (0..GPTR_ENTRIES)
+        .map(|j| format!(".64b @gscr+{}", 4 * j))
+        .collect();
+    let _ = writeln!(
+        pr.out,
+        ".global .align 8 @gptr[{}] = {{ {} }};",
+        GPTR_ENTRIES * 8,
+        ptrs.join(", ")
     );
     let zeros: Vec<&str> = (0..ATOM_BYTES / 8).map(|_| ".64b 0").collect();
     let _ = writeln!(

@@ -80,7 +80,8 @@ pub struct GenConfig {
     pub fences: bool,
     pub private: bool,
     pub generic: bool,
-    /// `.global` module variables (`@gscr`, `@gatom`).
+    /// `.global` module variables (`@gscr`, `@gatom`; `@gscr` also through
+    /// `@gptr`, a table of relocated pointers `@gscr + 4j`).
     pub globals: bool,
     /// `.const` tables.
     pub consts: bool,

@@ -5,7 +5,7 @@
 //! values discarded).
 
 use super::{Gen, DUMP_SLOTS, SLOTS};
-use crate::print::{reg, GSCR_BYTES};
+use crate::print::{reg, GPTR_ENTRIES, GSCR_BYTES};
 use crate::program::*;
 
 fn raw(lines: Vec<String>, def: Option<Reg>) -> Stmt {
@@ -157,19 +157,39 @@ impl Gen<'_> {
         raw(lines, def)
     }
 
+    /// A load or store of the work-item's `@gscr` slot, addressed by the
+    /// symbol or by a relocated pointer read from `@gptr` (`@gscr + 4j`,
+    /// print.rs), used as a global or as a generic address.
     fn gscr_access(&mut self) -> Stmt {
         let (ty, c, size) = access_class(self);
         let off = self.rng.below((GSCR_BYTES / size) as u64) * size as u64;
         let mut lines = vec![format!("umul.full.32b %tA, %gid, {GSCR_BYTES};")];
-        if off != 0 {
+        let (space, addr) = match self.rng.below(4) {
+            0 | 1 => ("global", "@gscr + %tA"),
+            via => {
+                let j = self.rng.below((off / 4).min(GPTR_ENTRIES - 1) + 1);
+                let rest = off - 4 * j;
+                if rest != 0 {
+                    lines.push(format!("iadd.64b %tA, %tA, {rest};"));
+                }
+                lines.push(format!("ld.global.64b %tB, [@gptr + {}];", 8 * j));
+                if via == 2 {
+                    ("global", "%tB + %tA")
+                } else {
+                    lines.push("addrcast.generic.global %tB, %tB;".into());
+                    ("generic", "%tB + %tA")
+                }
+            }
+        };
+        if space == "global" && addr.starts_with('@') && off != 0 {
             lines.push(format!("iadd.64b %tA, %tA, {off};"));
         }
         let r = self.pool(c);
         let def = if self.rng.chance(0.5) {
-            lines.push(format!("ld.global.{ty} {}, [@gscr + %tA];", reg(r)));
+            lines.push(format!("ld.{space}.{ty} {}, [{addr}];", reg(r)));
             Some(r)
         } else {
-            lines.push(format!("st.global.{ty} [@gscr + %tA], {};", reg(r)));
+            lines.push(format!("st.{space}.{ty} [{addr}], {};", reg(r)));
             None
         };
         raw(lines, def)
