@@ -1,7 +1,7 @@
 //! A test case: a program's text, its kernel and launch, and its arguments.
 
 use crate::gen::GenConfig;
-use crate::print::{print, ATOM_BYTES, INPUT_BYTES};
+use crate::print::{print, ATOM_BYTES, BLOB_BYTES, INPUT_BYTES};
 use crate::program::Program;
 use crate::rng::Rng;
 
@@ -52,7 +52,8 @@ pub const HOST_GLOBALS: &[&str] = &["gscr", "gatom"];
 impl Case {
     /// Prints the program and builds the arguments for the launch:
     /// `out` (each work-item's output slots, zeroed), `in` (random input words
-    /// with edge values), `atom` (atomic counters), `n` (u32), `pair` (2 × u32).
+    /// with edge values), `atom` (atomic counters), `n` (u32), `pair` (2 × u32),
+    /// `blob` (`BLOB_BYTES` random bytes).
     pub fn new(mut program: Program, l: LaunchShape, data_seed: u64) -> Case {
         program.items = l.items();
         let mut rng = Rng::new(data_seed);
@@ -78,12 +79,14 @@ impl Case {
         }
         let n = (rng.below(8) as u32).to_le_bytes().to_vec();
         let pair = rng.next_u64().to_le_bytes().to_vec();
+        let blob: Vec<u8> = (0..BLOB_BYTES).map(|_| rng.next_u64() as u8).collect();
         let args = vec![
             Arg::Buffer(vec![0; (l.items() * program.slot_bytes) as usize]),
             Arg::Buffer(input),
             Arg::Buffer(vec![0; ATOM_BYTES as usize]),
             Arg::Scalar(n),
             Arg::Scalar(pair),
+            Arg::Scalar(blob),
         ];
         Case {
             source: print(&program),

@@ -21,6 +21,8 @@ pub const GSCR_BYTES: u32 = 16;
 /// Entries of `@gptr`, the relocated pointers `@gscr + 4j` (a `.global`
 /// without `.host_access`: addresses differ between devices).
 pub const GPTR_ENTRIES: u64 = 4;
+/// Bytes of the kernel argument `%blob` (random bytes, read by `ld.param`).
+pub const BLOB_BYTES: u32 = 16;
 
 pub fn reg(r: Reg) -> String {
     format!("%{}{}", r.class.prefix(), r.idx)
@@ -250,7 +252,11 @@ impl Printer<'_> {
             ["%out", "%in", "%atom"]
                 .iter()
                 .map(|p| format!(".param[8] {p}"))
-                .chain([".param[4] %n".to_string(), ".param[8] %pair".to_string()])
+                .chain([
+                    ".param[4] %n".to_string(),
+                    ".param[8] %pair".to_string(),
+                    format!(".param[{BLOB_BYTES}] %blob"),
+                ])
                 .collect()
         } else {
             f.params

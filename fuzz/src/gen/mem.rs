@@ -5,7 +5,7 @@
 //! values discarded).
 
 use super::{Gen, DUMP_SLOTS, SLOTS};
-use crate::print::{reg, GPTR_ENTRIES, GSCR_BYTES};
+use crate::print::{reg, BLOB_BYTES, GPTR_ENTRIES, GSCR_BYTES};
 use crate::program::*;
 
 fn raw(lines: Vec<String>, def: Option<Reg>) -> Stmt {
@@ -40,7 +40,7 @@ impl Gen<'_> {
     /// A random memory statement allowed here, if any.
     pub(crate) fn memory(&mut self) -> Option<Stmt> {
         let k = self.f.kernel;
-        match self.rng.below(11) {
+        match self.rng.below(12) {
             0 if self.cfg.private => Some(self.private_access()),
             1 if self.cfg.globals => Some(self.gscr_access()),
             2 if k => Some(self.input_load()),
@@ -73,8 +73,21 @@ impl Gen<'_> {
                     None,
                 ))
             }
+            11 if k => Some(self.param_load()),
             _ => None,
         }
+    }
+
+    /// A load of the kernel argument `%blob` (random bytes) at a naturally
+    /// aligned offset: the argument block's packing, byte for byte.
+    fn param_load(&mut self) -> Stmt {
+        let (ty, c, size) = access_class(self);
+        let off = self.rng.below((BLOB_BYTES / size) as u64) * size as u64;
+        let d = self.pool(c);
+        raw(
+            vec![format!("ld.param.{ty} {}, [%blob + {off}];", reg(d))],
+            Some(d),
+        )
     }
 
     /// A statement with barriers (only in uniform control flow).
