@@ -319,6 +319,12 @@ impl Gen<'_> {
         };
         let r = self.pool(c);
         let mut lines = vec!["shl.32b %ta, %lid, 3;".to_string()];
+        // any naturally aligned place in the 8-byte slot: sub-word stores
+        // into the upper bytes of a word and into the slot's second word
+        let off = self.rng.below(8 / size.min(8) as u64) * size.min(8) as u64;
+        if off != 0 {
+            lines.push(format!("iadd.32b %ta, %ta, {off};"));
+        }
         let def = if self.rng.chance(0.5) {
             lines.push(format!("ld.shared.{ty} {}, [@so_{n} + %ta];", reg(r)));
             Some(r)
