@@ -79,10 +79,7 @@ impl Spirv {
         friendly_names(&self.module.disassemble())
     }
 
-    /// The disassembly with numeric ids only.
-    pub fn disassemble_raw(&self) -> String {
-        self.module.disassemble()
-    }
+    /// The module as little-endian bytes, as `pisa spirv -o` writes it.
     pub fn bytes(&self) -> Vec<u8> {
         self.words.iter().flat_map(|w| w.to_le_bytes()).collect()
     }
