@@ -64,35 +64,21 @@ impl FunctionCx<'_, '_> {
         Ok(out)
     }
 
-    /// Writes the elements of a packed result (the counterpart of
-    /// [`FunctionCx::read_packed`]).
+    /// Writes the elements of a packed result into its `.v{n}.{bits}b`
+    /// destination register (the validator admits no other destination of a
+    /// packed form: `packed-operand`, `swizzle`).
     pub fn write_packed(&mut self, op: &Operand, elems: &[Word], bits: u16) -> R<()> {
         let n = elems.len() as u8;
-        if let Some((ptr, ty)) = self.packed_reg(op, n, bits) {
-            for (i, &e) in elems.iter().enumerate() {
-                let p = self.elem_ptr(ptr, ty, i as u8);
-                self.tx.b.store(p, e, None, [])?;
-            }
-            return Ok(());
-        }
-        let total = n as u16 * bits;
-        let tt = self.tx.uint(total);
-        let mut acc = None;
+        let Some((ptr, ty)) = self.packed_reg(op, n, bits) else {
+            return Err(crate::spirv::TranslateError::Internal(format!(
+                "the destination of a packed result is not a .v{n}.{bits}b register"
+            )));
+        };
         for (i, &e) in elems.iter().enumerate() {
-            let mut w = self.resize(e, bits, total, false)?;
-            if i > 0 {
-                let sh = self.tx.const_uint(total, (i as u16 * bits) as u64);
-                w = self.tx.b.shift_left_logical(tt, None, w, sh)?;
-            }
-            acc = Some(match acc {
-                None => w,
-                Some(a) => self.tx.b.bitwise_or(tt, None, a, w)?,
-            });
+            let p = self.elem_ptr(ptr, ty, i as u8);
+            self.tx.b.store(p, e, None, [])?;
         }
-        match acc {
-            Some(v) => self.write(op, v, total),
-            None => Ok(()),
-        }
+        Ok(())
     }
 
     /// `a + b` (or `a - b`) on `bits`-wide two's-complement values, clamped
