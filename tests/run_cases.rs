@@ -157,6 +157,18 @@ const CASES: &[Case] = &[
         [(1, "u32:0,4294967295,4294967295,0,65535,65535,1,31,0,1,15,0,1,0,31,0,65535,65535,32,0,0,16,0,0,8,8,12,4,0,12,6,3,15,1,0,15")],
         []
     ),
+    // signed compares of sign-extended values with constants (fuzz seed
+    // 5201582: lavapipe compared OpSConvert results as zero-extended)
+    case!(
+        "tests/run/sext64_compare.pisa",
+        "k",
+        "4",
+        Some("4"),
+        ["buf:u32:2147483656,3,4294967289,32896", "buf:u32:zeros:32"],
+        [],
+        [(1, "u32:1,1,1,0,2147483656,4294967295,0,0,0,0,1,1,3,0,0,0,1,1,1,0,4294967289,4294967295,1,1,0,0,0,1,32896,0,1,1")],
+        []
+    ),
     // break out of an outer loop from inside an inner one (mutation sampling:
     // a mutant of control.rs's direct-break guard survived every test)
     case!(

@@ -231,7 +231,23 @@ impl FunctionCx<'_, '_> {
             return Ok(v);
         }
         let t = self.tx.uint(to);
-        Ok(if signed && to > from {
+        Ok(if signed && to == 64 {
+            // Driver quirk (Mesa 22.3 lavapipe): a signed compare of an
+            // `OpSConvert` to 64 bits with a constant (`sext(x) < 0`,
+            // `<= -1`, `< 5`) came out as if `x` were zero-extended, while
+            // the converted value itself was right (fuzz seed 5201582;
+            // tests/run/sext64_compare.pisa). The high word is built from
+            // the sign instead: `zext(x) | zext(x >> 31) << 32`.
+            let lo = self.resize(v, from, 32, true)?;
+            let u32t = self.tx.uint(32);
+            let c31 = self.tx.const_uint(32, 31);
+            let sign = self.tx.b.shift_right_arithmetic(u32t, None, lo, c31)?;
+            let lo = self.tx.b.u_convert(t, None, lo)?;
+            let hi = self.tx.b.u_convert(t, None, sign)?;
+            let c32 = self.tx.const_uint(64, 32);
+            let hi = self.tx.b.shift_left_logical(t, None, hi, c32)?;
+            self.tx.b.bitwise_or(t, None, hi, lo)?
+        } else if signed && to > from {
             let st = self.tx.b.type_int(to as u32, 1);
             let sf = self.tx.b.type_int(from as u32, 1);
             let a = self.tx.b.bitcast(sf, None, v)?;
