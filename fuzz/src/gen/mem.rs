@@ -178,7 +178,12 @@ impl Gen<'_> {
         let off = self.rng.below((GSCR_BYTES / size) as u64) * size as u64;
         let mut lines = vec![format!("umul.full.32b %tA, %gid, {GSCR_BYTES};")];
         let (space, addr) = match self.rng.below(4) {
-            0 | 1 => ("global", "@gscr + %tA"),
+            0 | 1 => {
+                if off != 0 {
+                    lines.push(format!("iadd.64b %tA, %tA, {off};"));
+                }
+                ("global", "@gscr + %tA")
+            }
             via => {
                 let j = self.rng.below((off / 4).min(GPTR_ENTRIES - 1) + 1);
                 let rest = off - 4 * j;
@@ -194,9 +199,6 @@ impl Gen<'_> {
                 }
             }
         };
-        if space == "global" && addr.starts_with('@') && off != 0 {
-            lines.push(format!("iadd.64b %tA, %tA, {off};"));
-        }
         let r = self.pool(c);
         let def = if self.rng.chance(0.5) {
             lines.push(format!("ld.{space}.{ty} {}, [{addr}];", reg(r)));
