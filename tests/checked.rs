@@ -140,6 +140,46 @@ fn good_accesses_run_as_without_checks() {
     assert_eq!((err, cpu), (None, a));
 }
 
+/// The device check's binary search finds every live buffer whatever their
+/// number and position in the table: `all_good` on each of 1..=40 buffers
+/// reports nothing and writes each buffer.
+#[test]
+fn every_live_buffer_is_found_by_the_search() {
+    let mut rt = checked_runtime();
+    let src = std::fs::read_to_string(root(FILE)).unwrap();
+    let m = pisa_translator::assemble(FILE, &src).unwrap_or_else(|d| panic!("{d}"));
+    let prog = rt.load(&m).unwrap();
+    let mut live = Vec::new();
+    for n in [1, 2, 3, 4, 7, 8, 9, 40] {
+        while live.len() < n {
+            let id = rt.alloc_buffer(16).unwrap();
+            rt.upload(id, 0, &[0; 16]).unwrap();
+            live.push(id);
+        }
+        for &id in &live {
+            rt.upload(id, 0, &[0; 16]).unwrap();
+            let launch = Launch {
+                program: prog,
+                kernel: "all_good".into(),
+                range: NdRange::d1(1),
+                args: vec![rt.buffer_address(id).unwrap().to_le_bytes().to_vec()],
+            };
+            if let Err(e) = rt.launch(&launch) {
+                panic!("{n} live buffers: {e}");
+            }
+            let words: Vec<u32> = rt
+                .download(id)
+                .unwrap()
+                .chunks(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            assert_eq!(words, [1, 2, 0, 5], "{n} live buffers");
+        }
+    }
+    let msgs = rt.validation_messages();
+    assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
+}
+
 #[test]
 fn pisa_run_check_fails_the_run_and_spirv_cannot_be_checked() {
     let out = Command::new(env!("CARGO_BIN_EXE_pisa"))

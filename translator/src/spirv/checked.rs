@@ -12,10 +12,21 @@
 //!
 //! A bad access goes to a harmless *sink* instead (128 bytes in the check
 //! block, or past the end of the arena, which checked mode makes 128 bytes
-//! longer), so it neither corrupts nor crashes anything; the first one of
-//! the launch is reported in the check block: the site (an index into
-//! `Layout::check_sites`), the space, address and size, and the work-item.
-//! The runtime turns that into the same error the reference device gives.
+//! longer), so it neither corrupts nor crashes anything. The work-item
+//! keeps its first bad access (the site, an index into
+//! `Layout::check_sites`; the space, address and size) in private
+//! variables, and when it ends, the first work-item to end with one writes
+//! it and its ids into the check block. The runtime turns that into the
+//! same error the reference device gives.
+//!
+//! Reporting at the end keeps the code at each access small and
+//! branch-free: Mesa inlines every function and llvmpipe turns every load
+//! and store into a loop over its SIMD lanes, so a report (an atomic and
+//! ten stores) at every access made lavapipe compile a checked kernel 25 to
+//! 45 times longer than an unchecked one (now 5 to 10 times). The search
+//! stays straight-line: as a loop (smaller still) it made llvmpipe lose its
+//! last step after some loops of the kernel (`break_outer_loop.pisa` in
+//! `tests/run_cases.rs`'s checked mode, with 3 or more live buffers).
 //!
 //! The check block (docs/abi.md, "Checked mode"), at the `check` push
 //! constant: see the `CHECK_*` constants.
@@ -29,11 +40,12 @@ use super::TranslateError;
 use crate::diag::Span;
 use rspirv::dr::Operand as SOp;
 use rspirv::spirv::{
-    BuiltIn, FunctionControl, MemoryAccess, MemorySemantics, Scope, SelectionControl, Word,
+    BuiltIn, FunctionControl, MemoryAccess, MemorySemantics, Scope, SelectionControl, StorageClass,
+    Word,
 };
 
 /// `u32`: 0 while no access was bad; then [`CHECK_OUT_OF_BOUNDS`] or
-/// [`CHECK_MISALIGNED`] (the first bad access of the launch wins).
+/// [`CHECK_MISALIGNED`] (the first work-item to report one wins).
 pub const CHECK_KIND: u64 = 0;
 pub const CHECK_OUT_OF_BOUNDS: u32 = 1;
 pub const CHECK_MISALIGNED: u32 = 2;
@@ -146,7 +158,7 @@ impl FunctionCx<'_, '_> {
         let oob = self.tx.const_u32(CHECK_OUT_OF_BOUNDS);
         let mis = self.tx.const_u32(CHECK_MISALIGNED);
         let kind = self.tx.b.select(u32t, None, in_bounds, mis, oob)?;
-        self.report_unless(ok, kind, site, shown, bytes, space)?;
+        self.note_unless(ok, kind, site, shown, bytes, space)?;
         let t = if matches!(mem, Mem::Shared | Mem::Private) {
             u32t
         } else {
@@ -198,9 +210,14 @@ impl FunctionCx<'_, '_> {
         Ok(self.tx.b.function_call(bt, None, f, [addr, end])?)
     }
 
-    /// Unless `ok`, records the access in the check block if it is the
-    /// launch's first bad one.
-    fn report_unless(
+    /// Unless `ok`, keeps the access as the work-item's first bad one
+    /// (when it has none yet), without a branch: two selects on the
+    /// work-item's [`state_vars`]. The report is written once, when the
+    /// work-item ends ([`emit_report`]): a branch with an atomic and ten
+    /// stores at every access made lavapipe compile a checked kernel several
+    /// times longer (Mesa inlines every function; llvmpipe turns each store
+    /// into a loop over the SIMD lanes).
+    fn note_unless(
         &mut self,
         ok: Word,
         kind: Word,
@@ -209,58 +226,135 @@ impl FunctionCx<'_, '_> {
         bytes: u32,
         space: Word,
     ) -> R<()> {
-        let u32t = self.tx.uint(32);
+        let [what_var, addr_var] = state_vars(self.tx);
         let bt = self.tx.bool_ty();
-        let (report, first, done) = (self.tx.b.id(), self.tx.b.id(), self.tx.b.id());
-        self.tx.b.selection_merge(done, SelectionControl::NONE)?;
-        self.tx.b.branch_conditional(ok, done, report, [])?;
-        self.tx.b.begin_block(Some(report))?;
-        let block = self.tx.push_addr(Push::Check)?;
-        let flag = self.device_ptr(block, 32)?;
-        let scope = self.tx.const_u32(Scope::Device as u32);
-        let relaxed = self.tx.const_u32(MemorySemantics::empty().bits());
-        let zero = self.tx.const_u32(0);
-        let old = self
-            .tx
-            .b
-            .atomic_compare_exchange(u32t, None, flag, scope, relaxed, relaxed, kind, zero)?;
-        let won = self.tx.b.i_equal(bt, None, old, zero)?;
-        let written = self.tx.b.id();
-        self.tx.b.selection_merge(written, SelectionControl::NONE)?;
-        self.tx.b.branch_conditional(won, first, written, [])?;
-        self.tx.b.begin_block(Some(first))?;
-        let site = self.tx.const_u32(site);
-        let bytes = self.tx.const_u32(bytes);
-        let mut fields = vec![
-            (CHECK_SITE, site, 32),
-            (CHECK_ADDRESS, addr, 64),
-            (CHECK_BYTES, bytes, 32),
-            (CHECK_SPACE, space, 32),
-        ];
-        for d in 0..3 {
-            let l = self
-                .tx
-                .builtin_elem(BuiltIn::LocalInvocationId, "pisa_local_id", d)?;
-            let g = self.tx.group_id(d)?;
-            fields.push((CHECK_LOCAL_ID + 4 * d as u64, l, 32));
-            fields.push((CHECK_GROUP_ID + 4 * d as u64, g, 32));
-        }
-        for (off, v, bits) in fields {
-            let at = self.offset64(block, off)?;
-            let p = self.device_ptr(at, bits)?;
-            self.tx.b.store(
-                p,
-                v,
-                Some(MemoryAccess::ALIGNED),
-                [SOp::LiteralBit32(bits as u32 / 8)],
-            )?;
-        }
-        self.tx.b.branch(written)?;
-        self.tx.b.begin_block(Some(written))?;
-        self.tx.b.branch(done)?;
-        self.tx.b.begin_block(Some(done))?;
+        let u64t = self.tx.uint(64);
+        let what = self.tx.b.load(u64t, None, what_var, None, [])?;
+        let zero = self.tx.const_uint(64, 0);
+        let none_yet = self.tx.b.i_equal(bt, None, what, zero)?;
+        let bad = self.tx.b.logical_not(bt, None, ok)?;
+        let take = self.tx.b.logical_and(bt, None, none_yet, bad)?;
+        let fixed = self.tx.const_uint(64, pack_what(site, bytes, 0, 0));
+        let space = self.tx.b.u_convert(u64t, None, space)?;
+        let four = self.tx.const_uint(64, 4);
+        let space = self.tx.b.shift_left_logical(u64t, None, space, four)?;
+        let kind = self.tx.b.u_convert(u64t, None, kind)?;
+        let packed = self.tx.b.bitwise_or(u64t, None, fixed, space)?;
+        let packed = self.tx.b.bitwise_or(u64t, None, packed, kind)?;
+        let what = self.tx.b.select(u64t, None, take, packed, what)?;
+        self.tx.b.store(what_var, what, None, [])?;
+        let old = self.tx.b.load(u64t, None, addr_var, None, [])?;
+        let addr = self.tx.b.select(u64t, None, take, addr, old)?;
+        self.tx.b.store(addr_var, addr, None, [])?;
         Ok(())
     }
+}
+
+/// A work-item's first bad access in one `u64` (0: none): the site in bits
+/// 32..64, the size in bytes in 8..32, the space in 4..8, the kind in 0..4.
+fn pack_what(site: u32, bytes: u32, space: u32, kind: u32) -> u64 {
+    debug_assert!(bytes < 1 << 24 && space < 16 && kind < 16);
+    (site as u64) << 32 | (bytes as u64) << 8 | (space as u64) << 4 | kind as u64
+}
+
+/// The work-item's checked-mode state, `Private` (one per invocation,
+/// starting at 0): its first bad access packed as [`pack_what`] does, and
+/// that access's address.
+fn state_vars(tx: &mut ModuleCx) -> [Word; 2] {
+    if let Some(v) = tx.check_state {
+        return v;
+    }
+    let u64t = tx.uint(64);
+    let pt = tx.ptr(StorageClass::Private, u64t);
+    let zero = tx.const_uint(64, 0);
+    let vars = ["pisa_check_what", "pisa_check_address"].map(|name| {
+        let v = tx.b.id();
+        tx.b.module_mut()
+            .types_global_values
+            .push(rspirv::dr::Instruction::new(
+                rspirv::spirv::Op::Variable,
+                Some(pt),
+                Some(v),
+                vec![SOp::StorageClass(StorageClass::Private), SOp::IdRef(zero)],
+            ));
+        tx.b.name(v, name);
+        tx.interface.push(v);
+        v
+    });
+    tx.check_state = Some(vars);
+    vars
+}
+
+/// At the end of a kernel's work-item (its entry point, after the body):
+/// if it made a bad access, records the first one in the check block
+/// unless another work-item's came first (one atomic compare-exchange on
+/// [`CHECK_KIND`]). Nothing when no access is checked.
+pub fn emit_report(tx: &mut ModuleCx) -> R<()> {
+    let Some([what_var, addr_var]) = tx.check_state else {
+        return Ok(());
+    };
+    let u32t = tx.uint(32);
+    let u64t = tx.uint(64);
+    let bt = tx.bool_ty();
+    let what = tx.b.load(u64t, None, what_var, None, [])?;
+    let zero64 = tx.const_uint(64, 0);
+    let bad = tx.b.i_not_equal(bt, None, what, zero64)?;
+    let (report, first, done) = (tx.b.id(), tx.b.id(), tx.b.id());
+    tx.b.selection_merge(done, SelectionControl::NONE)?;
+    tx.b.branch_conditional(bad, report, done, [])?;
+    tx.b.begin_block(Some(report))?;
+    let block = tx.push_addr(Push::Check)?;
+    let field = |tx: &mut ModuleCx, shift: u64, mask: u64| -> R<Word> {
+        let s = tx.const_uint(64, shift);
+        let m = tx.const_uint(64, mask);
+        let v = tx.b.shift_right_logical(u64t, None, what, s)?;
+        let v = tx.b.bitwise_and(u64t, None, v, m)?;
+        Ok(tx.b.u_convert(u32t, None, v)?)
+    };
+    let kind = field(tx, 0, 0xf)?;
+    let pt32 = tx.ptr(StorageClass::PhysicalStorageBuffer, u32t);
+    let flag = tx.b.convert_u_to_ptr(pt32, None, block)?;
+    let scope = tx.const_u32(Scope::Device as u32);
+    let relaxed = tx.const_u32(MemorySemantics::empty().bits());
+    let zero = tx.const_u32(0);
+    let old =
+        tx.b.atomic_compare_exchange(u32t, None, flag, scope, relaxed, relaxed, kind, zero)?;
+    let won = tx.b.i_equal(bt, None, old, zero)?;
+    let written = tx.b.id();
+    tx.b.selection_merge(written, SelectionControl::NONE)?;
+    tx.b.branch_conditional(won, first, written, [])?;
+    tx.b.begin_block(Some(first))?;
+    let addr = tx.b.load(u64t, None, addr_var, None, [])?;
+    let mut fields = vec![
+        (CHECK_SITE, field(tx, 32, 0xffff_ffff)?, 32),
+        (CHECK_ADDRESS, addr, 64),
+        (CHECK_BYTES, field(tx, 8, 0xff_ffff)?, 32),
+        (CHECK_SPACE, field(tx, 4, 0xf)?, 32),
+    ];
+    for d in 0..3 {
+        let l = tx.builtin_elem(BuiltIn::LocalInvocationId, "pisa_local_id", d)?;
+        let g = tx.group_id(d)?;
+        fields.push((CHECK_LOCAL_ID + 4 * d as u64, l, 32));
+        fields.push((CHECK_GROUP_ID + 4 * d as u64, g, 32));
+    }
+    for (off, v, bits) in fields {
+        let o = tx.const_uint(64, off);
+        let at = tx.b.i_add(u64t, None, block, o)?;
+        let t = tx.uint(bits);
+        let pt = tx.ptr(StorageClass::PhysicalStorageBuffer, t);
+        let p = tx.b.convert_u_to_ptr(pt, None, at)?;
+        tx.b.store(
+            p,
+            v,
+            Some(MemoryAccess::ALIGNED),
+            [SOp::LiteralBit32(bits as u32 / 8)],
+        )?;
+    }
+    tx.b.branch(written)?;
+    tx.b.begin_block(Some(written))?;
+    tx.b.branch(done)?;
+    tx.b.begin_block(Some(done))?;
+    Ok(())
 }
 
 /// Emits `pisa_check_device(addr, end) -> bool` when some access uses it:

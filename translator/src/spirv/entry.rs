@@ -343,7 +343,7 @@ pub fn emit_entry_points(tx: &mut ModuleCx) -> Result<(), TranslateError> {
         let (_, _, _) = fn_type(tx, k);
         let body = tx.func_ids[&k.name];
         tx.b.function_call(void, None, body, [])?;
-
+        super::checked::emit_report(tx)?;
         tx.b.branch(end)?;
         tx.b.begin_block(Some(end))?;
         tx.b.ret()?;

@@ -68,6 +68,9 @@ pub struct ModuleCx<'m> {
     /// Checked mode: the `pisa_check_device` function, once an access
     /// needs it (`spirv::checked`).
     pub check_fn: Option<Word>,
+    /// Checked mode: the work-item's first bad access, two `Private`
+    /// variables (`spirv::checked`), once an access is checked.
+    pub check_state: Option<[Word; 2]>,
     /// The instruction being lowered (`` `fsin.f` at k.pisa:5:2 ``), and
     /// the first instruction that made the module declare each capability
     /// (named in the runtime's "the device lacks" error).
@@ -124,6 +127,7 @@ impl<'m> ModuleCx<'m> {
             global_locks: None,
             shared_locks: None,
             check_fn: None,
+            check_state: None,
             current_instruction: None,
             capability_sites: Vec::new(),
         };
