@@ -20,11 +20,14 @@ use std::path::PathBuf;
 fn device_by_name(name: &str) -> Result<Box<dyn Device>, String> {
     match name {
         "vulkan" => Ok(Box::new(VulkanDevice::new()?)),
+        "vulkan-checked" => Ok(Box::new(VulkanDevice::checked()?)),
         "cpu" => Ok(Box::new(ApiDevice::new(
             "cpu",
             pisa_interp::CpuDevice::new(),
         ))),
-        _ => Err(format!("unknown device `{name}` (known: vulkan, cpu)")),
+        _ => Err(format!(
+            "unknown device `{name}` (known: vulkan, vulkan-checked, cpu)"
+        )),
     }
 }
 

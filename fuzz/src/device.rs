@@ -119,24 +119,38 @@ impl<D: pisa_vk_runtime::Device> Device for ApiDevice<D> {
 }
 
 /// The Vulkan runtime on the default device (lavapipe here), with the
-/// Khronos validation layer on.
+/// Khronos validation layer on; optionally in checked mode.
 pub struct VulkanDevice {
     rt: Runtime,
     seen: usize,
+    checked: bool,
 }
 
 impl VulkanDevice {
     pub fn new() -> Result<VulkanDevice, String> {
+        Self::with_checks(false)
+    }
+
+    /// In checked mode (`pisa run --check`): every access of a generated
+    /// program is good, so a report is a finding, and the outputs must be
+    /// the reference device's as without checks.
+    pub fn checked() -> Result<VulkanDevice, String> {
+        Self::with_checks(true)
+    }
+
+    fn with_checks(checked: bool) -> Result<VulkanDevice, String> {
         Ok(VulkanDevice {
-            rt: Self::runtime()?,
+            rt: Self::runtime(checked)?,
             seen: 0,
+            checked,
         })
     }
 
-    fn runtime() -> Result<Runtime, String> {
+    fn runtime(checked: bool) -> Result<Runtime, String> {
         Runtime::new(RuntimeOptions {
             validation: true,
             pipeline_cache: false,
+            checked_memory: checked,
             // the run alone (compilation is `prepare`'s, unbounded):
             // generous for a software driver shared with other work
             // (`PISA_FUZZ_TIMEOUT` seconds: shorter to reduce a hang)
@@ -154,7 +168,8 @@ impl VulkanDevice {
 
 impl Device for VulkanDevice {
     fn name(&self) -> String {
-        format!("vulkan ({})", self.rt.device_info().name)
+        let checks = if self.checked { ", checked" } else { "" };
+        format!("vulkan ({}{checks})", self.rt.device_info().name)
     }
     fn run(&mut self, case: &Case) -> Result<Outputs, String> {
         let (r, prog) = run_on(&mut self.rt, case);
@@ -165,7 +180,7 @@ impl Device for VulkanDevice {
         // case gets a fresh one (this case still reports the failure)
         if matches!(&r, Err(e) if e.contains("did not finish") || e.contains("device was lost") || e.contains("unusable"))
         {
-            if let Ok(rt) = Self::runtime() {
+            if let Ok(rt) = Self::runtime(self.checked) {
                 self.rt = rt;
                 self.seen = 0;
                 return r;

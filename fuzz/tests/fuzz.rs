@@ -25,11 +25,15 @@ fn spirv_val(words: &[u32]) -> Option<Result<(), String>> {
 /// The Vulkan device (lavapipe in CI); `None`, with a message, on a
 /// machine without one outside CI.
 fn lavapipe() -> Option<VulkanDevice> {
+    vulkan_device(VulkanDevice::new)
+}
+
+fn vulkan_device(open: fn() -> Result<VulkanDevice, String>) -> Option<VulkanDevice> {
     std::env::set_var(
         "XDG_RUNTIME_DIR",
         std::env::var("XDG_RUNTIME_DIR").unwrap_or("/tmp".into()),
     );
-    match VulkanDevice::new() {
+    match open() {
         Ok(d) => Some(d),
         Err(e) if std::env::var_os("CI").is_none() => {
             eprintln!("skipped: {e}");
@@ -265,6 +269,27 @@ fn lavapipe_and_the_cpu_device_agree() {
     let cfg = differential_cfg();
     let n = seeds(40);
     for seed in 0..n {
+        let case = generate(seed, &cfg);
+        let v = pisa_fuzz::check(&case, &mut cpu, &mut vk);
+        assert!(!v.is_finding(), "seed {seed}: {v}");
+    }
+}
+
+/// Checked mode (`pisa run --check`) on random programs: every access is
+/// good, so nothing is reported, and the outputs are the cpu device's
+/// (`--against vulkan-checked` in the fuzz example runs more; lavapipe
+/// compiles a checked program several times longer, hence few here).
+#[test]
+fn checked_mode_agrees_with_the_cpu_device() {
+    let Some(mut vk) = vulkan_device(VulkanDevice::checked) else {
+        return;
+    };
+    let mut cpu = pisa_fuzz::ApiDevice::new("cpu", pisa_interp::CpuDevice::new());
+    let cfg = GenConfig {
+        max_stmts: 20,
+        ..differential_cfg()
+    };
+    for seed in 0..seeds(4) {
         let case = generate(seed, &cfg);
         let v = pisa_fuzz::check(&case, &mut cpu, &mut vk);
         assert!(!v.is_finding(), "seed {seed}: {v}");
