@@ -17,5 +17,5 @@ pub mod rng;
 pub use case::{Arg, Case, LaunchShape};
 pub use device::{ApiDevice, Device, Outputs, VulkanDevice};
 pub use diff::{check, check_alone, compare, declined, fuzz, FuzzStats, Verdict};
-pub use gen::{generate, GenConfig};
+pub use gen::{generate, GenConfig, VECTOR_TEMPS};
 pub use reduce::{reduce, write_reproducer};

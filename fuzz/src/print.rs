@@ -296,6 +296,11 @@ impl Printer<'_> {
         decls.push(format!(".reg .32b {};", r32.join(", ")));
         decls.push(format!(".reg .64b {};", FIXED_64.join(", ")));
         decls.push(".reg .16b %th;".into());
+        for (name, ty) in crate::gen::VECTOR_TEMPS {
+            if mentions(&body, name) {
+                decls.push(format!(".reg {ty} {name};"));
+            }
+        }
         decls.push(".pred %tp;".into());
         let n = &f.name;
         if f.private_bytes > 0 {
@@ -369,4 +374,14 @@ pub fn print(p: &Program) -> String {
         pr.func(f);
     }
     pr.out
+}
+
+/// Whether `text` names the register `name` (not one whose name it begins).
+fn mentions(text: &str, name: &str) -> bool {
+    text.match_indices(name).any(|(i, _)| {
+        !text[i + name.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
 }

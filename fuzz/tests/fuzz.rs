@@ -105,6 +105,23 @@ fn every_opcode_is_generated() {
     assert!(missing.is_empty(), "never generated: {missing:?}");
 }
 
+/// Every vector shape of the spec besides the pools' (`gen/vectors.rs`)
+/// appears: each vector temporary is declared in some program of 300.
+#[test]
+fn every_vector_shape_is_generated() {
+    let cfg = GenConfig::default();
+    let text: Vec<String> = (0..300).map(|s| generate(s, &cfg).source).collect();
+    let missing: Vec<&str> = pisa_fuzz::VECTOR_TEMPS
+        .iter()
+        .filter(|(name, ty)| {
+            let decl = format!(".reg {ty} {name};");
+            !text.iter().any(|t| t.contains(&decl))
+        })
+        .map(|(name, _)| *name)
+        .collect();
+    assert!(missing.is_empty(), "never generated: {missing:?}");
+}
+
 #[test]
 fn programs_assemble_translate_and_validate() {
     // every program translates, with or without sub-group code (the

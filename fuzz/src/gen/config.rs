@@ -25,6 +25,10 @@ pub struct GenConfig {
     pub int128: bool,
     /// Vector registers, swizzles, extract/insert, vector loads/stores.
     pub vectors: bool,
+    /// Vectors of every other shape (`gen/vectors.rs`): `.v3`/`.v8.32b`,
+    /// `.64b`/`.16b`/`.8b` vectors in memory at every aligned offset,
+    /// `.v16.32b` registers taken apart by `insert`/`extract`.
+    pub wide_vectors: bool,
     /// Packed `.16bx2`/`.8bx4` integer arithmetic.
     pub packed: bool,
     /// `dp4a`, `uaddc`, `bfn`, `bfi`, `sbfe`/`ubfe`, `shf`, `bfrev`, `cbit`, `fbh`, `fbl`.
@@ -113,6 +117,7 @@ impl Default for GenConfig {
             int64: true,
             int128: true,
             vectors: true,
+            wide_vectors: true,
             packed: true,
             bit_ops: true,
             division: true,
@@ -175,7 +180,7 @@ impl GenConfig {
                 }
             };
         }
-        flags!(int8 int16 int64 int128 vectors packed bit_ops division f32 f16 f64 rounding
+        flags!(int8 int16 int64 int128 vectors wide_vectors packed bit_ops division f32 f16 f64 rounding
             ftz saturate nan canonical_nan fmad_df signed_zero_minmax frcp transcendental fast_math loops irreducible
             early_returns calls indirect_calls shared barriers fences private generic globals
             consts atomics float_atomics atomic_ld_st partial_groups offsets subgroups);

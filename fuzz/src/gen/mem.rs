@@ -40,7 +40,7 @@ impl Gen<'_> {
     /// A random memory statement allowed here, if any.
     pub(crate) fn memory(&mut self) -> Option<Stmt> {
         let k = self.f.kernel;
-        match self.rng.below(12) {
+        match self.rng.below(13) {
             0 if self.cfg.private => Some(self.private_access()),
             1 if self.cfg.globals => Some(self.gscr_access()),
             2 if k => Some(self.input_load()),
@@ -74,6 +74,7 @@ impl Gen<'_> {
                 ))
             }
             11 if k => Some(self.param_load()),
+            12 if self.cfg.wide_vectors && self.cfg.vectors => Some(self.wide_vector()),
             _ => None,
         }
     }

@@ -17,8 +17,10 @@ mod config;
 mod flow;
 mod mem;
 mod ops;
+mod vectors;
 
 pub use config::GenConfig;
+pub use vectors::VECTOR_TEMPS;
 
 use crate::case::Case;
 use crate::program::*;
