@@ -89,6 +89,9 @@ pub(crate) struct Slot {
     /// Per launch: its program and the offset of its check block, when its
     /// program is checked.
     pub check_of: Vec<Option<(ProgramId, u64)>>,
+    /// The search depth the submission's checked pipelines were made for
+    /// (`Runtime::check_depth`).
+    pub check_depth: u32,
 }
 
 /// One dispatch of an NDRange: work-groups of one size at one group offset.
@@ -216,6 +219,7 @@ impl Runtime {
                     printf_of: Vec::new(),
                     check: None,
                     check_of: Vec::new(),
+                    check_depth: 0,
                 }
             }
         };
@@ -260,11 +264,12 @@ impl Runtime {
         self.usable()?;
         let mut prepared = Vec::new();
         let mut blocks = Vec::new();
+        let depth = self.check_depth();
         for l in launches {
             let (ki, local, block) = self.resolve(l)?;
             let mut regions = Vec::new();
             for r in regions_of(l.range.global, local, self.info.max_workgroup_count) {
-                regions.push((r, self.pipeline(l.program, ki, r.local)?));
+                regions.push((r, self.pipeline(l.program, ki, r.local, depth)?));
             }
             // the driver compiles what it has not yet, outside the launches'
             // timeout (see `prepare`)
@@ -301,6 +306,7 @@ impl Runtime {
         let mut slot = self.take_slot(count, blocks.len() as u64, printf_bytes, check_bytes)?;
         slot.printf_of = printf_of;
         slot.check_of = check_of;
+        slot.check_depth = depth;
         if let Err(e) = self.record(&slot, prepared, &blocks) {
             // nothing was submitted: the slot is reused as it is (its command
             // buffer is reset before it is recorded again)
@@ -580,6 +586,42 @@ impl Runtime {
         Ok(timings)
     }
 
+    /// The address ranges checked mode tracks: every buffer of the runtime
+    /// but the launches' own argument, status and check blocks (of every
+    /// slot, and of `taken`, a slot not back in the pool).
+    fn tracked_ranges(&self, taken: Option<&Slot>) -> Vec<(u64, u64)> {
+        let mut internal = Vec::new();
+        for s in self
+            .slots
+            .iter()
+            .chain(self.in_flight.iter().map(|(_, s)| s))
+            .chain(taken)
+        {
+            internal.extend(
+                [s.params, s.status, s.check]
+                    .into_iter()
+                    .flatten()
+                    .map(|b| b.0),
+            );
+        }
+        self.buffers
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !internal.contains(&BufferId(*i)))
+            .filter_map(|(_, b)| b.as_ref())
+            .map(|b| (b.address, b.address + b.size))
+            .collect()
+    }
+
+    /// The search depth of checked pipelines for the buffers live now
+    /// (`spirv::checked::check_depth`), leaving room for the printf buffer
+    /// the next submission's slot may add.
+    fn check_depth(&self) -> u32 {
+        use pisa_translator::spirv::checked::{check_depth, CHECK_TABLE_ENTRIES};
+        let entries = self.tracked_ranges(None).len() as u64 + 2;
+        check_depth(entries).unwrap_or(CHECK_TABLE_ENTRIES.trailing_zeros())
+    }
+
     /// Writes the check block of each checked launch of the slot (an empty
     /// report, the sinks, and the table of live allocations the kernel may
     /// reach); returns their addresses (0 for unchecked launches).
@@ -589,40 +631,20 @@ impl Runtime {
         let Some((cbuf, _)) = slot.check else {
             return Ok(at);
         };
-        // every buffer of the runtime but the launches' own argument,
-        // status and check blocks
-        let mut internal = Vec::new();
-        for s in self
-            .slots
-            .iter()
-            .chain(self.in_flight.iter().map(|(_, s)| s))
-        {
-            internal.extend(
-                [s.params, s.status, s.check]
-                    .into_iter()
-                    .flatten()
-                    .map(|b| b.0),
-            );
-        }
-        internal.extend(
-            [slot.params, slot.status, slot.check]
-                .into_iter()
-                .flatten()
-                .map(|b| b.0),
-        );
-        let mut ranges: Vec<(u64, u64)> = self
-            .buffers
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !internal.contains(&BufferId(*i)))
-            .filter_map(|(_, b)| b.as_ref())
-            .map(|b| (b.address, b.address + b.size))
-            .collect();
+        let mut ranges = self.tracked_ranges(Some(slot));
         ranges.sort_unstable();
         if ranges.len() as u64 >= CHECK_TABLE_ENTRIES {
             return Err(RuntimeError::BadLaunch(format!(
                 "checked mode tracks at most {} live buffers; this runtime has {}",
                 CHECK_TABLE_ENTRIES - 1,
+                ranges.len()
+            )));
+        }
+        if ranges.len() as u64 + 1 > 1 << slot.check_depth {
+            // (`check_depth` leaves room for the buffers a submission adds)
+            return Err(RuntimeError::BadLaunch(format!(
+                "internal error: checked mode's search covers {} entries, but {} buffers are live",
+                1u64 << slot.check_depth,
                 ranges.len()
             )));
         }
@@ -746,8 +768,9 @@ impl Runtime {
         self.usable()?;
         let (ki, local, _) = self.resolve(l)?;
         let mut pipelines = Vec::new();
+        let depth = self.check_depth();
         for r in regions_of(l.range.global, local, self.info.max_workgroup_count) {
-            pipelines.push(self.pipeline(l.program, ki, r.local)?);
+            pipelines.push(self.pipeline(l.program, ki, r.local, depth)?);
         }
         self.warm_up(l.program, pipelines)
     }

@@ -61,7 +61,9 @@ impl GlobalInfo {
 pub(crate) struct Program {
     pub shader: vk::ShaderModule,
     pub layout: vk::PipelineLayout,
-    pub pipelines: HashMap<(usize, [u32; 3]), vk::Pipeline>,
+    /// By kernel, local size and checked mode's search depth (0 for
+    /// programs that are not checked).
+    pub pipelines: HashMap<(usize, [u32; 3], u32), vk::Pipeline>,
     /// Pipelines the driver has certainly compiled: dispatched once
     /// (`Runtime::prepare`; some drivers compile at the first dispatch).
     pub warm: std::collections::HashSet<vk::Pipeline>,
@@ -341,24 +343,33 @@ impl Runtime {
         Ok(self.program(id)?.globals.clone())
     }
 
-    /// The compute pipeline of a kernel for a local size (cached).
+    /// The compute pipeline of a kernel for a local size (cached), and for
+    /// a checked program, for the search depth `check_depth` (docs/abi.md,
+    /// "Checked mode").
     pub(crate) fn pipeline(
         &mut self,
         id: ProgramId,
         kernel: usize,
         local: [u32; 3],
+        check_depth: u32,
     ) -> Result<vk::Pipeline> {
         let p = self.program(id)?;
-        if let Some(&pl) = p.pipelines.get(&(kernel, local)) {
+        let check_depth = if p.check_sites.is_empty() {
+            0
+        } else {
+            check_depth
+        };
+        if let Some(&pl) = p.pipelines.get(&(kernel, local, check_depth)) {
             return Ok(pl);
         }
         let name = std::ffi::CString::new(p.kernels[kernel].name.clone())
             .map_err(|_| RuntimeError::BadSpirv("entry point name with a NUL byte".into()))?;
         // constants 0..2: the work-group size; 3: the entry points' global-size
         // check, off because every dispatched work-item is in range (launch.rs
-        // dispatches a partial last work-group on its own). IDs a module does
-        // not declare (a hand-written GLSL kernel) are ignored by Vulkan.
-        let entries: Vec<vk::SpecializationMapEntry> = (0..4)
+        // dispatches a partial last work-group on its own); 4: checked mode's
+        // search depth. IDs a module does not declare (a hand-written GLSL
+        // kernel, an unchecked program) are ignored by Vulkan.
+        let entries: Vec<vk::SpecializationMapEntry> = (0..5)
             .map(|i| {
                 vk::SpecializationMapEntry::default()
                     .constant_id(i)
@@ -367,10 +378,11 @@ impl Runtime {
             })
             .collect();
         debug_assert_eq!(pisa_translator::spirv::RANGE_CHECK_SPEC_ID, 3);
+        debug_assert_eq!(pisa_translator::spirv::checked::CHECK_DEPTH_SPEC_ID, 4);
         let check_global_size = vk::FALSE;
         let data: Vec<u8> = local
             .iter()
-            .chain([&check_global_size])
+            .chain([&check_global_size, &check_depth])
             .flat_map(|v| v.to_le_bytes())
             .collect();
         let spec = vk::SpecializationInfo::default()
@@ -386,8 +398,8 @@ impl Runtime {
             .layout(p.layout)];
         // SAFETY: `p.shader` and `p.layout` are this program's live objects on
         // this device; `name` is a NUL-terminated entry point of the module
-        // (`entry_points`); the specialization entries (ids 0..3, 4 bytes at
-        // 4*i) lie within `data` (16 bytes); the pipeline cache is this
+        // (`entry_points`); the specialization entries (ids 0..4, 4 bytes at
+        // 4*i) lie within `data` (20 bytes); the pipeline cache is this
         // device's and internally synchronized; the local size is within
         // maxComputeWorkGroupSize and maxComputeWorkGroupInvocations
         // (`Runtime::resolve`, `resolve_launch`).
@@ -398,7 +410,7 @@ impl Runtime {
         .map_err(|(_, e)| e)
         .vk("vkCreateComputePipelines")?[0];
         if let Some(Some(p)) = self.programs.get_mut(id.0) {
-            p.pipelines.insert((kernel, local), pl);
+            p.pipelines.insert((kernel, local, check_depth), pl);
         }
         Ok(pl)
     }
