@@ -76,14 +76,29 @@ impl Gen<'_> {
         v
     }
 
-    /// A load of a vector from the work-item's private array or `@gscr`
-    /// slot, one element of which goes to a pool register; or a store of
-    /// a vector built from pool registers.
+    /// A load of a vector from memory the work-item owns (its private
+    /// array, its `@gscr` slot, in a kernel its 8-byte `.shared` slot),
+    /// by the space's own address or a generic one, one element of which
+    /// goes to a pool register; or a store of a vector built from pool
+    /// registers.
     fn vector_round_trip(&mut self) -> Stmt {
         let n_fn = self.f.name.clone();
+        let mut spaces = Vec::new();
+        if self.cfg.private {
+            spaces.push(("private", 64));
+        }
+        if self.cfg.globals {
+            spaces.push(("global", GSCR_BYTES));
+        }
+        if self.f.kernel && self.cfg.shared {
+            spaces.push(("shared", 8));
+        }
+        if spaces.is_empty() {
+            return self.vector_shuffle();
+        }
+        let (space, room) = *self.rng.pick(&spaces);
+        let generic = self.cfg.generic && self.rng.chance(0.3);
         let shapes = self.memory_vector_shapes();
-        let private = self.cfg.private && (!self.cfg.globals || self.rng.chance(0.5));
-        let room = if private { 64 } else { GSCR_BYTES };
         let fits: Vec<(u32, u32)> = shapes
             .into_iter()
             .filter(|&(n, b)| n * b / 8 <= room)
@@ -95,21 +110,49 @@ impl Gen<'_> {
         let off = self.rng.below(((room - bytes) / align + 1) as u64) as u32 * align;
         let t = temp(n, bits);
         let mut lines = Vec::new();
-        let addr = if private {
-            if self.rng.chance(0.5) {
-                format!("@pa_{n_fn} + {off}")
-            } else {
+        let addr = match (space, generic) {
+            ("private", false) if self.rng.chance(0.5) => format!("@pa_{n_fn} + {off}"),
+            ("private", false) => {
                 lines.push(format!("mov.32b %ta, {off};"));
                 format!("@pa_{n_fn} + %ta")
             }
-        } else {
-            lines.push(format!("umul.full.32b %tA, %gid, {GSCR_BYTES};"));
-            if off != 0 {
-                lines.push(format!("iadd.64b %tA, %tA, {off};"));
+            ("shared", false) => {
+                lines.push("shl.32b %ta, %lid, 3;".into());
+                if off != 0 {
+                    lines.push(format!("iadd.32b %ta, %ta, {off};"));
+                }
+                format!("@so_{n_fn} + %ta")
             }
-            "@gscr + %tA".to_string()
+            ("global", false) => {
+                lines.push(format!("umul.full.32b %tA, %gid, {GSCR_BYTES};"));
+                if off != 0 {
+                    lines.push(format!("iadd.64b %tA, %tA, {off};"));
+                }
+                "@gscr + %tA".to_string()
+            }
+            (_, _) => {
+                let (var, item) = match space {
+                    "private" => (format!("@pa_{n_fn}"), None),
+                    "shared" => (format!("@so_{n_fn}"), Some("shl.32b %ta, %lid, 3;".into())),
+                    _ => (
+                        "@gscr".to_string(),
+                        Some(format!("umul.32b %ta, %gid, {GSCR_BYTES};")),
+                    ),
+                };
+                lines.push(format!("addrcast.generic.{space} %tB, {var};"));
+                if let Some(item) = item {
+                    lines.push(item);
+                    lines.push("zext.64b.32b %tA, %ta;".into());
+                    lines.push("iadd.64b %tB, %tB, %tA;".into());
+                }
+                if off != 0 {
+                    format!("%tB + {off}")
+                } else {
+                    "%tB".to_string()
+                }
+            }
         };
-        let space = if private { "private" } else { "global" };
+        let space = if generic { "generic" } else { space };
         let ty = format!("v{n}.{bits}b");
         if self.rng.chance(0.5) {
             lines.push(format!("ld.{space}.{ty} {t}, [{addr}];"));
