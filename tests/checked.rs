@@ -143,8 +143,8 @@ fn good_accesses_run_as_without_checks() {
 /// The device check's binary search finds every live buffer whatever their
 /// number and position in the table, at every search depth the runtime
 /// picks (4 steps while at most 14 buffers are live, 7 up to 126, then
-/// 10): `all_good` on
-/// each of 1..=20, 40 and 130 live buffers reports nothing and writes each.
+/// 10): `all_good` on each of 1..=20, 40 and 130 live buffers reports
+/// nothing and writes each.
 #[test]
 fn every_live_buffer_is_found_by_the_search() {
     let mut rt = checked_runtime();
