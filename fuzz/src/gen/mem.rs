@@ -8,7 +8,8 @@ use super::{Gen, DUMP_SLOTS, SLOTS};
 use crate::print::{reg, BLOB_BYTES, GPTR_ENTRIES, GSCR_BYTES};
 use crate::program::*;
 
-fn raw(lines: Vec<String>, def: Option<Reg>) -> Stmt {
+/// A compound statement that the reducer deletes whole.
+pub(super) fn raw(lines: Vec<String>, def: Option<Reg>) -> Stmt {
     Stmt::Raw {
         lines,
         def,

@@ -12,6 +12,7 @@
 //! and its result goes to a pool register (or to memory the work-item owns:
 //! its private array, its `@gscr` slot).
 
+use super::mem::raw;
 use super::Gen;
 use crate::print::{reg, GSCR_BYTES};
 use crate::program::*;
@@ -40,15 +41,6 @@ fn temp(n: u32, bits: u32) -> String {
 }
 
 const SWIZZLE: [&str; 4] = ["x", "y", "z", "w"];
-
-fn raw(lines: Vec<String>, def: Option<Reg>) -> Stmt {
-    Stmt::Raw {
-        lines,
-        def,
-        keep: false,
-        barrier: false,
-    }
-}
 
 impl Gen<'_> {
     /// A random wide-vector statement.
