@@ -8,11 +8,13 @@
 //! written under `--out` (default /tmp/fuzz-finds/). `--progress N` prints a
 //! line to stderr every N programs (count, time, rate, findings), so that a
 //! long campaign can be followed and, if stopped, recorded
-//! (docs/fuzzing.md).
+//! (docs/fuzzing.md). The `-linked` devices run each program split into two
+//! modules and linked (`fuzz/src/split.rs`); their findings also get the two
+//! modules and a `pisa run main.pisa lib.pisa` command line.
 
 use pisa_fuzz::{
-    check, check_alone, generate, reduce, write_reproducer, ApiDevice, Device, GenConfig,
-    VulkanDevice,
+    check, check_alone, generate, reduce, write_reproducer, write_split, ApiDevice, Build, Device,
+    GenConfig, VulkanDevice,
 };
 use std::path::PathBuf;
 
@@ -21,12 +23,18 @@ fn device_by_name(name: &str) -> Result<Box<dyn Device>, String> {
     match name {
         "vulkan" => Ok(Box::new(VulkanDevice::new()?)),
         "vulkan-checked" => Ok(Box::new(VulkanDevice::checked()?)),
+        "vulkan-linked" => Ok(Box::new(VulkanDevice::linked()?)),
         "cpu" => Ok(Box::new(ApiDevice::new(
             "cpu",
             pisa_interp::CpuDevice::new(),
         ))),
+        "cpu-linked" => Ok(Box::new(ApiDevice::with_build(
+            "cpu",
+            pisa_interp::CpuDevice::new(),
+            Build::Linked,
+        ))),
         _ => Err(format!(
-            "unknown device `{name}` (known: vulkan, vulkan-checked, cpu)"
+            "unknown device `{name}` (known: vulkan, vulkan-checked, vulkan-linked, cpu, cpu-linked)"
         )),
     }
 }
@@ -71,6 +79,8 @@ fn run() -> Result<(), String> {
             _ => return Err(format!("unknown argument `{a}`")),
         }
     }
+    let linked =
+        dev_a.ends_with("-linked") || dev_b.as_deref().is_some_and(|b| b.ends_with("-linked"));
     let mut a = device_by_name(&dev_a)?;
     let mut b = dev_b.as_deref().map(device_by_name).transpose()?;
     eprintln!(
@@ -130,6 +140,10 @@ fn run() -> Result<(), String> {
         let cmd = write_reproducer(&small, &dir, &format!("seed {s}: {verdict}"))
             .map_err(|e| format!("{}: {e}", dir.display()))?;
         println!("  reproducer: {}\n  {cmd}", dir.display());
+        if linked {
+            let cmd = write_split(&small, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            println!("  linked: {cmd}");
+        }
     }
     let secs = start.elapsed().as_secs_f64();
     println!(

@@ -2,9 +2,12 @@
 //! compares, [`ApiDevice`] for anything implementing the runtime's
 //! device-neutral API (`pisa_vk_runtime::Device`: the Vulkan runtime, the
 //! reference interpreter), and [`VulkanDevice`] (validation layer on; any
-//! message fails the case).
+//! message fails the case). Either runs the case's text assembled as one
+//! module or, built with [`Build::Linked`], the same program split into two
+//! modules (`split.rs`) linked by `pisa_translator::link` (spec 06 §2.5.2).
 
 use crate::case::{Arg, Case, HOST_GLOBALS};
+use pisa_translator::link::{link, Input};
 use pisa_vk_runtime::{Launch, NdRange, Runtime, RuntimeOptions};
 use std::time::Duration;
 
@@ -24,17 +27,60 @@ pub trait Device {
     fn run(&mut self, case: &Case) -> Result<Outputs, String>;
 }
 
+/// How a device turns a case's program into the module it loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Build {
+    /// `case.source` assembled as one module.
+    #[default]
+    Assemble,
+    /// The program printed as two modules ([`crate::print_split`]) and
+    /// linked: the outputs must be the unsplit program's.
+    Linked,
+}
+
+impl Build {
+    /// The module to load, or the diagnostics as an error.
+    pub fn module(self, case: &Case) -> Result<pisa_translator::Module, String> {
+        match self {
+            Build::Assemble => pisa_translator::assemble("case.pisa", &case.source)
+                .map_err(|d| format!("assembly failed:\n{}", d.render())),
+            Build::Linked => {
+                let parts = crate::split::print_split(&case.program);
+                let inputs: Vec<Input> = parts
+                    .iter()
+                    .map(|(name, text)| Input { name, text })
+                    .collect();
+                link(&inputs).map_err(|d| format!("linking failed:\n{}", d.render()))
+            }
+        }
+    }
+
+    /// What a device's name says about it (`""` or `", linked"`).
+    fn suffix(self) -> &'static str {
+        match self {
+            Build::Assemble => "",
+            Build::Linked => ", linked",
+        }
+    }
+}
+
 /// Runs cases on any implementation of the runtime's device API.
 pub struct ApiDevice<D: pisa_vk_runtime::Device> {
     pub name: String,
     pub dev: D,
+    pub build: Build,
 }
 
 impl<D: pisa_vk_runtime::Device> ApiDevice<D> {
     pub fn new(name: &str, dev: D) -> Self {
+        Self::with_build(name, dev, Build::Assemble)
+    }
+
+    pub fn with_build(name: &str, dev: D, build: Build) -> Self {
         ApiDevice {
             name: name.to_string(),
             dev,
+            build,
         }
     }
 }
@@ -45,9 +91,18 @@ pub fn run_on(
     dev: &mut dyn pisa_vk_runtime::Device,
     case: &Case,
 ) -> (Result<Outputs, String>, Option<pisa_vk_runtime::ProgramId>) {
-    let module = match pisa_translator::assemble("case.pisa", &case.source) {
+    run_built(dev, case, Build::Assemble)
+}
+
+/// [`run_on`] with the module built as `build` says.
+pub fn run_built(
+    dev: &mut dyn pisa_vk_runtime::Device,
+    case: &Case,
+    build: Build,
+) -> (Result<Outputs, String>, Option<pisa_vk_runtime::ProgramId>) {
+    let module = match build.module(case) {
         Ok(m) => m,
-        Err(d) => return (Err(format!("assembly failed:\n{}", d.render())), None),
+        Err(e) => return (Err(e), None),
     };
     let prog = match dev.load(&module) {
         Ok(p) => p,
@@ -111,10 +166,10 @@ pub fn run_on(
 
 impl<D: pisa_vk_runtime::Device> Device for ApiDevice<D> {
     fn name(&self) -> String {
-        self.name.clone()
+        format!("{}{}", self.name, self.build.suffix())
     }
     fn run(&mut self, case: &Case) -> Result<Outputs, String> {
-        run_on(&mut self.dev, case).0
+        run_built(&mut self.dev, case, self.build).0
     }
 }
 
@@ -124,6 +179,7 @@ pub struct VulkanDevice {
     rt: Runtime,
     seen: usize,
     checked: bool,
+    build: Build,
 }
 
 impl VulkanDevice {
@@ -138,11 +194,21 @@ impl VulkanDevice {
         Self::with_checks(true)
     }
 
+    /// Runs each case's program split into two modules and linked
+    /// ([`Build::Linked`]).
+    pub fn linked() -> Result<VulkanDevice, String> {
+        Ok(VulkanDevice {
+            build: Build::Linked,
+            ..Self::with_checks(false)?
+        })
+    }
+
     fn with_checks(checked: bool) -> Result<VulkanDevice, String> {
         Ok(VulkanDevice {
             rt: Self::runtime(checked)?,
             seen: 0,
             checked,
+            build: Build::Assemble,
         })
     }
 
@@ -169,10 +235,14 @@ impl VulkanDevice {
 impl Device for VulkanDevice {
     fn name(&self) -> String {
         let checks = if self.checked { ", checked" } else { "" };
-        format!("vulkan ({}{checks})", self.rt.device_info().name)
+        format!(
+            "vulkan ({}{checks}{})",
+            self.rt.device_info().name,
+            self.build.suffix()
+        )
     }
     fn run(&mut self, case: &Case) -> Result<Outputs, String> {
-        let (r, prog) = run_on(&mut self.rt, case);
+        let (r, prog) = run_built(&mut self.rt, case, self.build);
         if let Some(p) = prog {
             self.rt.unload(p);
         }

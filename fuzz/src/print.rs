@@ -1,4 +1,5 @@
-//! Prints a [`Program`] as PISA text.
+//! Prints a [`Program`] as PISA text: one module (`split.rs` prints the same
+//! pieces as two modules that link, spec 06 §2.5.2, 08 §4.3.1).
 
 use crate::program::*;
 use std::fmt::Write;
@@ -247,7 +248,8 @@ impl Printer<'_> {
         }
     }
 
-    fn func(&mut self, f: &Func) {
+    /// `linkage`: `""` or `".export "` (08 §4.3.1).
+    fn func(&mut self, f: &Func, linkage: &str) {
         let params: Vec<String> = if f.kernel {
             ["%out", "%in", "%atom"]
                 .iter()
@@ -271,7 +273,7 @@ impl Printer<'_> {
             let ret = f.ret.map_or("void", |t| t.decl());
             let _ = writeln!(
                 self.out,
-                ".function {ret} @{}({})\n{{",
+                "{linkage}.function {ret} @{}({})\n{{",
                 f.name,
                 params.join(", ")
             );
@@ -323,61 +325,163 @@ impl Printer<'_> {
     }
 }
 
-/// The PISA text of a program.
-pub fn print(p: &Program) -> String {
+/// The header every generated module starts with (10 §6.1).
+pub(crate) const HEADER: &str = ".version 0.1;\n.target 100;\n\n";
+
+/// A module-scope variable of a generated program (06 §2.5): its definition,
+/// or its declaration in a module that imports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ModuleVar {
+    pub name: &'static str,
+    /// `global` or `const`.
+    pub space: &'static str,
+    pub align: u32,
+    pub bytes: u64,
+    /// `.host_access("<name>")`: the host reads it by its name.
+    pub host: bool,
+    /// The initializer's elements (`.64b 0, ...`), if any.
+    pub init: Option<Vec<String>>,
+}
+
+impl ModuleVar {
+    /// The definition, after `linkage` (`""` or `".export "`).
+    pub(crate) fn definition(&self, linkage: &str) -> String {
+        let host = if self.host {
+            format!(" .host_access(\"{}\")", self.name)
+        } else {
+            String::new()
+        };
+        let init = self
+            .init
+            .as_ref()
+            .map_or(String::new(), |v| format!(" = {{ {} }}", v.join(", ")));
+        format!(
+            "{linkage}.{} .align {}{host} @{}[{}]{init};",
+            self.space, self.align, self.name, self.bytes
+        )
+    }
+
+    /// The declaration of another module's definition (no initializer, no
+    /// host name: 06 §2.5.2).
+    pub(crate) fn import(&self) -> String {
+        format!(
+            ".import .{} .align {} @{}[{}];",
+            self.space, self.align, self.name, self.bytes
+        )
+    }
+}
+
+/// The module-scope data variables, in the order they are printed:
+/// `@gscr` (per-item scratch), `@gptr` (relocated pointers into it),
+/// `@gatom` (atomics), `@ctab` (constants, when the program has any).
+pub(crate) fn module_vars(p: &Program) -> Vec<ModuleVar> {
+    let mut vars = vec![
+        ModuleVar {
+            name: "gscr",
+            space: "global",
+            align: 16,
+            bytes: (p.items.max(1) * GSCR_BYTES) as u64,
+            host: true,
+            init: None,
+        },
+        ModuleVar {
+            name: "gptr",
+            space: "global",
+            align: 8,
+            bytes: GPTR_ENTRIES * 8,
+            host: false,
+            init: Some(
+                (0..GPTR_ENTRIES)
+                    .map(|j| format!(".64b @gscr+{}", 4 * j))
+                    .collect(),
+            ),
+        },
+        ModuleVar {
+            name: "gatom",
+            space: "global",
+            align: 8,
+            bytes: ATOM_BYTES as u64,
+            host: true,
+            init: Some((0..ATOM_BYTES / 8).map(|_| ".64b 0".into()).collect()),
+        },
+    ];
+    if !p.ctab.is_empty() {
+        vars.push(ModuleVar {
+            name: "ctab",
+            space: "const",
+            align: 8,
+            bytes: p.ctab.len() as u64 * 4,
+            host: false,
+            init: Some(p.ctab.iter().map(|v| format!(".32b {v:#x}")).collect()),
+        });
+    }
+    vars
+}
+
+/// `@ftab`, the `.const` table of function addresses the kernel's indirect
+/// calls load from (06 §2.5.1.2), when the program has one.
+pub(crate) fn function_table(p: &Program) -> Option<ModuleVar> {
+    (!p.table.is_empty()).then(|| ModuleVar {
+        name: "ftab",
+        space: "const",
+        align: 8,
+        bytes: p.table.len() as u64 * 8,
+        host: false,
+        init: Some(p.table.iter().map(|n| format!(".64b @{n}")).collect()),
+    })
+}
+
+/// The text of one function (or the kernel) of `p`, its definition preceded
+/// by `linkage` (`""` or `".export "`).
+pub(crate) fn function(p: &Program, f: &Func, linkage: &str) -> String {
     let mut pr = Printer {
         out: String::new(),
         blocks: Vec::new(),
         prog: p,
     };
-    pr.out.push_str(".version 0.1;\n.target 100;\n\n");
-    let _ = writeln!(
-        pr.out,
-        ".global .align 16 .host_access(\"gscr\") @gscr[{}];",
-        p.items.max(1) * GSCR_BYTES
-    );
-    let ptrs: Vec<String> = (0..GPTR_ENTRIES)
-        .map(|j| format!(".64b @gscr+{}", 4 * j))
-        .collect();
-    let _ = writeln!(
-        pr.out,
-        ".global .align 8 @gptr[{}] = {{ {} }};",
-        GPTR_ENTRIES * 8,
-        ptrs.join(", ")
-    );
-    let zeros: Vec<&str> = (0..ATOM_BYTES / 8).map(|_| ".64b 0").collect();
-    let _ = writeln!(
-        pr.out,
-        ".global .align 8 .host_access(\"gatom\") @gatom[{ATOM_BYTES}] = {{ {} }};",
-        zeros.join(", ")
-    );
-    if !p.ctab.is_empty() {
-        let vals: Vec<String> = p.ctab.iter().map(|v| format!(".32b {v:#x}")).collect();
-        let _ = writeln!(
-            pr.out,
-            ".const .align 8 @ctab[{}] = {{ {} }};",
-            p.ctab.len() * 4,
-            vals.join(", ")
-        );
-    }
-    pr.out.push('\n');
-    for f in &p.funcs {
-        if f.kernel && !p.table.is_empty() {
-            let vals: Vec<String> = p.table.iter().map(|n| format!(".64b @{n}")).collect();
-            let _ = writeln!(
-                pr.out,
-                ".const .align 8 @ftab[{}] = {{ {} }};\n",
-                p.table.len() * 8,
-                vals.join(", ")
-            );
-        }
-        pr.func(f);
-    }
+    pr.func(f, linkage);
     pr.out
 }
 
-/// Whether `text` names the register `name` (not one whose name it begins).
-fn mentions(text: &str, name: &str) -> bool {
+/// The declaration that imports function `f` from another module
+/// (08 §4.3.1: its signature without a body).
+pub(crate) fn function_import(f: &Func) -> String {
+    let ret = f.ret.map_or("void", |t| t.decl());
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .map(|t| format!(".reg {}", t.decl()))
+        .collect();
+    format!(
+        ".import .function {ret} @{}({});",
+        f.name,
+        params.join(", ")
+    )
+}
+
+/// The PISA text of a program.
+pub fn print(p: &Program) -> String {
+    let mut out = HEADER.to_string();
+    for v in module_vars(p) {
+        out.push_str(&v.definition(""));
+        out.push('\n');
+    }
+    out.push('\n');
+    for f in &p.funcs {
+        if f.kernel {
+            if let Some(t) = function_table(p) {
+                out.push_str(&t.definition(""));
+                out.push_str("\n\n");
+            }
+        }
+        out.push_str(&function(p, f, ""));
+    }
+    out
+}
+
+/// Whether `text` names `name` (a register or `@symbol`), not one whose
+/// name it begins.
+pub(crate) fn mentions(text: &str, name: &str) -> bool {
     text.match_indices(name).any(|(i, _)| {
         !text[i + name.len()..]
             .chars()

@@ -312,3 +312,94 @@ fn checked_mode_agrees_with_the_cpu_device() {
         assert!(!v.is_finding(), "seed {seed}: {v}");
     }
 }
+
+/// The two modules of a split program (`fuzz/src/split.rs`) as link inputs.
+fn link_inputs(parts: &[(String, String)]) -> Vec<pisa_translator::link::Input<'_>> {
+    parts
+        .iter()
+        .map(|(name, text)| pisa_translator::link::Input { name, text })
+        .collect()
+}
+
+/// Every program splits into modules that assemble each and link; in most
+/// of them lib defines exported functions that main imports
+/// (`PISA_FUZZ_SHOW=DIR` writes the first split program's modules there).
+#[test]
+fn split_programs_assemble_and_link() {
+    let cfg = GenConfig::default();
+    let (mut split, mut imports) = (0, 0);
+    for seed in 0..200 {
+        let case = generate(seed, &cfg);
+        let parts = pisa_fuzz::print_split(&case.program);
+        if split == 0 && parts.len() == 2 {
+            if let Some(dir) = std::env::var_os("PISA_FUZZ_SHOW") {
+                pisa_fuzz::write_split(&case, std::path::Path::new(&dir)).unwrap();
+            }
+        }
+        let funcs = case.program.funcs.len() - 1;
+        assert_eq!(parts.len(), if funcs > 0 { 2 } else { 1 }, "seed {seed}");
+        for (name, text) in &parts {
+            if let Err(d) = pisa_translator::assemble(name, text) {
+                panic!("seed {seed}: {name} does not assemble:\n{}", d.render());
+            }
+        }
+        if let Err(d) = pisa_translator::link::link(&link_inputs(&parts)) {
+            panic!("seed {seed}: does not link:\n{}", d.render());
+        }
+        if parts.len() == 2 {
+            split += 1;
+            let lib_defines = parts[1].1.matches(".export .function").count();
+            assert_eq!(
+                lib_defines, funcs,
+                "seed {seed}: lib defines every function"
+            );
+            if parts[0].1.contains(".import .function") {
+                imports += 1;
+            }
+        }
+    }
+    assert!(split > 100, "{split} of 200 programs split");
+    assert!(
+        imports * 10 > split * 7,
+        "main imports in {imports} of {split}"
+    );
+}
+
+/// Seeds whose programs have functions besides the kernel (split in two).
+fn split_seeds(cfg: &GenConfig, n: usize) -> impl Iterator<Item = (u64, Case)> + '_ {
+    (0..)
+        .map(|seed| (seed, generate(seed, cfg)))
+        .filter(|(_, case)| case.program.funcs.len() > 1)
+        .take(n)
+}
+
+/// The linked program gives the unsplit program's outputs on the cpu device.
+#[test]
+fn linked_programs_agree_on_the_cpu_device() {
+    let cfg = GenConfig::default();
+    let mut cpu = pisa_fuzz::ApiDevice::new("cpu", pisa_interp::CpuDevice::new());
+    let mut linked = pisa_fuzz::ApiDevice::with_build(
+        "cpu",
+        pisa_interp::CpuDevice::new(),
+        pisa_fuzz::Build::Linked,
+    );
+    for (seed, case) in split_seeds(&cfg, 60) {
+        let v = pisa_fuzz::check(&case, &mut cpu, &mut linked);
+        assert!(v.is_same(), "seed {seed}: {v}");
+    }
+}
+
+/// The linked program on lavapipe gives the unsplit program's outputs on the
+/// cpu device (`--against vulkan-linked` in the fuzz example runs more).
+#[test]
+fn linked_programs_on_lavapipe_agree_with_the_cpu_device() {
+    let Some(mut vk) = vulkan_device(VulkanDevice::linked) else {
+        return;
+    };
+    let mut cpu = pisa_fuzz::ApiDevice::new("cpu", pisa_interp::CpuDevice::new());
+    let cfg = differential_cfg();
+    for (seed, case) in split_seeds(&cfg, seeds(4) as usize) {
+        let v = pisa_fuzz::check(&case, &mut cpu, &mut vk);
+        assert!(!v.is_finding(), "seed {seed}: {v}");
+    }
+}
