@@ -103,6 +103,12 @@ fn bad_accesses_are_reported_as_the_reference_device_reports_them() {
             1,
             "bad_accesses.pisa:54:2: `ld.generic.32b %v, [%n];`: out-of-bounds access of 4 bytes at device address X (work-item [0, 0, 0] of work-group [0, 0, 0]",
         ),
+        // the first of two: the work-item goes on after it in checked mode
+        (
+            "two_bad",
+            1,
+            "bad_accesses.pisa:94:2: `ld.private.32b %v, [@r2 + 6];`: misaligned access of 4 bytes at private address 0x12 (work-item [0, 0, 0] of work-group [0, 0, 0]",
+        ),
         (
             "atomic_past_end",
             1,

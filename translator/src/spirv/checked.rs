@@ -174,7 +174,9 @@ impl FunctionCx<'_, '_> {
         let ok = self.tx.b.logical_and(bt, None, in_bounds, aligned)?;
         let oob = self.tx.const_u32(CHECK_OUT_OF_BOUNDS);
         let mis = self.tx.const_u32(CHECK_MISALIGNED);
-        let kind = self.tx.b.select(u32t, None, in_bounds, mis, oob)?;
+        // an access both misaligned and out of bounds is misaligned, as the
+        // reference device reports it (it checks alignment first)
+        let kind = self.tx.b.select(u32t, None, aligned, oob, mis)?;
         self.note_unless(ok, kind, site, shown, bytes, space)?;
         let t = if matches!(mem, Mem::Shared | Mem::Private) {
             u32t
