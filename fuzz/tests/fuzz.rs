@@ -1,5 +1,6 @@
 //! The generator's programs assemble, translate, pass `spirv-val` and run on
-//! lavapipe deterministically; the reducer shrinks under a fake predicate.
+//! lavapipe deterministically; split in two modules (`split.rs`) they link
+//! and give the unsplit outputs; the reducer shrinks under a fake predicate.
 
 use pisa_fuzz::{check_alone, generate, reduce, Case, GenConfig, VulkanDevice};
 use std::process::Command;
