@@ -29,7 +29,8 @@
 //! `tests/run_cases.rs`'s checked mode, with 3 or more live buffers), but
 //! only as deep as the buffers live at the launch need
 //! ([`CHECK_DEPTH_SPEC_ID`]): with both, lavapipe compiles a checked kernel
-//! 2 to 4 times longer than an unchecked one.
+//! 2 to 4 times longer than an unchecked one (14 times for a 570-line
+//! random program with sub-group code: fuzz seed 6100153).
 //!
 //! The check block (docs/abi.md, "Checked mode"), at the `check` push
 //! constant: see the `CHECK_*` constants.
