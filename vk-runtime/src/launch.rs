@@ -264,7 +264,7 @@ impl Runtime {
         self.usable()?;
         let mut prepared = Vec::new();
         let mut blocks = Vec::new();
-        let depth = self.check_depth();
+        let depth = self.check_depth(launches);
         for l in launches {
             let (ki, local, block) = self.resolve(l)?;
             let mut regions = Vec::new();
@@ -615,9 +615,17 @@ impl Runtime {
 
     /// The search depth of checked pipelines for the buffers live now
     /// (`spirv::checked::check_depth`), leaving room for the printf buffer
-    /// the next submission's slot may add.
-    fn check_depth(&self) -> u32 {
+    /// the next submission's slot may add; 0 (and no work) when none of
+    /// `launches` is of a checked program.
+    fn check_depth(&self, launches: &[Launch]) -> u32 {
         use pisa_translator::spirv::checked::{check_depth, CHECK_TABLE_ENTRIES};
+        let checked = launches.iter().any(|l| {
+            self.program(l.program)
+                .is_ok_and(|p| !p.check_sites.is_empty())
+        });
+        if !checked {
+            return 0;
+        }
         let entries = self.tracked_ranges(None).len() as u64 + 2;
         check_depth(entries).unwrap_or(CHECK_TABLE_ENTRIES.trailing_zeros())
     }
@@ -628,7 +636,12 @@ impl Runtime {
     fn fill_check_blocks(&mut self, slot: &Slot) -> Result<Vec<u64>> {
         use pisa_translator::spirv::checked::*;
         let mut at = vec![0u64; slot.check_of.len()];
-        let Some((cbuf, _)) = slot.check else {
+        // (a reused slot keeps its check block when this submission checks
+        // nothing: nothing to fill then)
+        let Some((cbuf, _)) = slot
+            .check
+            .filter(|_| slot.check_of.iter().any(Option::is_some))
+        else {
             return Ok(at);
         };
         let mut ranges = self.tracked_ranges(Some(slot));
@@ -768,7 +781,7 @@ impl Runtime {
         self.usable()?;
         let (ki, local, _) = self.resolve(l)?;
         let mut pipelines = Vec::new();
-        let depth = self.check_depth();
+        let depth = self.check_depth(std::slice::from_ref(l));
         for r in regions_of(l.range.global, local, self.info.max_workgroup_count) {
             pipelines.push(self.pipeline(l.program, ki, r.local, depth)?);
         }
