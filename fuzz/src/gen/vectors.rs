@@ -150,31 +150,42 @@ impl Gen<'_> {
             lines.push(format!("ld.{space}.{ty} {t}, [{addr}];"));
             let k = self.rng.below(n as u64) as u32;
             let d = self.pool(Class::int(bits));
-            if bits == 32 && (n > 4 || self.rng.chance(0.5)) {
-                lines.push(format!("extract.{k}.32b {}, {t};", reg(d)));
-            } else {
-                lines.push(format!(
-                    "mov.{bits}b {}, {t}.{};",
-                    reg(d),
-                    SWIZZLE[k as usize]
-                ));
-            }
+            let line = self.element_move(&t, n, bits, k, d, false);
+            lines.push(line);
             raw(lines, Some(d))
         } else {
             for k in 0..n {
                 let s = self.pool(Class::int(bits));
-                if bits == 32 && (n > 4 || self.rng.chance(0.5)) {
-                    lines.push(format!("insert.{k}.32b {t}, {};", reg(s)));
-                } else {
-                    lines.push(format!(
-                        "mov.{bits}b {t}.{}, {};",
-                        SWIZZLE[k as usize],
-                        reg(s)
-                    ));
-                }
+                let line = self.element_move(&t, n, bits, k, s, true);
+                lines.push(line);
             }
             lines.push(format!("st.{space}.{ty} [{addr}], {t};"));
             raw(lines, None)
+        }
+    }
+
+    /// Moves element `k` of the vector temporary `t` (`n` elements of
+    /// `bits`) out to the scalar `r`, or in from it (`into`): `extract`/
+    /// `insert` (32-bit elements; the only way past 4 elements) or `mov`
+    /// with a swizzle.
+    fn element_move(&mut self, t: &str, n: u32, bits: u32, k: u32, r: Reg, into: bool) -> String {
+        let r = reg(r);
+        if bits == 32 && (n > 4 || self.rng.chance(0.5)) {
+            let op = if into { "insert" } else { "extract" };
+            let (dst, src) = if into {
+                (t, r.as_str())
+            } else {
+                (r.as_str(), t)
+            };
+            format!("{op}.{k}.32b {dst}, {src};")
+        } else {
+            let e = format!("{t}.{}", SWIZZLE[k as usize]);
+            let (dst, src) = if into {
+                (e.as_str(), r.as_str())
+            } else {
+                (r.as_str(), e.as_str())
+            };
+            format!("mov.{bits}b {dst}, {src};")
         }
     }
 
