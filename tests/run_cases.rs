@@ -181,6 +181,28 @@ const CASES: &[Case] = &[
         [(1, "u32:1106,1003,1004,1210")],
         []
     ),
+    // long computations on constants and push constants ending in a load's address:
+    // llvmpipe's uniformity walk never finished compiling them (fuzz seed 7000096)
+    case!(
+        "tests/run/uniform_walk.pisa",
+        "k",
+        "1",
+        None,
+        ["buf:u64:zeros:2"],
+        [],
+        [(0, "u64:1060192639,107")],
+        []
+    ),
+    case!(
+        "tests/run/uniform_walk.pisa",
+        "squares",
+        "1",
+        None,
+        ["buf:u64:zeros:2"],
+        [],
+        [(0, "u64:833855397,105")],
+        []
+    ),
     // IEEE results with constant operands (llvmpipe's fast-math folds; fuzz find)
     case!(
         "tests/run/float_constant_folds.pisa",

@@ -49,7 +49,7 @@ impl DeviceInfo {
     /// How modules are translated for this device: the driver workarounds
     /// it needs (docs/abi.md) and the exact `fmad.f` where it has 64-bit
     /// floats and integers. `PISA_SPIRV_OPTIONS=unroll,loop-cap,relaxed,
-    /// opaque,fma-f64,exact-division` (any subset) overrides the workarounds, to track
+    /// opaque,opaque-push,fma-f64,exact-division` (any subset) overrides the workarounds, to track
     /// down driver bugs (README).
     pub fn translate_options(&self) -> pisa_translator::spirv::Options {
         let mut options = pisa_translator::spirv::Options::for_loop_cap(self.caps_loops)
@@ -61,6 +61,7 @@ impl DeviceInfo {
             options.detect_loop_cap = on.contains(&"loop-cap");
             options.relaxed_memory_orders = on.contains(&"relaxed");
             options.opaque_operands = on.contains(&"opaque");
+            options.opaque_push_constants = on.contains(&"opaque-push");
             options.fma_f32_via_f64 &= on.contains(&"fma-f64");
             options.exact_division &= on.contains(&"exact-division");
         }

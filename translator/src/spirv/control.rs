@@ -80,12 +80,7 @@ impl ControlVars {
             tx.b.store(p, zero, None, [])?;
         }
         if !self.exited.is_empty() {
-            // `work_dim == 0xFFFFFFFF`: always false (work_dim is 1..3), but
-            // not to the compiler
-            let dims = tx.push_load(Push::WorkDim as u32)?;
-            let all = tx.const_u32(u32::MAX);
-            let bt = tx.bool_ty();
-            self.never = Some(tx.b.i_equal(bt, None, dims, all)?);
+            self.never = Some(tx.never()?);
             let u32t = tx.uint(32);
             let addr = tx.push_addr(Push::Status)?;
             let pt = tx.ptr(StorageClass::PhysicalStorageBuffer, u32t);

@@ -168,7 +168,55 @@ impl ModuleCx<'_> {
         let pt = self.ptr(StorageClass::PushConstant, t);
         let idx = self.const_u32(index);
         let p = self.b.access_chain(pt, None, v, [idx])?;
-        Ok(self.b.load(t, None, p, None, [])?)
+        let loaded = self.b.load(t, None, p, None, [])?;
+        if !self.options.opaque_push_constants {
+            return Ok(loaded);
+        }
+        let z = self.hidden_zero(32)?;
+        let z = if t == u32t {
+            z
+        } else {
+            self.b.composite_construct(t, None, [z, z])?
+        };
+        Ok(self.b.bitwise_or(t, None, z, loaded)?)
+    }
+
+    /// A condition that is always false but not to any compiler:
+    /// `num_groups.x == 0` (a dispatch has at least one group). The exits of
+    /// loops the driver might cut short, and [`Self::hidden_zero`].
+    pub fn never(&mut self) -> R<Word> {
+        let groups = self.builtin_elem(BuiltIn::NumWorkgroups, "pisa_num_groups", 0)?;
+        let zero = self.const_u32(0);
+        let bt = self.bool_ty();
+        Ok(self.b.i_equal(bt, None, groups, zero)?)
+    }
+
+    /// A `bits`-wide zero no compiler can see is zero: [`Self::never`] as 1
+    /// or 0. With
+    /// [`crate::spirv::Options::opaque_push_constants`] (llvmpipe) every
+    /// push constant is read as `hidden_zero | value`, and
+    /// `FunctionCx::opaque` hides operands the same way, the hidden zero
+    /// always the first operand.
+    ///
+    /// Why push constants: Mesa 22.3's llvmpipe asks of the address of
+    /// every load whether it is uniform (`nir_src_is_always_uniform`), which
+    /// walks each ALU instruction's operands in order, without remembering
+    /// what it saw, until one is not uniform; constants and push constants
+    /// are. A computation whose every leaf is one of them, with values used
+    /// twice (40 `umul x, x, x` of `%globalsize.x`; a math-library call then
+    /// `fsqrt`'s exact rounding, fuzz seed 7000096), took that walk
+    /// exponential time and the compile never ended. `NumWorkgroups` is a
+    /// built-in input, not uniform to that walk, so it stops at the first
+    /// operand of every push constant and hidden operand: every non-constant
+    /// value then has a non-uniform first operand path, and the walk is
+    /// linear (`tests/run/uniform_walk.pisa`). What llvmpipe loses is the
+    /// single load for an address that only depends on push constants at the
+    /// top level of the kernel.
+    pub fn hidden_zero(&mut self, bits: u16) -> R<Word> {
+        let never = self.never()?;
+        let t = self.uint(bits);
+        let (one, zero) = (self.const_uint(bits, 1), self.const_uint(bits, 0));
+        Ok(self.b.select(t, None, never, one, zero)?)
     }
 
     /// A 64-bit address held in the push constants (data base, params).

@@ -108,6 +108,12 @@ pub struct Options {
     /// and aborts on atomics of float-computed values
     /// (`lower::FunctionCx::opaque`).
     pub opaque_operands: bool,
+    /// Read every push constant as `hidden_zero | value`
+    /// (`ModuleCx::hidden_zero`): Mesa 22.3's llvmpipe asks of every load's
+    /// address whether it is uniform by a walk that is exponential on
+    /// graphs of constants and push constants with shared values, and never
+    /// finished compiling some.
+    pub opaque_push_constants: bool,
     /// Declare `SignedZeroInfNanPreserve` for 16-, 32- and 64-bit floats (the
     /// device's `shaderSignedZeroInfNanPreserveFloatN`): keeps IEEE signed
     /// zeros, infinities and NaNs, which Vulkan otherwise leaves to the
@@ -146,6 +152,7 @@ impl Default for Options {
             detect_loop_cap: true,
             relaxed_memory_orders: false,
             opaque_operands: false,
+            opaque_push_constants: false,
             signed_zero_inf_nan_preserve: [false; 3],
             fma_f32_via_f64: false,
             fma_f32_native_fused: true,
@@ -165,6 +172,7 @@ impl Options {
             detect_loop_cap: caps_loops,
             relaxed_memory_orders: caps_loops,
             opaque_operands: caps_loops,
+            opaque_push_constants: caps_loops,
             signed_zero_inf_nan_preserve: [false; 3],
             fma_f32_via_f64: false,
             fma_f32_native_fused: true,

@@ -181,11 +181,7 @@ fn retry(
     fx.tx.b.branch_conditional(done, merge, cont, [])?;
     fx.tx.b.begin_block(Some(cont))?;
     if detect {
-        // `work_dim == 0xFFFFFFFF`: always false (work_dim is 1..3)
-        let dims = fx.tx.push_load(Push::WorkDim as u32)?;
-        let all = fx.tx.const_u32(u32::MAX);
-        let bt = fx.tx.bool_ty();
-        let never = fx.tx.b.i_equal(bt, None, dims, all)?;
+        let never = fx.tx.never()?;
         fx.tx.b.branch_conditional(never, merge, header, [])?;
     } else {
         fx.tx.b.branch(header)?;

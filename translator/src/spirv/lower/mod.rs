@@ -308,8 +308,9 @@ impl FunctionCx<'_, '_> {
     }
 
     /// `v` with its origin hidden from the driver's compiler when
-    /// [`crate::spirv::Options::opaque_operands`] is on: `v | (work_dim ==
-    /// 0xFFFFFFFF)`, always `v`, but no compiler can fold it. Mesa 22's
+    /// [`crate::spirv::Options::opaque_operands`] is on: `hidden_zero | v`
+    /// (`ModuleCx::hidden_zero`, first so that llvmpipe's uniformity walk
+    /// stops there), always `v`, but no compiler can fold it. Mesa 22's
     /// llvmpipe (LLVM 15) applies fast-math folds to floating-point
     /// operations whatever the module declares (`0 × x → 0` for x = ∞,
     /// `x + 0 → x` for x = −0: `tests/run/float_constant_folds.pisa`) and
@@ -320,16 +321,9 @@ impl FunctionCx<'_, '_> {
         if !self.tx.options.opaque_operands || bits > 64 {
             return Ok(v);
         }
-        let dims = self
-            .tx
-            .push_load(crate::spirv::entry::Push::WorkDim as u32)?;
-        let all = self.tx.const_u32(u32::MAX);
-        let bt = self.tx.bool_ty();
-        let never = self.tx.b.i_equal(bt, None, dims, all)?;
+        let z = self.tx.hidden_zero(bits)?;
         let t = self.tx.uint(bits);
-        let (one, zero) = (self.tx.const_uint(bits, 1), self.tx.const_uint(bits, 0));
-        let z = self.tx.b.select(t, None, never, one, zero)?;
-        Ok(self.tx.b.bitwise_or(t, None, v, z)?)
+        Ok(self.tx.b.bitwise_or(t, None, z, v)?)
     }
 
     /// A floating-point operand (`fbits` 32 or 64) as a float value.
