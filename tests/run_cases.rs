@@ -203,6 +203,16 @@ const CASES: &[Case] = &[
         [(0, "u64:833855397,105")],
         []
     ),
+    case!(
+        "tests/run/uniform_walk.pisa",
+        "addresses",
+        "1",
+        None,
+        ["buf:u64:zeros:2"],
+        [],
+        [(0, "u64:833855397,105")],
+        []
+    ),
     // IEEE results with constant operands (llvmpipe's fast-math folds; fuzz find)
     case!(
         "tests/run/float_constant_folds.pisa",

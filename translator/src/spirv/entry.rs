@@ -156,29 +156,25 @@ impl ModuleCx<'_> {
         w
     }
 
-    /// Loads a push-constant member (`index` into [`PUSH_MEMBERS`]).
+    /// Loads a push-constant member (`index` into [`PUSH_MEMBERS`]). The
+    /// 32-bit members (sizes, offsets, `%workdim`) are values a kernel
+    /// computes with, read through [`Self::hide_from_uniformity`]; the
+    /// address members are bases of accesses (`base + offset`), left
+    /// visible so that llvmpipe loads a kernel parameter or a variable at a
+    /// fixed offset once for the whole SIMD vector.
     pub fn push_load(&mut self, index: u32) -> R<Word> {
         let v = self.push_var();
         let u32t = self.uint(32);
-        let t = if is_address_member(index as usize) {
-            self.vec(u32t, 2)
-        } else {
-            u32t
-        };
+        let address = is_address_member(index as usize);
+        let t = if address { self.vec(u32t, 2) } else { u32t };
         let pt = self.ptr(StorageClass::PushConstant, t);
         let idx = self.const_u32(index);
         let p = self.b.access_chain(pt, None, v, [idx])?;
         let loaded = self.b.load(t, None, p, None, [])?;
-        if !self.options.opaque_push_constants {
+        if address {
             return Ok(loaded);
         }
-        let z = self.hidden_zero(32)?;
-        let z = if t == u32t {
-            z
-        } else {
-            self.b.composite_construct(t, None, [z, z])?
-        };
-        Ok(self.b.bitwise_or(t, None, z, loaded)?)
+        self.hide_from_uniformity(loaded, 32)
     }
 
     /// A condition that is always false but not to any compiler:
@@ -192,31 +188,41 @@ impl ModuleCx<'_> {
     }
 
     /// A `bits`-wide zero no compiler can see is zero: [`Self::never`] as 1
-    /// or 0. With
-    /// [`crate::spirv::Options::opaque_push_constants`] (llvmpipe) every
-    /// push constant is read as `hidden_zero | value`, and
-    /// `FunctionCx::opaque` hides operands the same way, the hidden zero
-    /// always the first operand.
-    ///
-    /// Why push constants: Mesa 22.3's llvmpipe asks of the address of
-    /// every load whether it is uniform (`nir_src_is_always_uniform`), which
-    /// walks each ALU instruction's operands in order, without remembering
-    /// what it saw, until one is not uniform; constants and push constants
-    /// are. A computation whose every leaf is one of them, with values used
-    /// twice (40 `umul x, x, x` of `%globalsize.x`; a math-library call then
-    /// `fsqrt`'s exact rounding, fuzz seed 7000096), took that walk
-    /// exponential time and the compile never ended. `NumWorkgroups` is a
-    /// built-in input, not uniform to that walk, so it stops at the first
-    /// operand of every push constant and hidden operand: every non-constant
-    /// value then has a non-uniform first operand path, and the walk is
-    /// linear (`tests/run/uniform_walk.pisa`). What llvmpipe loses is the
-    /// single load for an address that only depends on push constants at the
-    /// top level of the kernel.
+    /// or 0. `FunctionCx::opaque` and [`Self::hide_from_uniformity`] OR it
+    /// into a value, always as the first operand.
     pub fn hidden_zero(&mut self, bits: u16) -> R<Word> {
         let never = self.never()?;
         let t = self.uint(bits);
         let (one, zero) = (self.const_uint(bits, 1), self.const_uint(bits, 0));
         Ok(self.b.select(t, None, never, one, zero)?)
+    }
+
+    /// `hidden_zero | v` (`v` an integer of `bits`) with
+    /// [`crate::spirv::Options::opaque_push_constants`] (llvmpipe), else `v`:
+    /// for the push constants a kernel computes with, and the addresses of
+    /// variables taken as values (`addrof`, `addrcast`, `%printfbuffer`).
+    ///
+    /// Why: Mesa 22.3's llvmpipe asks of the address of every load whether
+    /// it is uniform (`nir_src_is_always_uniform`), which walks each ALU
+    /// instruction's operands in order, without remembering what it saw,
+    /// until one is not uniform; constants and push constants are. A
+    /// computation whose every leaf is one of them, with values used twice
+    /// (`x = x * x + 1` forty times on `%globalsize.x` or on a variable's
+    /// address; a math-library call then `fsqrt`'s exact rounding, fuzz
+    /// seed 7000096), took that walk exponential time and the compile never
+    /// ended. `NumWorkgroups` is a built-in input, not uniform to the walk,
+    /// so it stops at the first operand of every hidden value. The push
+    /// constants left visible are the bases of accesses, never inside such
+    /// a computation: every other value then has a first-operand path to a
+    /// non-uniform leaf, and the walk is linear
+    /// (`tests/run/uniform_walk.pisa`).
+    pub fn hide_from_uniformity(&mut self, v: Word, bits: u16) -> R<Word> {
+        if !self.options.opaque_push_constants {
+            return Ok(v);
+        }
+        let z = self.hidden_zero(bits)?;
+        let t = self.uint(bits);
+        Ok(self.b.bitwise_or(t, None, z, v)?)
     }
 
     /// A 64-bit address held in the push constants (data base, params).
@@ -313,7 +319,10 @@ impl FunctionCx<'_, '_> {
             "subgroupsize" => (tx.const_u32(32), 32),
             // the runtime allocates the buffer and decodes it after the
             // launch (docs/abi.md, "The printf buffer")
-            "printfbuffer" => (tx.push_addr(Push::PrintfBuffer)?, 64),
+            "printfbuffer" => {
+                let v = tx.push_addr(Push::PrintfBuffer)?;
+                (tx.hide_from_uniformity(v, 64)?, 64)
+            }
             // computed by the SIMT emitter for the instruction being lowered
             "activemask" => match self.simt.as_ref().and_then(|s| s.activemask) {
                 Some(m) => (m, 32),

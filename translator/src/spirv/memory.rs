@@ -97,6 +97,17 @@ impl FunctionCx<'_, '_> {
         }
     }
 
+    /// The address of a memory variable taken as a value (`addrof`,
+    /// `addrcast`), hidden from llvmpipe's uniformity walk where it is the
+    /// data block's (`ModuleCx::hide_from_uniformity`): a kernel may compute
+    /// with it.
+    pub fn var_address_value(&mut self, name: Name, span: crate::diag::Span) -> R<Word> {
+        match self.var_address(name, span)? {
+            (v, Mem::Device) => self.tx.hide_from_uniformity(v, 64),
+            (v, _) => Ok(v),
+        }
+    }
+
     /// Computes an address operand. `space` is the instruction's address
     /// space qualifier (`None` for generic).
     pub fn address(&mut self, a: &AddrOperand, space: Option<Addrspace>) -> R<(Word, Mem)> {

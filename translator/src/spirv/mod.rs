@@ -108,11 +108,12 @@ pub struct Options {
     /// and aborts on atomics of float-computed values
     /// (`lower::FunctionCx::opaque`).
     pub opaque_operands: bool,
-    /// Read every push constant as `hidden_zero | value`
-    /// (`ModuleCx::hidden_zero`): Mesa 22.3's llvmpipe asks of every load's
-    /// address whether it is uniform by a walk that is exponential on
-    /// graphs of constants and push constants with shared values, and never
-    /// finished compiling some.
+    /// Read the push constants a kernel computes with, and the addresses of
+    /// variables taken as values, as `hidden_zero | value`
+    /// (`ModuleCx::hide_from_uniformity`): Mesa 22.3's llvmpipe asks of
+    /// every load's address whether it is uniform by a walk that is
+    /// exponential on graphs of constants and push constants with shared
+    /// values, and never finished compiling some.
     pub opaque_push_constants: bool,
     /// Declare `SignedZeroInfNanPreserve` for 16-, 32- and 64-bit floats (the
     /// device's `shaderSignedZeroInfNanPreserveFloatN`): keeps IEEE signed

@@ -33,7 +33,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                         Some(&(i, _)) => fx
                             .tx
                             .const_uint(64, crate::spirv::layout::function_address(i)),
-                        None => fx.var_address(*n, *span)?.0,
+                        None => fx.var_address_value(*n, *span)?,
                     }
                 }
                 other => return Err(fx.unsupported(other.span(), "addrof operand")),
@@ -53,7 +53,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             let v = if ins.q("to") == Some("generic") {
                 let from = mem(ins.q("from"));
                 let v = match src {
-                    Operand::Symbol(n, span) => fx.var_address(*n, *span)?.0,
+                    Operand::Symbol(n, span) => fx.var_address_value(*n, *span)?,
                     op => fx.read(op, if from == Mem::Device { 64 } else { 32 })?,
                 };
                 fx.generic_address(v, from)?
