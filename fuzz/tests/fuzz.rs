@@ -123,6 +123,27 @@ fn every_vector_shape_is_generated() {
     assert!(missing.is_empty(), "never generated: {missing:?}");
 }
 
+/// Long computations on values the same for every work-item, ending in a
+/// load's address (`Gen::uniform_chain`), start from each kind of such value
+/// (llvmpipe's uniformity walk, docs/fuzzing.md).
+#[test]
+fn uniform_chains_start_from_every_kind_of_uniform_value() {
+    let cfg = GenConfig::default();
+    let text: Vec<String> = (0..300).map(|s| generate(s, &cfg).source).collect();
+    for start in [
+        "mov.64b %tA, %globalsize.x;",
+        "mov.32b %ta, %workdim;",
+        "addrof.64b %tA, @ctab;",
+        "mov.32b %ta, %u2;",
+    ] {
+        assert!(
+            text.iter().any(|t| t.contains(start)),
+            "no chain starts with `{start}`"
+        );
+    }
+    assert!(text.iter().any(|t| t.contains("umul.32b %ta, %ta, %ta;")));
+}
+
 #[test]
 fn programs_assemble_translate_and_validate() {
     // every program translates, with or without sub-group code (the

@@ -89,6 +89,9 @@ pub struct GenConfig {
     pub globals: bool,
     /// `.const` tables.
     pub consts: bool,
+    /// `.const` loads at the end of long computations on values the same for
+    /// every work-item (`Gen::uniform_chain`; needs `consts`).
+    pub uniform_chains: bool,
     pub atomics: bool,
     /// `fatom` (add of exactly representable values, min/max).
     pub float_atomics: bool,
@@ -146,6 +149,7 @@ impl Default for GenConfig {
             generic: true,
             globals: true,
             consts: true,
+            uniform_chains: true,
             atomics: true,
             float_atomics: true,
             atomic_ld_st: true,
@@ -183,7 +187,7 @@ impl GenConfig {
         flags!(int8 int16 int64 int128 vectors wide_vectors packed bit_ops division f32 f16 f64 rounding
             ftz saturate nan canonical_nan fmad_df signed_zero_minmax frcp transcendental fast_math loops irreducible
             early_returns calls indirect_calls shared barriers fences private generic globals
-            consts atomics float_atomics atomic_ld_st partial_groups offsets subgroups);
+            consts uniform_chains atomics float_atomics atomic_ld_st partial_groups offsets subgroups);
         Ok(())
     }
 }

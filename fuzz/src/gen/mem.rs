@@ -45,6 +45,9 @@ impl Gen<'_> {
             0 if self.cfg.private => Some(self.private_access()),
             1 if self.cfg.globals => Some(self.gscr_access()),
             2 if k => Some(self.input_load()),
+            3 if self.cfg.consts && self.cfg.uniform_chains && self.rng.chance(0.15) => {
+                Some(self.uniform_chain())
+            }
             3 if self.cfg.consts => Some(self.const_load()),
             4 if k => Some(self.emit()),
             5 if self.cfg.generic => self.generic_access(),
@@ -236,6 +239,56 @@ impl Gen<'_> {
             "zext.64b.32b %tA, %ta;".to_string(),
             format!("ld.const.{ty} {}, [@ctab + %tA];", reg(d)),
         ];
+        raw(lines, Some(d))
+    }
+
+    /// A `.const` load whose address is a long computation on a value the
+    /// same for every work-item (a push constant, a variable's address, a
+    /// uniform register), every step using its value twice: llvmpipe's
+    /// uniformity walk over load addresses took exponential time on such
+    /// graphs (docs/fuzzing.md, seed 7000096).
+    fn uniform_chain(&mut self) -> Stmt {
+        let (ty, c, size) = access_class(self);
+        let d = self.pool(c);
+        let mut lines: Vec<String> = match self.rng.below(4) {
+            0 => vec![
+                "mov.64b %tA, %globalsize.x;".into(),
+                "trunc.32b.64b %ta, %tA;".into(),
+            ],
+            1 => vec!["mov.32b %ta, %workdim;".into()],
+            // the address's low bits, 0 (`@ctab` is 8-aligned) on every
+            // device, plus a constant
+            2 => vec![
+                "addrof.64b %tA, @ctab;".into(),
+                "trunc.32b.64b %ta, %tA;".into(),
+                "and.32b %ta, %ta, 7;".into(),
+                format!("iadd.32b %ta, %ta, {};", self.rng.below(1 << 16)),
+            ],
+            _ => vec!["mov.32b %ta, %u2;".into()],
+        };
+        for _ in 0..8 + self.rng.below(33) {
+            let k = 1 + self.rng.below(31);
+            match self.rng.below(3) {
+                0 => {
+                    lines.push("umul.32b %ta, %ta, %ta;".into());
+                    lines.push(format!("iadd.32b %ta, %ta, {};", k | 1));
+                }
+                1 => {
+                    lines.push(format!("shl.32b %tb, %ta, {k};"));
+                    lines.push("xor.32b %ta, %ta, %tb;".into());
+                }
+                _ => {
+                    lines.push(format!("shr.32b %tb, %ta, {k};"));
+                    lines.push("iadd.32b %ta, %ta, %tb;".into());
+                }
+            }
+        }
+        lines.extend([
+            format!("and.32b %ta, %ta, {};", 64 / size - 1),
+            format!("shl.32b %ta, %ta, {};", size.trailing_zeros()),
+            "zext.64b.32b %tA, %ta;".to_string(),
+            format!("ld.const.{ty} {}, [@ctab + %tA];", reg(d)),
+        ]);
         raw(lines, Some(d))
     }
 
