@@ -35,14 +35,16 @@
 //! Where that 14 goes (perf, 2026-12-02): 88% of the compile is in LLVM,
 //! in control-flow work (`Instruction::getSuccessor`, dominator trees, the
 //! coroutine frame: llvmpipe makes a kernel with barriers a coroutine, and
-//! LLVM 15's analysis of what crosses a suspend point grows roughly with the square
-//! of the blocks). Each search step's load is one of llvmpipe's per-lane
-//! loops, so a checked access adds depth + 2 loops to the one the access
-//! has. A uniform buffer would not: llvmpipe gathers from one without a
-//! loop (`emit_load_ubo` in Mesa 22.3's `lp_bld_nir_soa.c`), but the table
-//! would need a descriptor set, which the runtime has none of (everything
-//! goes through push constants and buffer device addresses) — the next step
-//! if checked mode's compile time matters.
+//! LLVM 15's analysis of what crosses a suspend point grows roughly with
+//! the square of the blocks). Every load is one of llvmpipe's per-lane
+//! loops, so a checked access adds depth + 1 loops to the one the access
+//! has (one per search step, and the end of the entry found; its start is
+//! at or below the address by construction). A uniform buffer would not:
+//! llvmpipe gathers from one without a loop (`emit_load_ubo` in Mesa
+//! 22.3's `lp_bld_nir_soa.c`), but the table would need a descriptor set,
+//! which the runtime has none of (everything goes through push constants
+//! and buffer device addresses) — the next step if checked mode's compile
+//! time matters.
 //!
 //! The check block (docs/abi.md, "Checked mode"), at the `check` push
 //! constant: see the `CHECK_*` constants.
@@ -452,14 +454,13 @@ pub fn emit_device_check(tx: &mut ModuleCx) -> Result<(), TranslateError> {
         i = tx.b.select(u64t, None, take, j, i)?;
         step /= 2;
     }
-    let first = load_at(tx, i, 0)?;
+    // entry i starts at or below addr by construction (entry 0 at 0), so
+    // only its end is loaded: every load is one of llvmpipe's per-lane loops
     let past = load_at(tx, i, 8)?;
-    let a = tx.b.u_less_than_equal(bt, None, first, addr)?;
-    let b = tx.b.u_less_than_equal(bt, None, end, past)?;
+    let inside = tx.b.u_less_than_equal(bt, None, end, past)?;
     // an access that wraps around the address space is never good
-    let c = tx.b.u_less_than_equal(bt, None, addr, end)?;
-    let ab = tx.b.logical_and(bt, None, a, b)?;
-    let ok = tx.b.logical_and(bt, None, ab, c)?;
+    let no_wrap = tx.b.u_less_than_equal(bt, None, addr, end)?;
+    let ok = tx.b.logical_and(bt, None, inside, no_wrap)?;
     tx.b.ret_value(ok)?;
     tx.b.end_function()?;
     Ok(())
