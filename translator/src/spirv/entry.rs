@@ -213,9 +213,9 @@ impl ModuleCx<'_> {
     /// ended. `NumWorkgroups` is a built-in input, not uniform to the walk,
     /// so it stops at the first operand of every hidden value. The push
     /// constants left visible are the bases of accesses, never inside such
-    /// a computation: every other value then has a first-operand path to a
-    /// non-uniform leaf, and the walk is linear
-    /// (`tests/run/uniform_walk.pisa`).
+    /// a computation: every other value that is not a constant then reaches
+    /// a non-uniform leaf through its first operand that is not a constant,
+    /// and the walk is linear (`tests/run/uniform_walk.pisa`).
     pub fn hide_from_uniformity(&mut self, v: Word, bits: u16) -> R<Word> {
         if !self.options.opaque_push_constants {
             return Ok(v);
