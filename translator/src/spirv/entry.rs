@@ -220,6 +220,12 @@ impl ModuleCx<'_> {
         if !self.options.opaque_push_constants {
             return Ok(v);
         }
+        self.or_hidden_zero(v, bits)
+    }
+
+    /// `hidden_zero | v`, always `v`, the hidden zero first (the shape both
+    /// [`Self::hide_from_uniformity`] and `FunctionCx::opaque` emit).
+    pub fn or_hidden_zero(&mut self, v: Word, bits: u16) -> R<Word> {
         let z = self.hidden_zero(bits)?;
         let t = self.uint(bits);
         Ok(self.b.bitwise_or(t, None, z, v)?)

@@ -321,9 +321,7 @@ impl FunctionCx<'_, '_> {
         if !self.tx.options.opaque_operands || bits > 64 {
             return Ok(v);
         }
-        let z = self.tx.hidden_zero(bits)?;
-        let t = self.tx.uint(bits);
-        Ok(self.tx.b.bitwise_or(t, None, z, v)?)
+        self.tx.or_hidden_zero(v, bits)
     }
 
     /// A floating-point operand (`fbits` 32 or 64) as a float value.
