@@ -169,7 +169,11 @@ impl<D: pisa_vk_runtime::Device> Device for ApiDevice<D> {
         format!("{}{}", self.name, self.build.suffix())
     }
     fn run(&mut self, case: &Case) -> Result<Outputs, String> {
-        run_built(&mut self.dev, case, self.build).0
+        let (r, prog) = run_built(&mut self.dev, case, self.build);
+        if let Some(p) = prog {
+            self.dev.unload(p);
+        }
+        r
     }
 }
 

@@ -284,6 +284,8 @@ fn runs_on_the_cpu_device_deterministically() {
         let v = check_alone(&case, &mut dev);
         assert!(!v.is_finding(), "seed {seed}: {v}");
     }
+    // each run unloads its program: a campaign's memory stays bounded
+    assert_eq!(dev.dev.loaded_programs(), 0);
 }
 
 /// The configuration compared between lavapipe and the reference device in

@@ -104,6 +104,7 @@ impl CpuDevice {
             .collect();
         self.memory.set_read_only(data_base, read_only);
         let decoded = decode(program, source, &layout, data_base).map_err(|u| {
+            self.memory.free(data_base);
             RuntimeError::Unsupported(format!("{}: `{}`: {}", u.site.at, u.site.text, u.what))
         })?;
         let kernels = layout
@@ -141,11 +142,18 @@ impl CpuDevice {
         Ok(ProgramId::from_index(self.programs.len() - 1))
     }
 
+    /// How many programs are loaded (not yet unloaded).
+    pub fn loaded_programs(&self) -> usize {
+        self.programs.iter().flatten().count()
+    }
+
     fn program(&self, id: ProgramId) -> Result<&Loaded> {
-        self.programs
-            .get(id.index())
-            .and_then(|p| p.as_ref())
-            .ok_or_else(|| RuntimeError::BadArgument("unknown program".into()))
+        match self.programs.get(id.index()) {
+            Some(Some(p)) => Ok(p),
+            // the Vulkan runtime's words
+            Some(None) => Err(RuntimeError::BadArgument("the module was unloaded".into())),
+            None => Err(RuntimeError::BadArgument("unknown program".into())),
+        }
     }
 
     fn buffer(&self, id: BufferId) -> Result<(u64, u64)> {
@@ -190,6 +198,12 @@ impl Device for CpuDevice {
     fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId> {
         let program = ir::build(module);
         self.load_program(&program, module.source())
+    }
+
+    fn unload(&mut self, id: ProgramId) {
+        if let Some(p) = self.programs.get_mut(id.index()).and_then(Option::take) {
+            self.memory.free(p.data_base);
+        }
     }
 
     fn kernels(&self, id: ProgramId) -> Result<Vec<KernelInfo>> {
@@ -366,5 +380,44 @@ impl Device for CpuDevice {
         self.last_steps = steps;
         result?;
         Ok(LaunchTiming { kernel_ns, printf })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = ".version 0.1;\n.target 100;\n\
+        .global .align 4 .host_access(\"g\") @g[8] = {.32b 7, .32b 9};\n\
+        .kernel @k() { return; }\n";
+
+    /// Unloading frees the program's data block, and its id is an error
+    /// afterwards (the fuzzer loads program after program on one device).
+    #[test]
+    fn unload_frees_the_program_and_its_globals() {
+        let m = pisa_translator::assemble("u.pisa", SRC).expect("assembles");
+        let mut dev = CpuDevice::new();
+        let before = dev.memory.live_allocations();
+        let a = dev.load(&m).expect("loads");
+        let b = dev.load(&m).expect("loads");
+        assert_eq!(dev.loaded_programs(), 2);
+        assert_eq!(dev.memory.live_allocations(), before + 2);
+        dev.unload(a);
+        dev.unload(a); // twice: nothing more happens
+        assert_eq!(dev.loaded_programs(), 1);
+        assert_eq!(dev.memory.live_allocations(), before + 1);
+        let e = dev.read_global(a, "g").expect_err("unloaded");
+        assert!(e.to_string().contains("unloaded"), "{e}");
+        assert_eq!(
+            dev.read_global(b, "g").expect("loaded"),
+            [7, 0, 0, 0, 9, 0, 0, 0]
+        );
+        dev.unload(b);
+        assert_eq!(dev.loaded_programs(), 0);
+        assert_eq!(dev.memory.live_allocations(), before);
+        let e = dev
+            .kernels(ProgramId::from_index(5))
+            .expect_err("never loaded");
+        assert!(e.to_string().contains("unknown program"), "{e}");
     }
 }

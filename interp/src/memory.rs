@@ -103,6 +103,11 @@ impl DeviceMemory {
         base
     }
 
+    /// How many allocations are live.
+    pub fn live_allocations(&self) -> usize {
+        self.allocs.len()
+    }
+
     pub fn free(&mut self, base: u64) -> bool {
         self.allocs.remove(&base).is_some()
     }

@@ -19,6 +19,10 @@ pub trait Device {
         let module = pisa_translator::link::link(sources).map_err(crate::RuntimeError::Assemble)?;
         self.load(&module)
     }
+    /// Releases a loaded program (its code, pipelines and globals); every
+    /// later use of its id is an error. A process that loads program after
+    /// program on one device (the fuzzer) keeps its memory bounded this way.
+    fn unload(&mut self, id: ProgramId);
     fn kernels(&self, id: ProgramId) -> Result<Vec<KernelInfo>>;
     fn globals(&self, id: ProgramId) -> Result<Vec<GlobalInfo>>;
     fn read_global(&self, id: ProgramId, name: &str) -> Result<Vec<u8>>;
@@ -49,6 +53,9 @@ impl Device for Runtime {
     }
     fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId> {
         Runtime::load(self, module)
+    }
+    fn unload(&mut self, id: ProgramId) {
+        Runtime::unload(self, id)
     }
     fn kernels(&self, id: ProgramId) -> Result<Vec<KernelInfo>> {
         Runtime::kernels(self, id)
