@@ -85,29 +85,16 @@ impl<D: pisa_vk_runtime::Device> ApiDevice<D> {
     }
 }
 
-/// Runs `case` on a runtime device, buffers allocated and freed around the
-/// launch; also returns the loaded program (for devices that can unload it).
-pub fn run_on(
-    dev: &mut dyn pisa_vk_runtime::Device,
-    case: &Case,
-) -> (Result<Outputs, String>, Option<pisa_vk_runtime::ProgramId>) {
-    run_built(dev, case, Build::Assemble)
-}
-
-/// [`run_on`] with the module built as `build` says.
-pub fn run_built(
+/// Runs `case` on a runtime device with the module built as `build` says:
+/// the program loaded, and buffers allocated, before the launch, all freed
+/// after it (a campaign's memory stays flat).
+fn run_built(
     dev: &mut dyn pisa_vk_runtime::Device,
     case: &Case,
     build: Build,
-) -> (Result<Outputs, String>, Option<pisa_vk_runtime::ProgramId>) {
-    let module = match build.module(case) {
-        Ok(m) => m,
-        Err(e) => return (Err(e), None),
-    };
-    let prog = match dev.load(&module) {
-        Ok(p) => p,
-        Err(e) => return (Err(format!("load: {e}")), None),
-    };
+) -> Result<Outputs, String> {
+    let module = build.module(case)?;
+    let prog = dev.load(&module).map_err(|e| format!("load: {e}"))?;
     let mut bufs = Vec::new();
     let result = (|| {
         let mut args = Vec::new();
@@ -161,7 +148,8 @@ pub fn run_built(
     for (_, id) in bufs {
         dev.free_buffer(id);
     }
-    (result, Some(prog))
+    dev.unload(prog);
+    result
 }
 
 impl<D: pisa_vk_runtime::Device> Device for ApiDevice<D> {
@@ -169,11 +157,7 @@ impl<D: pisa_vk_runtime::Device> Device for ApiDevice<D> {
         format!("{}{}", self.name, self.build.suffix())
     }
     fn run(&mut self, case: &Case) -> Result<Outputs, String> {
-        let (r, prog) = run_built(&mut self.dev, case, self.build);
-        if let Some(p) = prog {
-            self.dev.unload(p);
-        }
-        r
+        run_built(&mut self.dev, case, self.build)
     }
 }
 
@@ -246,10 +230,7 @@ impl Device for VulkanDevice {
         )
     }
     fn run(&mut self, case: &Case) -> Result<Outputs, String> {
-        let (r, prog) = run_built(&mut self.rt, case, self.build);
-        if let Some(p) = prog {
-            self.rt.unload(p);
-        }
+        let r = run_built(&mut self.rt, case, self.build);
         // a runtime is unusable after a timeout or a lost device: the next
         // case gets a fresh one (this case still reports the failure)
         if matches!(&r, Err(e) if e.contains("did not finish") || e.contains("device was lost") || e.contains("unusable"))
