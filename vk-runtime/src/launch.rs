@@ -107,12 +107,45 @@ struct Region {
 /// dimension really is smaller (OpenCL 2.0): every dispatched work-item is in
 /// range and work-group barriers stay uniform. Regions with more work-groups
 /// than the device takes in one dispatch (`maxComputeWorkGroupCount`, 65,535
-/// on many devices) are split further, each piece at its own group offset.
-fn regions_of(global: [u32; 3], local: [u32; 3], max_groups: [u32; 3]) -> Vec<Region> {
+/// on many devices) are split further, each piece at its own group offset,
+/// and so are regions of more than [`MAX_GROUPS_PER_DISPATCH`] work-groups in
+/// all, counted in 64 bits.
+fn regions_of(global: [u32; 3], local: [u32; 3], max_groups: [u32; 3]) -> Result<Vec<Region>> {
     let mut out = Vec::new();
-    for r in ndrange_regions(global, local) {
+    let whole = ndrange_regions(global, local);
+    let pieces = |r: &Region| -> ([u32; 3], u64) {
+        // the largest piece in each dimension: the device's limit, and in y
+        // and z what keeps the piece's total within MAX_GROUPS_PER_DISPATCH
+        let mut piece = [0u32; 3];
+        let mut total = 1u64;
+        let mut count = 1u64;
+        for d in 0..3 {
+            let room = (MAX_GROUPS_PER_DISPATCH / total).max(1);
+            let p = u64::from(max_groups[d].max(1).min(r.groups[d].max(1))).min(room);
+            piece[d] = p as u32;
+            total *= p;
+            count = count.saturating_mul(u64::from(r.groups[d]).div_ceil(p));
+        }
+        (piece, count)
+    };
+    let dispatches = whole
+        .iter()
+        .fold(0u64, |n, r| n.saturating_add(pieces(r).1));
+    if dispatches > MAX_DISPATCHES {
+        let groups: u128 = (0..3)
+            .map(|d| u128::from(global[d].div_ceil(local[d].max(1))))
+            .product();
+        return Err(RuntimeError::BadLaunch(format!(
+            "global size {global:?} with local size {local:?} is {groups} work-groups, \
+             {dispatches} dispatches of at most {MAX_GROUPS_PER_DISPATCH} work-groups within \
+             the device's maxComputeWorkGroupCount {max_groups:?}; at most {MAX_DISPATCHES} \
+             dispatches are recorded for one launch"
+        )));
+    }
+    for r in whole {
+        let piece = pieces(&r).0;
         let chunks = |d: usize| {
-            let max = max_groups[d].max(1);
+            let max = piece[d];
             (0..r.groups[d].div_ceil(max)).map(move |k| (k * max, (r.groups[d] - k * max).min(max)))
         };
         for (sx, nx) in chunks(0) {
@@ -131,8 +164,20 @@ fn regions_of(global: [u32; 3], local: [u32; 3], max_groups: [u32; 3]) -> Vec<Re
             }
         }
     }
-    out
+    Ok(out)
 }
+
+/// The most dispatches one launch records (an NDRange of at least 2^46
+/// work-groups needs more: it would run for days, and its command buffer
+/// alone would take gigabytes).
+const MAX_DISPATCHES: u64 = 1 << 16;
+
+/// The most work-groups one dispatch is given, all dimensions together.
+/// Mesa's lavapipe counts a dispatch's work-groups in 32 bits: 4096 × 8192 ×
+/// 129 groups (2^32 and more) ran only their count modulo 2^32, and exactly
+/// 2^32 ran none, without an error. Below 2^31, so that no driver's signed
+/// 32-bit count overflows either; a larger NDRange becomes several dispatches.
+pub(crate) const MAX_GROUPS_PER_DISPATCH: u64 = 1 << 30;
 
 /// The full and partial work-groups of an NDRange, as up to 8 regions.
 fn ndrange_regions(global: [u32; 3], local: [u32; 3]) -> Vec<Region> {
@@ -268,7 +313,7 @@ impl Runtime {
         for l in launches {
             let (ki, local, block) = self.resolve(l)?;
             let mut regions = Vec::new();
-            for r in regions_of(l.range.global, local, self.info.max_workgroup_count) {
+            for r in regions_of(l.range.global, local, self.info.max_workgroup_count)? {
                 regions.push((r, self.pipeline(l.program, ki, r.local, depth)?));
             }
             // the driver compiles what it has not yet, outside the launches'
@@ -782,7 +827,7 @@ impl Runtime {
         let (ki, local, _) = self.resolve(l)?;
         let mut pipelines = Vec::new();
         let depth = self.check_depth(std::slice::from_ref(l));
-        for r in regions_of(l.range.global, local, self.info.max_workgroup_count) {
+        for r in regions_of(l.range.global, local, self.info.max_workgroup_count)? {
             pipelines.push(self.pipeline(l.program, ki, r.local, depth)?);
         }
         self.warm_up(l.program, pipelines)
@@ -986,10 +1031,12 @@ mod tests {
             ([10, 10, 10], [4, 3, 7], [1, 1, 1]),
         ] {
             let mut seen = std::collections::HashMap::new();
-            for r in regions_of(global, local, max) {
+            let mut counted = 0u64;
+            for r in regions_of(global, local, max).unwrap() {
                 for (g, m) in r.groups.iter().zip(max) {
                     assert!(*g <= m && *g > 0, "{r:?}");
                 }
+                counted += r.groups.iter().map(|&g| u64::from(g)).product::<u64>();
                 for x in 0..r.groups[0] {
                     for y in 0..r.groups[1] {
                         for z in 0..r.groups[2] {
@@ -1017,7 +1064,57 @@ mod tests {
                 .map(|d| global[d].div_ceil(local[d]) as u64)
                 .product();
             assert_eq!(seen.len() as u64, groups);
+            assert_eq!(counted, groups);
             assert!(seen.values().all(|&n| n == 1));
         }
+    }
+
+    /// NDRanges of 2^32 work-groups and more (issue 33, item 1): lavapipe ran
+    /// their count modulo 2^32. Every dispatch stays at or below
+    /// MAX_GROUPS_PER_DISPATCH, and the dispatches tile the NDRange exactly:
+    /// disjoint boxes whose volumes add up to the whole.
+    #[test]
+    fn dispatches_of_2_to_the_32_groups_and_more_are_split() {
+        for (global, local, max) in [
+            ([4096, 8192, 129], [1, 1, 1], [65_535, 65_535, 65_535]),
+            (
+                [65_536, 65_536, 1],
+                [1, 1, 1],
+                [u32::MAX, u32::MAX, u32::MAX],
+            ),
+            ([u32::MAX, 3, 1], [1, 1, 1], [u32::MAX, 65_535, 65_535]),
+            ([1_000_003, 70_000, 71], [7, 3, 1], [65_535, 65_535, 65_535]),
+        ] {
+            let regions = regions_of(global, local, max).unwrap();
+            let mut counted = 0u64;
+            for r in &regions {
+                let n: u64 = r.groups.iter().map(|&g| u64::from(g)).product();
+                assert!(n <= MAX_GROUPS_PER_DISPATCH && n > 0, "{r:?}");
+                for d in 0..3 {
+                    assert!(r.groups[d] <= max[d], "{r:?}");
+                    let end = u64::from(r.group_offset[d]) + u64::from(r.groups[d]);
+                    assert!(end <= u64::from(global[d].div_ceil(local[d])), "{r:?}");
+                }
+                counted += n;
+            }
+            // disjoint: no two regions' boxes overlap
+            for (i, a) in regions.iter().enumerate() {
+                for b in &regions[i + 1..] {
+                    let overlap = (0..3).all(|d| {
+                        a.group_offset[d] < b.group_offset[d] + b.groups[d]
+                            && b.group_offset[d] < a.group_offset[d] + a.groups[d]
+                    });
+                    assert!(!overlap, "{a:?} {b:?}");
+                }
+            }
+            let groups: u64 = (0..3)
+                .map(|d| u64::from(global[d].div_ceil(local[d])))
+                .product();
+            assert_eq!(counted, groups, "{global:?} {local:?}");
+        }
+        // an NDRange that would need more dispatches than one launch records
+        // is refused, not recorded in part
+        let e = regions_of([u32::MAX; 3], [1; 3], [65_535; 3]).unwrap_err();
+        assert!(e.to_string().contains("dispatches"), "{e}");
     }
 }
