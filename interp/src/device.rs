@@ -4,8 +4,8 @@
 
 use crate::decode::{decode, Decoded};
 use crate::exec::NdInfo;
-use crate::group::{GroupError, GroupRun};
-use crate::memory::DeviceMemory;
+use crate::group::{Clock, GroupError, GroupRun};
+use crate::memory::{try_copy, try_zeroed, DeviceMemory};
 use pisa_translator::ir::{self, Space};
 use pisa_translator::spirv::layout::{self, Layout};
 use pisa_vk_runtime::{
@@ -91,10 +91,9 @@ impl CpuDevice {
     /// Loads a module already in IR form (the source text names locations).
     pub fn load_program(&mut self, program: &ir::Program, source: &str) -> Result<ProgramId> {
         let layout = layout::layout(program);
-        let data_base = self.memory.alloc(layout.data_bytes);
-        let init = layout.data_block(data_base);
+        let data_base = self.alloc(layout.data_bytes, "the module's data block")?;
         if let Some(block) = self.memory.allocation_mut(data_base) {
-            block.copy_from_slice(&init);
+            layout.write_data_block(data_base, block);
         }
         let read_only = layout
             .data
@@ -174,10 +173,25 @@ impl CpuDevice {
         Ok((p.data_base, g.clone()))
     }
 
+    /// A zeroed allocation of `size` bytes of device memory, or the
+    /// Vulkan runtime's out-of-memory error naming `what`.
+    fn alloc(&mut self, size: u64, what: &str) -> Result<u64> {
+        self.memory
+            .alloc(size)
+            .ok_or_else(|| RuntimeError::OutOfMemory(format!("{what} of {size} bytes")))
+    }
+
     fn kernel_error(&self, p: &Loaded, e: GroupError, group: [u32; 3]) -> RuntimeError {
         match e {
             GroupError::Timeout => RuntimeError::Timeout(self.timeout),
             GroupError::Barrier(m) => RuntimeError::Kernel(m),
+            GroupError::OutOfMemory(m) => RuntimeError::OutOfMemory(m),
+            GroupError::Trap { trap, local } if trap.out_of_memory => {
+                RuntimeError::OutOfMemory(format!(
+                    "{} (work-item {local:?} of work-group {group:?})",
+                    trap.what
+                ))
+            }
             GroupError::Trap { trap, local } => {
                 let site = p.decoded.sites.get(trap.site as usize);
                 let at = site.map_or(String::new(), |s| format!("{}: `{}`: ", s.at, s.text));
@@ -216,7 +230,9 @@ impl Device for CpuDevice {
 
     fn read_global(&self, id: ProgramId, name: &str) -> Result<Vec<u8>> {
         let (base, g) = self.global(id, name)?;
-        let mut out = vec![0; g.size as usize];
+        let mut out = try_zeroed(g.size).ok_or_else(|| {
+            RuntimeError::OutOfMemory(format!("a copy of global `{name}`, {} bytes", g.size))
+        })?;
         self.memory
             .read(base + g.offset, &mut out)
             .map_err(|f| RuntimeError::BadArgument(f.to_string()))?;
@@ -247,7 +263,7 @@ impl Device for CpuDevice {
                 "a buffer of {size} bytes"
             )));
         }
-        let base = self.memory.alloc(size);
+        let base = self.alloc(size, "a buffer")?;
         self.buffers.push(Some((base, size)));
         Ok(BufferId::from_index(self.buffers.len() - 1))
     }
@@ -272,11 +288,13 @@ impl Device for CpuDevice {
     }
 
     fn download(&self, id: BufferId) -> Result<Vec<u8>> {
-        let (base, _) = self.buffer(id)?;
-        self.memory
+        let (base, size) = self.buffer(id)?;
+        let b = self
+            .memory
             .allocation(base)
-            .map(|b| b.to_vec())
-            .ok_or_else(|| RuntimeError::BadArgument("unknown buffer".into()))
+            .ok_or_else(|| RuntimeError::BadArgument("unknown buffer".into()))?;
+        try_copy(b)
+            .ok_or_else(|| RuntimeError::OutOfMemory(format!("a copy of a buffer of {size} bytes")))
     }
 
     fn buffer_address(&self, id: BufferId) -> Result<u64> {
@@ -306,17 +324,17 @@ impl Device for CpuDevice {
         }
         let global = l.range.global;
         let groups = [0, 1, 2].map(|d| global[d].div_ceil(local[d]));
+        let kernel = p.kernel_funcs[ki];
+        let shared_bytes = p.layout.shared_bytes;
+        let private_bytes = p.layout.private_bytes;
+        let uses_printf = p.layout.uses_printf;
         // a printf buffer for a program that prints, starting with its write
         // offset (docs/abi.md, "The printf buffer")
-        let kernel = p.kernel_funcs[ki];
-        let shared_bytes = p.layout.shared_bytes as usize;
-        let private_bytes = p.layout.private_bytes as usize;
-        let printf_buffer = if p.layout.uses_printf {
+        let printf_buffer = if uses_printf {
             let bytes = pisa_vk_runtime::printf::allocation_bytes(self.printf_bytes);
-            let b = self.memory.alloc(bytes as u64);
-            let init = pisa_vk_runtime::printf::initial_buffer(bytes);
+            let b = self.alloc(bytes as u64, "a printf buffer")?;
             if let Some(m) = self.memory.allocation_mut(b) {
-                m.copy_from_slice(&init);
+                m[..4].copy_from_slice(&pisa_vk_runtime::printf::PRINTF_HEADER_BYTES.to_le_bytes());
             }
             b
         } else {
@@ -337,30 +355,25 @@ impl Device for CpuDevice {
             .ok_or_else(|| RuntimeError::BadArgument("unknown program".into()))?;
         let mut steps = 0;
         let mut result = Ok(());
-        let deadline = t0 + self.timeout;
-        'groups: for gz in 0..groups[2] {
-            for gy in 0..groups[1] {
-                for gx in 0..groups[0] {
-                    let id = [gx, gy, gz];
-                    // the last group of a dimension may be partial (OpenCL 2.0)
-                    let size = [0, 1, 2].map(|d| local[d].min(global[d] - id[d] * local[d]));
-                    let mut run = GroupRun {
-                        prog: &loaded.decoded,
-                        kernel,
-                        mem: &mut self.memory,
-                        args: &args,
-                        nd: &nd,
-                        shared_bytes,
-                        private_bytes,
-                        deadline,
-                    };
-                    match run.run(id, size) {
-                        Ok(n) => steps += n,
-                        Err(e) => {
-                            result = Err(self.kernel_error(&loaded, e, id));
-                            break 'groups;
-                        }
-                    }
+        let mut clock = Clock::new(t0 + self.timeout);
+        for linear in 0..group_count(groups) {
+            let id = group_id(linear, groups);
+            let size = group_size(id, local, global);
+            let mut run = GroupRun {
+                prog: &loaded.decoded,
+                kernel,
+                mem: &mut self.memory,
+                args: &args,
+                nd: &nd,
+                shared_bytes,
+                private_bytes,
+                clock: &mut clock,
+            };
+            match run.run(id, size) {
+                Ok(n) => steps += n,
+                Err(e) => {
+                    result = Err(self.kernel_error(&loaded, e, id));
+                    break;
                 }
             }
         }
@@ -383,6 +396,33 @@ impl Device for CpuDevice {
     }
 }
 
+/// How many work-groups a launch of `groups` work-groups per dimension
+/// has: up to (2^32 - 1)^3, past 2^64, so counted in 128 bits.
+pub fn group_count(groups: [u32; 3]) -> u128 {
+    groups.iter().map(|&g| g as u128).product()
+}
+
+/// The id of the work-group with linear index `linear` (x fastest, then y,
+/// then z), of `groups` work-groups per dimension.
+pub fn group_id(linear: u128, groups: [u32; 3]) -> [u32; 3] {
+    let [gx, gy, _] = groups.map(|g| g.max(1) as u128);
+    let x = linear % gx;
+    let y = linear / gx % gy;
+    let z = linear / gx / gy;
+    [x as u32, y as u32, z as u32]
+}
+
+/// The size of work-group `id`: `local`, except that the last work-group
+/// of a dimension holds what is left of `global` (OpenCL 2.0).
+pub fn group_size(id: [u32; 3], local: [u32; 3], global: [u32; 3]) -> [u32; 3] {
+    [0, 1, 2].map(|d| {
+        let start = id[d] as u64 * local[d] as u64;
+        (global[d] as u64)
+            .saturating_sub(start)
+            .min(local[d] as u64) as u32
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,6 +430,37 @@ mod tests {
     const SRC: &str = ".version 0.1;\n.target 100;\n\
         .global .align 4 .host_access(\"g\") @g[8] = {.32b 7, .32b 9};\n\
         .kernel @k() { return; }\n";
+
+    /// Work-groups are counted and numbered past 2^32 (issue "Hostile
+    /// input, round two", item 1): `--global 4096,8192,129 --local 1,1,1`
+    /// has 4,328,521,728 work-groups, the last [4095, 8191, 128].
+    #[test]
+    fn work_groups_are_counted_past_2_32() {
+        let groups = [4096, 8192, 129];
+        let n = group_count(groups);
+        assert_eq!(n, 4_328_521_728);
+        assert_eq!(group_id(0, groups), [0, 0, 0]);
+        assert_eq!(group_id(4095, groups), [4095, 0, 0]);
+        assert_eq!(group_id(4096, groups), [0, 1, 0]);
+        assert_eq!(group_id(1 << 32, groups), [0, 0, 128]);
+        assert_eq!(group_id((1 << 32) + 4097, groups), [1, 1, 128]);
+        assert_eq!(group_id(n - 1, groups), [4095, 8191, 128]);
+        // (2^32 - 1)^3 work-groups: past 2^64
+        let max = [u32::MAX; 3];
+        assert_eq!(group_count(max), (u32::MAX as u128).pow(3));
+        assert_eq!(group_id(group_count(max) - 1, max), max.map(|m| m - 1));
+        // partial last work-groups; sizes past 2^32 when multiplied
+        assert_eq!(
+            group_size([2, 0, 0], [1024, 1, 1], [u32::MAX, 1, 1]),
+            [1024, 1, 1]
+        );
+        let last = u32::MAX / 1024;
+        assert_eq!(
+            group_size([last, 0, 0], [1024, 1, 1], [u32::MAX, 1, 1]),
+            [1023, 1, 1]
+        );
+        assert_eq!(group_size([0, 0, 0], [64, 1, 1], [10, 1, 1]), [10, 1, 1]);
+    }
 
     /// Unloading frees the program's data block, and its id is an error
     /// afterwards (the fuzzer loads program after program on one device).

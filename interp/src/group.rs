@@ -10,20 +10,67 @@
 //! A barrier that some work-items reach while others have ended, or that
 //! work-items reach at different places, is undefined in PISA and Vulkan
 //! (a GPU may hang): here it is an error.
+//!
+//! The launch's deadline is a [`Clock`] that every work-item's run is
+//! charged to: it is checked after about [`SLICE`] instructions in all,
+//! whether they are one work-item's loop, work-items looping through
+//! barriers, or many short work-items and work-groups.
 
 use crate::decode::Decoded;
 use crate::exec::{Exec, Item, LaneTrap, NdInfo, Stop, SubGroup, Trap};
-use crate::memory::DeviceMemory;
+use crate::memory::{try_zeroed, DeviceMemory};
 use std::time::Instant;
 
-/// How many instructions a work-item runs before the deadline is checked.
-const SLICE: u64 = 1 << 20;
+/// How many instructions run between two checks of the deadline.
+pub const SLICE: u64 = 1 << 20;
 
 #[derive(Debug)]
 pub enum GroupError {
-    Trap { trap: Trap, local: [u32; 3] },
+    Trap {
+        trap: Trap,
+        local: [u32; 3],
+    },
     Barrier(String),
     Timeout,
+    /// The host could not allocate a work-group's memory (what, in words).
+    OutOfMemory(String),
+}
+
+/// A launch's deadline and the instructions left before it is checked
+/// again. Every run of a work-item or sub-group is charged to it, at
+/// least one instruction each (so is setting up each work-group), so the
+/// deadline holds for every kernel shape.
+#[derive(Debug)]
+pub struct Clock {
+    deadline: Instant,
+    left: u64,
+}
+
+impl Clock {
+    pub fn new(deadline: Instant) -> Clock {
+        Clock {
+            deadline,
+            left: SLICE,
+        }
+    }
+
+    /// The most instructions a run may execute before it is charged.
+    pub fn budget(&self) -> u64 {
+        self.left.max(1)
+    }
+
+    /// Counts `steps` instructions (at least one); when [`SLICE`] have been
+    /// counted since the last check, checks the deadline.
+    pub fn charge(&mut self, steps: u64) -> Result<(), GroupError> {
+        self.left = self.left.saturating_sub(steps.max(1));
+        if self.left == 0 {
+            self.left = SLICE;
+            if Instant::now() > self.deadline {
+                return Err(GroupError::Timeout);
+            }
+        }
+        Ok(())
+    }
 }
 
 pub struct GroupRun<'a> {
@@ -32,25 +79,42 @@ pub struct GroupRun<'a> {
     pub mem: &'a mut DeviceMemory,
     pub args: &'a [u8],
     pub nd: &'a NdInfo,
-    pub shared_bytes: usize,
-    pub private_bytes: usize,
-    pub deadline: Instant,
+    pub shared_bytes: u32,
+    pub private_bytes: u32,
+    pub clock: &'a mut Clock,
 }
 
 impl GroupRun<'_> {
     /// Runs one work-group; returns the instructions executed.
     pub fn run(&mut self, group_id: [u32; 3], size: [u32; 3]) -> Result<u64, GroupError> {
         let frame = self.prog.functions[self.kernel as usize].frame_bytes;
-        let mut items: Vec<Item> = Vec::with_capacity((size[0] * size[1] * size[2]) as usize);
+        let n = size.iter().map(|&s| s as u64).product::<u64>();
+        let oom = || {
+            GroupError::OutOfMemory(format!(
+                "{} bytes of .private memory and {frame} bytes of registers for each of the {n} work-items of work-group {group_id:?}",
+                self.private_bytes
+            ))
+        };
+        let mut items: Vec<Item> = Vec::new();
+        items.try_reserve_exact(n as usize).map_err(|_| oom())?;
         for z in 0..size[2] {
             for y in 0..size[1] {
                 for x in 0..size[0] {
-                    items.push(Item::new([x, y, z], self.kernel, frame, self.private_bytes));
+                    let item = Item::new([x, y, z], self.kernel, frame, self.private_bytes)
+                        .ok_or_else(oom)?;
+                    items.push(item);
                 }
             }
         }
+        // setting the group up costs about an instruction per work-item
+        self.clock.charge(n)?;
         // uninitialized in PISA (02 §2.1.3); zeros here, for repeatability
-        let mut shared = vec![0u8; self.shared_bytes.div_ceil(4) * 4];
+        let shared_bytes = (self.shared_bytes as u64).div_ceil(4) * 4;
+        let mut shared = try_zeroed(shared_bytes).ok_or_else(|| {
+            GroupError::OutOfMemory(format!(
+                "{shared_bytes} bytes of .shared memory for work-group {group_id:?}"
+            ))
+        })?;
         let mut exec = Exec {
             prog: self.prog,
             mem: self.mem,
@@ -61,11 +125,10 @@ impl GroupRun<'_> {
             shared: &mut shared,
             active: 0,
         };
-        let deadline = self.deadline;
         if self.prog.subgroups {
-            run_subgroups(&mut exec, &mut items, group_id, deadline)?;
+            run_subgroups(&mut exec, &mut items, group_id, self.clock)?;
         } else {
-            run_items(&mut exec, &mut items, group_id, deadline)?;
+            run_items(&mut exec, &mut items, group_id, self.clock)?;
         }
         Ok(items.iter().map(|i| i.steps).sum())
     }
@@ -76,7 +139,7 @@ fn run_items(
     exec: &mut Exec,
     items: &mut [Item],
     group_id: [u32; 3],
-    deadline: Instant,
+    clock: &mut Clock,
 ) -> Result<(), GroupError> {
     let mut state: Vec<Stop> = vec![Stop::Yield; items.len()];
     loop {
@@ -85,12 +148,11 @@ fn run_items(
                 continue;
             }
             loop {
-                match exec.run(item, SLICE) {
-                    Ok(Stop::Yield) => {
-                        if Instant::now() > deadline {
-                            return Err(GroupError::Timeout);
-                        }
-                    }
+                let before = item.steps;
+                let stop = exec.run(item, clock.budget());
+                clock.charge(item.steps - before)?;
+                match stop {
+                    Ok(Stop::Yield) => {}
                     Ok(s) => {
                         *st = s;
                         break;
@@ -125,22 +187,22 @@ fn run_subgroups(
     exec: &mut Exec,
     items: &mut [Item],
     group_id: [u32; 3],
-    deadline: Instant,
+    clock: &mut Clock,
 ) -> Result<(), GroupError> {
     let mut groups: Vec<SubGroup> = items.chunks(32).map(|c| SubGroup::new(c.len())).collect();
     let mut state: Vec<Stop> = vec![Stop::Yield; groups.len()];
+    let steps = |lanes: &[Item]| lanes.iter().map(|i| i.steps).sum::<u64>();
     loop {
         for ((lanes, sg), st) in items.chunks_mut(32).zip(&mut groups).zip(&mut state) {
             if *st == Stop::Done {
                 continue;
             }
             loop {
-                match exec.run_subgroup(lanes, sg, SLICE) {
-                    Ok(Stop::Yield) => {
-                        if Instant::now() > deadline {
-                            return Err(GroupError::Timeout);
-                        }
-                    }
+                let before = steps(lanes);
+                let stop = exec.run_subgroup(lanes, sg, clock.budget());
+                clock.charge(steps(lanes) - before)?;
+                match stop {
+                    Ok(Stop::Yield) => {}
                     Ok(s) => {
                         *st = s;
                         break;

@@ -10,6 +10,10 @@
 
 use std::collections::BTreeMap;
 
+/// The end of device addresses: generic addresses use the top 16 bits as
+/// arena tags (docs/abi.md), so every device allocation lies below.
+const ADDRESS_END: u64 = 1 << 48;
+
 pub use pisa_translator::spirv::layout::{GENERIC_PRIVATE_TAG, GENERIC_SHARED_TAG};
 
 /// Where device allocations start: far from small integers, so an arena
@@ -89,18 +93,26 @@ impl Default for DeviceMemory {
 }
 
 impl DeviceMemory {
-    /// A new zeroed allocation; returns its base address (256-byte aligned).
-    pub fn alloc(&mut self, size: u64) -> u64 {
+    /// A new zeroed allocation; returns its base address (256-byte
+    /// aligned), or `None` when the host cannot allocate `size` bytes or the
+    /// device's address space has no room for them.
+    pub fn alloc(&mut self, size: u64) -> Option<u64> {
         let base = self.next;
-        self.next = (base + size.max(1) + GUARD).div_ceil(256) * 256;
+        let next = base
+            .checked_add(size.max(1))
+            .and_then(|e| e.checked_add(GUARD))
+            .map(|e| e.div_ceil(256) * 256)
+            .filter(|&e| e <= ADDRESS_END)?;
+        let bytes = try_zeroed(size)?;
+        self.next = next;
         self.allocs.insert(
             base,
             Alloc {
-                bytes: vec![0; size as usize],
+                bytes,
                 read_only: Vec::new(),
             },
         );
-        base
+        Some(base)
     }
 
     /// How many allocations are live.
@@ -168,6 +180,44 @@ impl DeviceMemory {
         a.bytes[at as usize..at as usize + n].copy_from_slice(data);
         Ok(())
     }
+}
+
+/// `bytes` zeroed bytes, or `None` when the host cannot allocate them (its
+/// memory or address space is exhausted, or the size does not fit `usize`).
+/// Every allocation whose size a program or its caller chooses goes through
+/// here (or [`try_copy`]), so running out of memory is an error, not an
+/// abort of the process.
+pub fn try_zeroed(bytes: u64) -> Option<Vec<u8>> {
+    let n = usize::try_from(bytes).ok()?;
+    if n == 0 {
+        return Some(Vec::new());
+    }
+    // zeroed pages straight from the allocator (as `vec![0; n]` gets them):
+    // the host commits the pages a kernel touches, not the whole size
+    let layout = std::alloc::Layout::array::<u8>(n).ok()?;
+    // SAFETY: `layout` has a non-zero size (`n > 0`), as `alloc_zeroed`
+    // requires.
+    #[allow(unsafe_code)]
+    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `p` is non-null and was allocated by the global allocator
+    // with the layout of `n` bytes at alignment 1 (`u8`'s), which is the
+    // layout of a `Vec<u8>` of capacity `n`; all `n` bytes are initialized
+    // (zeroed); ownership passes to the `Vec`, which frees it with that
+    // layout.
+    #[allow(unsafe_code)]
+    let v = unsafe { Vec::from_raw_parts(p, n, n) };
+    Some(v)
+}
+
+/// A copy of `bytes`, or `None` when the host cannot allocate it.
+pub fn try_copy(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(bytes.len()).ok()?;
+    v.extend_from_slice(bytes);
+    Some(v)
 }
 
 /// Checks an arena access: in bounds of `size` bytes.

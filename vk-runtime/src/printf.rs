@@ -39,9 +39,6 @@ pub const ASSUMED_PRINTF_BUFFER_BYTES: u32 = 4 << 20;
 pub fn allocation_bytes(size: u32) -> u32 {
     size.max(ASSUMED_PRINTF_BUFFER_BYTES)
 }
-/// The longest format string or `%s` argument read (`string_at` of
-/// [`decode`] stops there).
-pub const MAX_STRING: usize = 16 * 1024;
 /// The widest field or precision accepted (C allows more, but a kernel's
 /// output does not need it).
 const MAX_FIELD: usize = 4096;
@@ -154,11 +151,12 @@ pub fn initial_buffer(bytes: u32) -> Vec<u8> {
 }
 
 /// The NUL-terminated string at device address `addr` in `memory`, a block
-/// at device address `base` (at most [`MAX_STRING`] bytes, without the NUL).
+/// at device address `base`, without the NUL: the whole string, however
+/// long (format strings are whole or their conversions would be lost and
+/// their arguments misread), or the rest of the block when it holds no NUL.
 pub fn c_string_at(memory: &[u8], base: u64, addr: u64) -> Option<Vec<u8>> {
     let start = usize::try_from(addr.checked_sub(base)?).ok()?;
     let rest = memory.get(start..)?;
-    let rest = &rest[..rest.len().min(MAX_STRING)];
     let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
     Some(rest[..end].to_vec())
 }
@@ -179,8 +177,8 @@ fn read_u64(buf: &[u8], at: &mut usize) -> Option<u64> {
 }
 
 /// Decodes a printf buffer after its launch. `string_at` reads the
-/// NUL-terminated string at a device address (without the NUL; at most
-/// 16 KiB), or `None` when the address is outside the program's memory.
+/// NUL-terminated string at a device address (without the NUL, however
+/// long), or `None` when the address is outside the program's memory.
 pub fn decode(buf: &[u8], string_at: &dyn Fn(u64) -> Option<Vec<u8>>) -> PrintfOutput {
     let mut out = PrintfOutput::default();
     let mut at = 0usize;

@@ -19,7 +19,7 @@ mod subgroup;
 pub use subgroup::{LaneTrap, SubGroup};
 
 use crate::decode::{flag, Decoded, Kind, Op, Opnd, Special};
-use crate::memory::{DeviceMemory, Fault};
+use crate::memory::{try_zeroed, DeviceMemory, Fault};
 use pisa_translator::ir::Opcode;
 use pisa_translator::spirv::layout::function_address;
 
@@ -80,6 +80,9 @@ pub enum Stop {
 pub struct Trap {
     pub site: u32,
     pub what: String,
+    /// The host could not allocate what the instruction needs (a call's
+    /// frame): the device's out-of-memory error, not the kernel's.
+    pub out_of_memory: bool,
 }
 
 pub type X<T> = Result<T, Trap>;
@@ -127,18 +130,21 @@ pub fn sext(v: u64, bits: u32) -> i64 {
 }
 
 impl Item {
-    pub fn new(local: [u32; 3], kernel: u32, frame_bytes: u32, private_bytes: usize) -> Item {
-        Item {
+    /// A work-item at the start of `kernel`, with a zeroed frame of
+    /// `frame_bytes` and a zeroed `.private` arena of `private_bytes`
+    /// (rounded up to 4); `None` when the host cannot allocate them.
+    pub fn new(local: [u32; 3], kernel: u32, frame_bytes: u32, private_bytes: u32) -> Option<Item> {
+        Some(Item {
             local,
             frames: vec![Frame {
                 func: kernel,
                 pc: 0,
-                regs: vec![0; frame_bytes as usize],
+                regs: try_zeroed(frame_bytes as u64)?,
                 ret: None,
             }],
-            private: vec![0; private_bytes.div_ceil(4) * 4],
+            private: try_zeroed((private_bytes as u64).div_ceil(4) * 4)?,
             steps: 0,
-        }
+        })
     }
 }
 
@@ -260,6 +266,7 @@ impl Exec<'_> {
         Trap {
             site: op.site,
             what: what.into(),
+            out_of_memory: false,
         }
     }
 
@@ -432,7 +439,12 @@ impl Exec<'_> {
         if item.frames.len() >= MAX_CALL_DEPTH {
             return Err(self.trap(op, format!("calls nest deeper than {MAX_CALL_DEPTH}")));
         }
-        let mut regs = vec![0u8; callee.frame_bytes as usize];
+        let Some(mut regs) = try_zeroed(callee.frame_bytes as u64) else {
+            return Err(Trap {
+                out_of_memory: true,
+                ..self.trap(op, format!("a frame of {} bytes", callee.frame_bytes))
+            });
+        };
         for (&(off, size), a) in callee.params.iter().zip(&call.args) {
             let o = off as usize;
             self.read_bytes(item, a, &mut regs[o..o + size as usize]);

@@ -431,7 +431,9 @@ mod tests {
             active: 0,
         };
         let frame = d.functions[0].frame_bytes;
-        let mut lanes: Vec<Item> = (0..n).map(|x| Item::new([x, 0, 0], 0, frame, 0)).collect();
+        let mut lanes: Vec<Item> = (0..n)
+            .map(|x| Item::new([x, 0, 0], 0, frame, 0).expect("small"))
+            .collect();
         let mut sg = SubGroup::new(n as usize);
         let stop = exec
             .run_subgroup(&mut lanes, &mut sg, u64::MAX)

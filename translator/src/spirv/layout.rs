@@ -61,7 +61,9 @@ pub struct KernelLayout {
 pub struct Layout {
     pub data: Vec<DataVar>,
     pub data_bytes: u64,
-    /// Initial contents of the data block (relocation slots hold zero).
+    /// Initial contents of the data block (relocation slots hold zero), up
+    /// to its last initialized byte: the bytes past its end are zeros (so a
+    /// large uninitialized variable costs no memory here).
     pub data_init: Vec<u8>,
     pub relocations: Vec<Relocation>,
     /// Byte offsets of `.private` / `.shared` variables, by (function, name).
@@ -91,7 +93,17 @@ impl Layout {
     /// The data block's initial bytes with every relocation applied, for a
     /// block at device address `data_base` (docs/abi.md, "The data block").
     pub fn data_block(&self, data_base: u64) -> Vec<u8> {
-        let mut bytes = self.data_init.clone();
+        let mut bytes = vec![0; self.data_bytes as usize];
+        self.write_data_block(data_base, &mut bytes);
+        bytes
+    }
+
+    /// Writes the data block's initial bytes with every relocation applied
+    /// into `bytes`, a zeroed block at device address `data_base` (bytes
+    /// beyond it are left out).
+    pub fn write_data_block(&self, data_base: u64, bytes: &mut [u8]) {
+        let n = self.data_init.len().min(bytes.len());
+        bytes[..n].copy_from_slice(&self.data_init[..n]);
         for r in &self.relocations {
             let v = match r.target {
                 RelocTarget::Data(off) => data_base.wrapping_add(off),
@@ -102,7 +114,6 @@ impl Layout {
                 slot.copy_from_slice(&v.to_le_bytes());
             }
         }
-        bytes
     }
 }
 
@@ -191,7 +202,7 @@ pub fn layout(p: &Program) -> Layout {
                 .then_some(super::simt::exchange::MAX_ITEMS),
         });
     }
-    l.data_init = vec![0; l.data_bytes as usize];
+    l.data_init = Vec::new();
     for (base, init) in pending {
         let mut at = base;
         for e in init {
@@ -199,7 +210,11 @@ pub fn layout(p: &Program) -> Layout {
                 InitElem::Int { bits, lit, .. } => {
                     let n = *bits as usize / 8;
                     let bytes = lit.value.to_le_bytes();
-                    l.data_init[at as usize..at as usize + n].copy_from_slice(&bytes[..n]);
+                    let end = at as usize + n;
+                    if l.data_init.len() < end {
+                        l.data_init.resize(end, 0);
+                    }
+                    l.data_init[at as usize..end].copy_from_slice(&bytes[..n]);
                     at += n as u64;
                 }
                 InitElem::Zero { bytes, .. } => at += bytes,

@@ -579,7 +579,6 @@ fn global_locks(tx: &mut ModuleCx) -> u64 {
     let l = &mut tx.layout;
     let off = l.data_bytes.div_ceil(64) * 64;
     l.data_bytes = off + GLOBAL_LOCKS as u64 * 4;
-    l.data_init.resize(l.data_bytes as usize, 0);
     tx.global_locks = Some(off);
     off
 }
