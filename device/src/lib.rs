@@ -302,8 +302,9 @@ pub struct Subgroups {
     /// the size a compute pipeline gets without sub-group size control. In a requirement
     /// profile it is a lower bound (see `subgroup_size_exact`); 1 when the file has none.
     pub subgroup_size: u32,
-    /// Whether `subgroup_size` is the device's size (a device report) rather than the least
-    /// size that the profile allows.
+    /// Whether `subgroup_size` is the device's size rather than a lower bound: `true` for a
+    /// device report that gives `subgroupSize` or a range of one size; `false` for a report
+    /// with neither (its `subgroup_size` is `minSubgroupSize`) and for a requirement profile.
     pub subgroup_size_exact: bool,
     /// `minSubgroupSize` (VkPhysicalDeviceSubgroupSizeControlProperties,
     /// VkPhysicalDeviceVulkan13Properties). With `max_subgroup_size`: every power of two `s`

@@ -943,8 +943,10 @@ fn subgroups(r: &Reader, api_version: ApiVersion) -> Result<Subgroups, ProfileEr
             }
         }
         Ok(Subgroups {
+            // without subgroupSize, a range of one size determines it; a wider range gives
+            // only a lower bound
             subgroup_size: sz.unwrap_or(lo),
-            subgroup_size_exact: true,
+            subgroup_size_exact: sz.is_some() || lo == hi,
             min_subgroup_size: lo,
             max_subgroup_size: hi,
             required_size_stages_compute: required_stages.unwrap_or(false),

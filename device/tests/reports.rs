@@ -284,6 +284,24 @@ fn known_values_per_vendor() {
     // Quadro K4200: no subgroupSize anywhere; min = max = 32 gives it.
     let k4200 = report("nvidia_quadro_k4200_0_0_157_53_osx_10_15.json");
     assert_eq!(k4200.subgroups.subgroup_size, 32);
+    assert!(k4200.subgroups.subgroup_size_exact);
+    // Apple M1 under MoltenVK 0.2.1911: no subgroupSize and a range of 4..32, so the default
+    // size is not known (4 is a lower bound), and no size may be required in compute.
+    let m1_old = report("apple_m1_0_2_1911_osx_11_2.json");
+    assert_eq!(
+        (
+            m1_old.subgroups.min_subgroup_size,
+            m1_old.subgroups.subgroup_size,
+            m1_old.subgroups.max_subgroup_size
+        ),
+        (4, 4, 32)
+    );
+    assert!(!m1_old.subgroups.subgroup_size_exact);
+    assert!(!m1_old.subgroup_size_available(4) && !m1_old.subgroup_size_available(32));
+    // Intel HD 515 on Windows: no subgroupSize, 8..32, but sizes may be required in compute.
+    let hd515 = report("intel_r__hd_graphics_515_0_402_1124_windows_10.json");
+    assert!(!hd515.subgroups.subgroup_size_exact);
+    assert!(hd515.subgroup_size_available(8) && hd515.subgroup_size_available(32));
     // Apple M5 under KosmicKrisp: a conformant driver on Metal, not a portability device.
     let m5 = report("apple_m5_26_0_99_macos_26_4_1.json");
     assert!(!m5.portability);
@@ -579,7 +597,7 @@ fn distinct_pisa_feature_combinations() {
     let m1 = report("apple_m1_0_2_1911_osx_11_2.json");
     assert_eq!(
         pisa_feature_key(&m1).to_string(),
-        "f16 i16 i8 st16 st8 shm32K push4096 sg32 port"
+        "f16 i16 i8 st16 st8 shm32K push4096 port"
     );
 }
 
