@@ -90,6 +90,15 @@ impl CpuDevice {
 
     /// Loads a module already in IR form (the source text names locations).
     pub fn load_program(&mut self, program: &ir::Program, source: &str) -> Result<ProgramId> {
+        // the ABI's per-work-item limit, as on Vulkan (docs/abi.md, "Arenas")
+        let private = pisa_translator::ir::Space::Private;
+        if let Some((v, bytes, limit)) = layout::arena_limit(program, private) {
+            return Err(RuntimeError::Unsupported(format!(
+                "{}: {}",
+                program.source.describe(v.span),
+                layout::arena_limit_message(private, bytes, limit)
+            )));
+        }
         let layout = layout::layout(program);
         let data_base = self.memory.alloc(layout.data_bytes);
         let init = layout.data_block(data_base);
