@@ -356,6 +356,18 @@ fn an_unresolved_variable_does_not_read_zeros() {
         matches!(&e, RuntimeError::Assemble(d) if d.0[0].code == "link-unresolved"),
         "{e}"
     );
+    // a module loaded as it is, past the linker: refused by both back ends
+    let m = pisa_translator::assemble(&name, src).unwrap();
+    let e = cpu.load(&m).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("unsupported on this device: {name}:3:1: imported variable @table that no module of the program exports (link its module first)")
+    );
+    let e = pisa_translator::spirv::translate(&m).err().unwrap();
+    assert_eq!(
+        e.to_string(),
+        format!("{name}:3:1: not yet supported: imported variable @table that no module of the program exports (link its module first)")
+    );
 }
 
 fn kernel_with(decl: &str, extra: &str) -> String {

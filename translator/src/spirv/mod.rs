@@ -218,6 +218,21 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
     let layout = layout::layout(program);
     let mut tx = types::ModuleCx::new(program, layout);
     tx.options = options.clone();
+    // a lone module's imported variable has no definition: its reads
+    // would see zeros (`link::link_program` reports this as a link error)
+    if let Some(v) = program
+        .variables
+        .iter()
+        .find(|v| v.linkage == crate::ir::Linkage::Import)
+    {
+        return Err(tx.unsupported(
+            v.span,
+            format!(
+                "imported variable @{} that no module of the program exports (link its module first)",
+                program.name(v.name)
+            ),
+        ));
+    }
     // arenas past their limits are refused before anything is emitted
     for space in [crate::ir::Space::Private, crate::ir::Space::Shared] {
         if let Some((v, bytes, limit)) = layout::arena_limit(program, space) {
