@@ -165,6 +165,19 @@ fn display_name(path: &Path) -> String {
 /// Reads the files, assembles them and links them into one program (one
 /// file: assembled as it is), printing every diagnostic; `None` if invalid.
 pub(crate) fn assemble_files(paths: &[PathBuf]) -> Result<Option<pisa_translator::Module>> {
+    assemble_with(paths, pisa_translator::link::link)
+}
+
+/// As [`assemble_files`], for a program that is translated or run: a
+/// single file's `.import`s are unresolved too (`link-unresolved`).
+pub(crate) fn assemble_program(paths: &[PathBuf]) -> Result<Option<pisa_translator::Module>> {
+    assemble_with(paths, pisa_translator::link::link_program)
+}
+
+type Linker =
+    fn(&[Input]) -> std::result::Result<pisa_translator::Module, pisa_translator::Diagnostics>;
+
+fn assemble_with(paths: &[PathBuf], linker: Linker) -> Result<Option<pisa_translator::Module>> {
     let mut texts = Vec::with_capacity(paths.len());
     for path in paths {
         let bytes =
@@ -178,7 +191,7 @@ pub(crate) fn assemble_files(paths: &[PathBuf]) -> Result<Option<pisa_translator
         .iter()
         .map(|(name, text)| Input { name, text })
         .collect();
-    match pisa_translator::link::link(&inputs) {
+    match linker(&inputs) {
         Ok(m) => {
             eprint!("{}", m.warnings().render());
             Ok(Some(m))
@@ -238,7 +251,7 @@ fn spirv(
     if let Some(out) = output {
         refuse_overwriting_inputs(out, paths)?;
     }
-    let Some(module) = assemble_files(paths)? else {
+    let Some(module) = assemble_program(paths)? else {
         return Ok(ExitCode::from(1));
     };
     let options = pisa_translator::spirv::Options {

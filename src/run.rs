@@ -311,7 +311,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     let module = if is_spirv {
         None
     } else {
-        match crate::assemble_files(&a.files)? {
+        match crate::assemble_program(&a.files)? {
             Some(m) => Some(m),
             None => return Ok(std::process::ExitCode::from(1)),
         }

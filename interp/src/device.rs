@@ -90,6 +90,27 @@ impl CpuDevice {
 
     /// Loads a module already in IR form (the source text names locations).
     pub fn load_program(&mut self, program: &ir::Program, source: &str) -> Result<ProgramId> {
+        // a lone module's imported variable has no definition (as on Vulkan)
+        if let Some(v) = program
+            .variables
+            .iter()
+            .find(|v| v.linkage == pisa_translator::ir::Linkage::Import)
+        {
+            return Err(RuntimeError::Unsupported(format!(
+                "{}: imported variable @{} that no module of the program exports (link its module first)",
+                program.source.describe(v.span),
+                program.name(v.name)
+            )));
+        }
+        // the ABI's per-work-item limit, as on Vulkan (docs/abi.md, "Arenas")
+        let private = pisa_translator::ir::Space::Private;
+        if let Some((v, bytes, limit)) = layout::arena_limit(program, private) {
+            return Err(RuntimeError::Unsupported(format!(
+                "{}: {}",
+                program.source.describe(v.span),
+                layout::arena_limit_message(private, bytes, limit)
+            )));
+        }
         let layout = layout::layout(program);
         let data_base = self.alloc(layout.data_bytes, "the module's data block")?;
         if let Some(block) = self.memory.allocation_mut(data_base) {

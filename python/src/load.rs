@@ -87,7 +87,7 @@ pub fn load(
         .iter()
         .map(|(name, text)| Input { name, text })
         .collect();
-    let module = pisa_translator::link::link(&inputs).map_err(|d| err(d.render()))?;
+    let module = pisa_translator::link::link_program(&inputs).map_err(|d| err(d.render()))?;
     let warnings = module.warnings().render();
     if !warnings.is_empty() {
         warn(py, &warnings)?;

@@ -16,7 +16,8 @@ pub trait Device {
     /// are several (`.export`/`.import`, spec 06 §2.5.2 and 08 §4.3.1), and
     /// loads it.
     fn load_sources(&mut self, sources: &[pisa_translator::link::Input]) -> Result<ProgramId> {
-        let module = pisa_translator::link::link(sources).map_err(crate::RuntimeError::Assemble)?;
+        let module =
+            pisa_translator::link::link_program(sources).map_err(crate::RuntimeError::Assemble)?;
         self.load(&module)
     }
     /// Releases a loaded program (its code, pipelines and globals); every

@@ -51,6 +51,11 @@ pub enum RuntimeError {
     Unsupported(String),
     #[error("invalid SPIR-V: {0}")]
     BadSpirv(String),
+    /// A SPIR-V module whose kernels read what the runtime fills in from a
+    /// program description (the data block, the printf buffer) that the
+    /// module does not carry (docs/abi.md, "Program descriptions").
+    #[error("{0}")]
+    Undescribed(String),
 }
 
 pub(crate) trait VkContext<T> {

@@ -107,6 +107,13 @@ impl Program {
 /// 10,000 was killed for memory. Such programs get this error instead.
 pub const MAX_INLINED_INSTRUCTIONS: u64 = 2_000_000;
 
+/// The bytes of `Private` variables a module may declare besides the
+/// `.private` arena's [`MAX_PRIVATE_BYTES`]: the translator's own words per
+/// invocation (sub-group parity flags, checked mode's sink and table).
+///
+/// [`MAX_PRIVATE_BYTES`]: pisa_translator::spirv::layout::MAX_PRIVATE_BYTES
+pub const PRIVATE_ALLOWANCE: u64 = 1024;
+
 fn check_inlined_size(inlined: u64) -> Result<()> {
     let limit = std::env::var("PISA_MAX_INLINED")
         .ok()
@@ -150,6 +157,140 @@ fn kernel_descriptions(words: &[u32]) -> Vec<pisa_translator::spirv::layout::Ker
         .iter()
         .filter_map(|s| pisa_translator::spirv::kernel_info::parse(s))
         .collect()
+}
+
+/// One pass over a module's instructions: `(opcode, operands)` for each
+/// (the words after the first); stops at a malformed length (checked by
+/// [`entry_points`]).
+fn instructions(words: &[u32]) -> impl Iterator<Item = (u32, &[u32])> {
+    let mut i = 5;
+    std::iter::from_fn(move || {
+        let first = *words.get(i)?;
+        let (len, op) = ((first >> 16) as usize, first & 0xFFFF);
+        if len == 0 || i + len > words.len() {
+            return None;
+        }
+        let ops = &words[i + 1..i + len];
+        i += len;
+        Some((op, ops))
+    })
+}
+
+const OP_CONSTANT: u32 = 43;
+const OP_VARIABLE: u32 = 59;
+const STORAGE_WORKGROUP: u32 = 4;
+const STORAGE_PRIVATE: u32 = 6;
+const STORAGE_PUSH_CONSTANT: u32 = 9;
+
+/// Whether a module's code reads push-constant members `data_base` and
+/// `printf_buffer` (docs/abi.md, "Push constants"): through an access
+/// chain into a `PushConstant` variable whose first index is that member,
+/// or by loading or copying the whole block.
+fn reads_data_and_printf(words: &[u32]) -> (bool, bool) {
+    use pisa_translator::spirv::Push;
+    let mut blocks = std::collections::HashSet::new();
+    let mut constants = HashMap::new();
+    for (op, ops) in instructions(words) {
+        match op {
+            OP_CONSTANT if ops.len() >= 3 => {
+                constants.insert(ops[1], ops[2]);
+            }
+            OP_VARIABLE if ops.len() >= 3 && ops[2] == STORAGE_PUSH_CONSTANT => {
+                blocks.insert(ops[1]);
+            }
+            _ => {}
+        }
+    }
+    let (mut data, mut printf) = (false, false);
+    for (op, ops) in instructions(words) {
+        match op {
+            // OpAccessChain, OpInBoundsAccessChain: type, result, base, index...
+            65 | 66 if ops.len() >= 4 && blocks.contains(&ops[2]) => match constants.get(&ops[3]) {
+                Some(&m) if m == Push::DataBase as u32 => data = true,
+                Some(&m) if m == Push::PrintfBuffer as u32 => printf = true,
+                Some(_) => {}
+                None => (data, printf) = (true, true),
+            },
+            // OpLoad (type, result, pointer), OpCopyMemory (target, source)
+            61 if ops.len() >= 3 && blocks.contains(&ops[2]) => (data, printf) = (true, true),
+            63 if ops.len() >= 2 && blocks.contains(&ops[1]) => (data, printf) = (true, true),
+            _ => {}
+        }
+    }
+    (data, printf)
+}
+
+/// The bytes of a module's `Workgroup` and of its `Private` variables (sums
+/// over the module: an upper bound of what each entry point uses), from
+/// their types: scalars, vectors, matrices, arrays of constant length and
+/// structs (members packed at their natural alignment), pointers as 8
+/// bytes. Types it cannot size (a runtime array, a length that is not a
+/// constant) count as 0.
+fn declared_memory(words: &[u32]) -> (u64, u64) {
+    let mut sizes: HashMap<u32, (u64, u64)> = HashMap::new(); // id -> (size, align)
+    let mut constants: HashMap<u32, u64> = HashMap::new();
+    let mut pointee: HashMap<u32, u32> = HashMap::new();
+    let (mut workgroup, mut private) = (0u64, 0u64);
+    for (op, ops) in instructions(words) {
+        let get = |sizes: &HashMap<u32, (u64, u64)>, id: &u32| sizes.get(id).copied();
+        match op {
+            // OpTypeBool
+            20 if !ops.is_empty() => {
+                sizes.insert(ops[0], (4, 4));
+            }
+            // OpTypeInt, OpTypeFloat: result, width
+            21 | 22 if ops.len() >= 2 => {
+                let b = (ops[1] as u64 / 8).max(1);
+                sizes.insert(ops[0], (b, b));
+            }
+            // OpTypeVector, OpTypeMatrix: result, component, count
+            23 | 24 if ops.len() >= 3 => {
+                if let Some((s, a)) = get(&sizes, &ops[1]) {
+                    sizes.insert(ops[0], (s.saturating_mul(ops[2] as u64), a));
+                }
+            }
+            // OpTypeArray: result, element, length id
+            28 if ops.len() >= 3 => {
+                if let (Some((s, a)), Some(&n)) = (get(&sizes, &ops[1]), constants.get(&ops[2])) {
+                    sizes.insert(ops[0], (s.saturating_mul(n), a));
+                }
+            }
+            // OpTypeStruct: result, members
+            30 if !ops.is_empty() => {
+                let (mut total, mut align) = (0u64, 1u64);
+                for m in &ops[1..] {
+                    let (s, a) = get(&sizes, m).unwrap_or((0, 1));
+                    let a = a.max(1);
+                    total = total.div_ceil(a).saturating_mul(a).saturating_add(s);
+                    align = align.max(a);
+                }
+                sizes.insert(ops[0], (total, align));
+            }
+            // OpTypePointer: result, storage class, type
+            32 if ops.len() >= 3 => {
+                sizes.insert(ops[0], (8, 8));
+                pointee.insert(ops[0], ops[2]);
+            }
+            // OpConstant, OpSpecConstant (its default): type, result, value
+            OP_CONSTANT | 50 if ops.len() >= 3 => {
+                let hi = ops.get(3).copied().unwrap_or(0) as u64;
+                constants.insert(ops[1], hi << 32 | ops[2] as u64);
+            }
+            OP_VARIABLE if ops.len() >= 3 => {
+                let bytes = pointee
+                    .get(&ops[0])
+                    .and_then(|t| get(&sizes, t))
+                    .map_or(0, |(s, _)| s);
+                match ops[2] {
+                    STORAGE_WORKGROUP => workgroup = workgroup.saturating_add(bytes),
+                    STORAGE_PRIVATE => private = private.saturating_add(bytes),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    (workgroup, private)
 }
 
 /// Entry-point names of a SPIR-V module.
@@ -222,10 +363,76 @@ impl Runtime {
     /// `pisa spirv` and `spirv-opt`), after `spirv-val` has found it valid
     /// ([`crate::spirv_val`]). Its kernels take arguments packed in order,
     /// each aligned to 8 bytes.
+    ///
+    /// A module written by `pisa spirv` carries its program (data block,
+    /// relocations, variables, printf use: docs/abi.md, "Program
+    /// descriptions") and runs as the PISA program does. A module whose
+    /// kernels read the data block or the printf buffer but that carries no
+    /// such description (stripped by a tool, or written by hand) is refused:
+    /// its kernels would read through a null address.
     pub fn load_spirv(&mut self, words: &[u32]) -> Result<ProgramId> {
         entry_points(words)?;
         crate::spirv_val::validate(words)?;
-        self.load_spirv_with_layout(words, None)
+        let carried = pisa_translator::spirv::kernel_info::parse_program(&module_processed(words))
+            .map_err(|e| RuntimeError::Undescribed(e.to_string()))?;
+        match &carried {
+            Some(l) => check_inlined_size(l.inlined_instructions)?,
+            None => {
+                let (data, printf) = reads_data_and_printf(words);
+                let what = match (data, printf) {
+                    (true, true) => {
+                        Some("the data block (`data_base`) and the printf buffer (`printf_buffer`)")
+                    }
+                    (true, false) => Some("the data block (`data_base`)"),
+                    (false, true) => Some("the printf buffer (`printf_buffer`)"),
+                    (false, false) => None,
+                };
+                if let Some(what) = what {
+                    return Err(RuntimeError::Undescribed(format!(
+                        "the module's kernels read {what}, but the module carries no program description (the `pisa-program` `OpModuleProcessed` strings that `pisa spirv` writes: docs/abi.md, \"Program descriptions\"), so there is nothing to put there; was it stripped (`spirv-opt --strip-debug` removes them)? Run the PISA program, or its module as `pisa spirv` wrote it"
+                    )));
+                }
+            }
+        }
+        self.load_spirv_with_layout(words, carried)
+    }
+
+    /// Refuses a module whose work-group memory is past the device's
+    /// `maxComputeSharedMemorySize`, or whose private memory is past the
+    /// ABI's limit, before the driver sees it. The module's own variables
+    /// are counted, so the memory the translator adds (the sub-group
+    /// exchange, the lock words of emulated atomics, checked mode's sinks)
+    /// counts too.
+    fn check_memory(&self, words: &[u32], layout: Option<&Layout>) -> Result<()> {
+        use pisa_translator::spirv::layout::MAX_PRIVATE_BYTES;
+        let (workgroup, private) = declared_memory(words);
+        let limit = self.info.max_shared_bytes as u64;
+        if workgroup > limit {
+            let what = match layout {
+                Some(l) if workgroup > l.shared_bytes as u64 => format!(
+                    "{workgroup} bytes of work-group memory: {} bytes of `.shared` variables and {} bytes the translator adds (the sub-group emulation's exchange, the lock words of emulated atomics, checked mode's sink)",
+                    l.shared_bytes,
+                    workgroup.saturating_sub(l.shared_bytes as u64)
+                ),
+                Some(_) => format!("{workgroup} bytes of `.shared` variables"),
+                None => format!("{workgroup} bytes of `Workgroup` variables"),
+            };
+            return Err(RuntimeError::Unsupported(format!(
+                "the program needs {what}; the device's maxComputeSharedMemorySize is {limit} bytes"
+            )));
+        }
+        // the translator refuses `.private` arenas past the limit; the
+        // module may add a few words per invocation of its own (sub-group
+        // parity flags, checked mode's sink)
+        let private_limit = MAX_PRIVATE_BYTES + PRIVATE_ALLOWANCE;
+        let arena = layout.map_or(0, |l| l.private_bytes as u64);
+        if private > private_limit || arena > MAX_PRIVATE_BYTES {
+            return Err(RuntimeError::Unsupported(format!(
+                "the module's `Private` variables need {} bytes per work-item; the limit is {MAX_PRIVATE_BYTES} bytes (docs/abi.md, \"Arenas\")",
+                private.max(arena)
+            )));
+        }
+        Ok(())
     }
 
     fn load_spirv_with_layout(
@@ -236,6 +443,7 @@ impl Runtime {
         self.usable()?;
         let names = entry_points(words)?;
         self.info.features.check(words)?;
+        self.check_memory(words, layout.as_ref())?;
         let info = vk::ShaderModuleCreateInfo::default().code(words);
         // SAFETY: `code` is a whole number of 32-bit words starting with the
         // SPIR-V magic number, with consistent instruction lengths

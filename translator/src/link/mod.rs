@@ -34,6 +34,50 @@ pub struct Input<'a> {
     pub text: &'a str,
 }
 
+/// Assembles and links the modules of a program that is to be translated
+/// or run: as [`link`], and a single input must not import anything
+/// either (`link-unresolved`: no other module is there to export it). A
+/// program's `.import`s must all resolve before it runs (docs/spec-notes.md,
+/// "Linking"); [`link`] keeps a lone module's imports as declarations, for
+/// `pisa check` of one module of a program.
+pub fn link_program(inputs: &[Input]) -> Result<Module, Diagnostics> {
+    let m = link(inputs)?;
+    let [input] = inputs else {
+        // several modules: `link` resolved every import or failed
+        return Ok(m);
+    };
+    let mut rep = crate::diag::Reporter::new(input.name, input.text);
+    for item in &m.ast.items {
+        let (linkage, name, name_span, what) = match item {
+            crate::syntax::ast::Item::Var(v) => (v.linkage, v.name, v.name_span, "variable"),
+            crate::syntax::ast::Item::Func(f) => (f.linkage, f.name, f.name_span, "function"),
+        };
+        if linkage != crate::syntax::ast::Linkage::Import {
+            continue;
+        }
+        let name = m.name(name);
+        rep.error_with_note(
+            name_span,
+            "link-unresolved",
+            format!(
+                "unresolved import `@{name}`: {} imports this {what} and no module of the program exports it",
+                input.name
+            ),
+            format!(
+                "give the module that exports `@{name}` too: every file of the program, as in `pisa run {} LIB.pisa ...`",
+                input.name
+            ),
+        );
+    }
+    let d = rep.finish();
+    if d.has_errors() {
+        let mut d = d;
+        d.0.extend(m.warnings().0.iter().cloned());
+        return Err(d);
+    }
+    Ok(m)
+}
+
 /// Assembles each input and links them into one module. One input is
 /// assembled as it is (its `.import`s stay declarations). On failure the
 /// diagnostics of every file are returned, each in the file it concerns.

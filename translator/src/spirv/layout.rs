@@ -129,6 +129,52 @@ fn align_up(x: u64, a: u64) -> u64 {
 
 pub const MODULE_SCOPE: u32 = u32::MAX;
 
+/// The most bytes of `.private` variables a work-item may have, on every
+/// device (docs/abi.md, "Arenas"). Vulkan drivers keep a work-item's
+/// private arena in registers or scratch memory, and compile it as one
+/// array: lavapipe took 11 s and 7 GB on one of 1 GiB, then crashed. CUDA
+/// allows 512 KiB of local memory per thread; 64 KiB is far below what
+/// drivers handle, and above what kernels need.
+pub const MAX_PRIVATE_BYTES: u64 = 64 * 1024;
+
+/// The most bytes of `.shared` variables the translator lays out: shared
+/// addresses are 32 bits (no device has nearly as much shared memory; the
+/// runtime checks the device's `maxComputeSharedMemorySize`).
+pub const MAX_SHARED_ARENA_BYTES: u64 = 1 << 31;
+
+/// An arena past its limit: the `.private` variables of a program past
+/// [`MAX_PRIVATE_BYTES`], or the `.shared` ones past
+/// [`MAX_SHARED_ARENA_BYTES`]. The variable whose end first passes the limit
+/// with the arena's size in bytes (in 64 bits) and the limit, else `None`.
+pub fn arena_limit(p: &Program, space: Space) -> Option<(&crate::ir::Variable, u64, u64)> {
+    let limit = match space {
+        Space::Private => MAX_PRIVATE_BYTES,
+        Space::Shared => MAX_SHARED_ARENA_BYTES,
+        _ => return None,
+    };
+    let mut total = 0u64;
+    let mut first = None;
+    for v in p.variables.iter().filter(|v| v.space == space) {
+        total = align_up(total, v.align).saturating_add(v.size);
+        if total > limit && first.is_none() {
+            first = Some(v);
+        }
+    }
+    first.map(|v| (v, total, limit))
+}
+
+/// The message of an arena past its limit ([`arena_limit`]).
+pub fn arena_limit_message(space: Space, bytes: u64, limit: u64) -> String {
+    match space {
+        Space::Private => format!(
+            "the program's `.private` variables need {bytes} bytes per work-item; the limit is {limit} bytes (docs/abi.md, \"Arenas\"): a larger private array is better kept in `.global` memory"
+        ),
+        _ => format!(
+            "the program's `.shared` variables need {bytes} bytes; the translator lays out at most {limit} (shared addresses are 32 bits, and devices have far less)"
+        ),
+    }
+}
+
 /// Generic addresses of the arenas carry a tag in their top 16 bits (device
 /// addresses never have these bits set); the low 32 bits are the offset.
 pub const GENERIC_SHARED_TAG: u64 = 0xFFFE;
@@ -169,9 +215,11 @@ pub fn layout(p: &Program) -> Layout {
                 } else {
                     (&mut l.shared, &mut l.shared_bytes)
                 };
-                let off = align_up(*total as u64, v.align) as u32;
-                *total = off + v.size as u32;
-                map.insert((scope, v.name), off);
+                // in 64 bits; an arena past 32 bits saturates at u32::MAX,
+                // which every limit refuses (`arena_limit`)
+                let off = align_up(*total as u64, v.align);
+                *total = u32::try_from(off.saturating_add(v.size)).unwrap_or(u32::MAX);
+                map.insert((scope, v.name), u32::try_from(off).unwrap_or(u32::MAX));
             }
         }
     }

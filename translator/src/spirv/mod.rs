@@ -218,6 +218,29 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
     let layout = layout::layout(program);
     let mut tx = types::ModuleCx::new(program, layout);
     tx.options = options.clone();
+    // a lone module's imported variable has no definition: its reads
+    // would see zeros (`link::link_program` reports this as a link error)
+    if let Some(v) = program
+        .variables
+        .iter()
+        .find(|v| v.linkage == crate::ir::Linkage::Import)
+    {
+        return Err(tx.unsupported(
+            v.span,
+            format!(
+                "imported variable @{} that no module of the program exports (link its module first)",
+                program.name(v.name)
+            ),
+        ));
+    }
+    // arenas past their limits are refused before anything is emitted
+    for space in [crate::ir::Space::Private, crate::ir::Space::Shared] {
+        if let Some((v, bytes, limit)) = layout::arena_limit(program, space) {
+            return Err(
+                tx.unsupported_on_device(v.span, layout::arena_limit_message(space, bytes, limit))
+            );
+        }
+    }
     function::check_recursion(&tx)?;
     let kernels: Vec<usize> = (0..program.functions.len())
         .filter(|&i| program.functions[i].kind == crate::ir::FuncKind::Kernel)
@@ -243,6 +266,11 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
         .map(|(c, what)| kernel_info::describe_capability(*c, what))
         .collect();
     for s in sites {
+        tx.b.module_processed(s);
+    }
+    // the data block, relocations, variables and printf use, for runs of
+    // the module as raw SPIR-V (docs/abi.md, "Program descriptions")
+    for s in kernel_info::describe_program(&tx.layout) {
         tx.b.module_processed(s);
     }
     tx.layout.sets_status = tx.uses_status;
