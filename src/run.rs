@@ -407,8 +407,9 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     if let (Some(p), false) = (&timing.printf, a.json) {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
-        out.write_all(p.text.as_bytes())?;
-        out.flush()?;
+        out.write_all(p.text.as_bytes())
+            .and_then(|()| out.flush())
+            .context("cannot write to standard output")?;
     }
     for (n, p) in &outs {
         if let Some(Some((id, ty))) = buffers.get(*n) {
@@ -449,17 +450,17 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
                 problems.join(",")
             );
         }
-        println!(
+        outln!(
             "{{\"args\":[{}],\"globals\":{{{}}},\"compile_ms\":{compile_ms},\"kernel_ms\":{kernel_ms}{printf_json}}}",
             args_json.join(","),
             globals_json.join(",")
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "ran @{} on {} ({global:?} work-items)",
             a.kernel.trim_start_matches('@'),
             rt.device_info().name
-        );
+        )?;
         for (i, b) in buffers.iter().enumerate() {
             if let Some((id, ty)) = b {
                 let data = rt.download(*id)?;
@@ -469,18 +470,18 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
                     .take(16)
                     .map(|c| ty.json(c))
                     .collect();
-                println!(
+                outln!(
                     "arg {i} ({} x{n}): [{}{}]",
                     ty.name(),
                     shown.join(", "),
                     if n > 16 { ", ..." } else { "" }
-                );
+                )?;
             }
         }
         for g in globals.iter().filter(|g| g.host_name.is_some()) {
             let name = g.host_name.clone().unwrap_or_default();
             let bytes = rt.read_global(prog, &name)?;
-            println!("global {name}: {}", Ty::U8.json_array(&bytes));
+            outln!("global {name}: {}", Ty::U8.json_array(&bytes))?;
         }
     }
     if a.time {
@@ -536,7 +537,7 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
             use pisa_translator::diag::json_str as q;
             let features: Vec<String> = feats.iter().map(|f| q(f)).collect();
             let [cx, cy, cz] = d.max_workgroup_count;
-            println!(
+            outln!(
                 "{{\"index\":{},\"name\":{},\"kind\":{},\"driver\":{},\"vulkan\":\"{}.{}.{}\",\"default\":{is_default},\"subgroup_size\":{},\"pisa_subgroups\":{},\"max_workgroup_invocations\":{},\"max_workgroup_count\":[{cx},{cy},{cz}],\"max_shared_bytes\":{},\"caps_loops\":{},\"features\":[{}]}}",
                 d.index,
                 q(&d.name),
@@ -551,11 +552,11 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
                 d.max_shared_bytes,
                 d.caps_loops,
                 features.join(",")
-            );
+            )?;
             continue;
         }
         if d.name == pisa_interp::CPU_DEVICE_NAME {
-            println!(
+            outln!(
                 "{}: {}{}: runs PISA with the spec's exact semantics and checks every memory access; no GPU or Vulkan needed (--device cpu)\n   sub-group size {}, max work-group {}, shared {} KiB",
                 d.index,
                 d.name,
@@ -563,10 +564,10 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
                 d.subgroup_size,
                 d.max_workgroup_invocations,
                 d.max_shared_bytes / 1024
-            );
+            )?;
             continue;
         }
-        println!(
+        outln!(
             "{}: {}{} ({:?}), driver {}, Vulkan {}.{}.{}, subgroup size {} (PISA's sub-groups of 32: {}), max work-group {} (groups per dispatch {:?}), shared {} KiB\n   features: {}{}",
             d.index,
             d.name,
@@ -587,7 +588,7 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
             } else {
                 ""
             }
-        );
+        )?;
     }
     Ok(std::process::ExitCode::SUCCESS)
 }

@@ -151,3 +151,67 @@ fn npy_data_must_match_the_header() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Item 13: every command that prints to standard output reports a write
+/// error (here a full device) with exit status 2 instead of panicking
+/// ("failed printing to stdout").
+#[test]
+fn a_full_standard_output_is_an_error_not_a_panic() {
+    let ok = write(
+        "full.npy",
+        &npy(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }",
+            &f32_bytes(&[1.0, 2.0, 3.0, 4.0]),
+        ),
+    );
+    let x = format!("buf:f32:@{}", ok.display());
+    let run = [
+        "run",
+        "shaders/saxpy.pisa",
+        "--device",
+        "cpu",
+        "--kernel",
+        "saxpy",
+        "--global",
+        "4",
+        "--arg",
+        "f32:2",
+        "--arg",
+        &x,
+        "--arg",
+        "buf:f32:zeros:4",
+        "--arg",
+        "u32:4",
+    ];
+    let run_json: Vec<&str> = run.iter().copied().chain(["--json"]).collect();
+    let commands: [&[&str]; 9] = [
+        &run,
+        &run_json,
+        &["devices"],
+        &["devices", "--json"],
+        &["check", "--kernels", "shaders/saxpy.pisa"],
+        &["link", "shaders/saxpy.pisa"],
+        &["spirv", "--dis", "shaders/saxpy.pisa"],
+        &["spirv", "-o", "-", "shaders/saxpy.pisa"],
+        &["ir", "--structured", "shaders/saxpy.pisa"],
+    ];
+    for args in commands {
+        let mut c = pisa();
+        c.args(args);
+        let full = std::fs::File::create("/dev/full").unwrap();
+        let out = c
+            .stdout(full)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert!(
+            err.ends_with(
+                "error: cannot write to standard output: No space left on device (os error 28)\n"
+            ),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    }
+}
