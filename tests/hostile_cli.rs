@@ -215,3 +215,89 @@ fn a_full_standard_output_is_an_error_not_a_panic() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
     }
 }
+
+/// `saxpy` on the default (Vulkan) device, with the pipeline cache in `cache`.
+fn saxpy_vulkan(cache: &std::path::Path) -> Output {
+    let mut c = pisa();
+    c.env("XDG_CACHE_HOME", cache)
+        .env_remove("PISA_DEVICE")
+        .args([
+            "run",
+            "shaders/saxpy.pisa",
+            "--kernel",
+            "saxpy",
+            "--global",
+            "4",
+            "--arg",
+            "f32:2",
+            "--arg",
+            "buf:f32:1,2,3,4",
+            "--arg",
+            "buf:f32:zeros:4",
+            "--arg",
+            "u32:4",
+            // a hang fails the test within `output_within`'s limit
+            "--compile-timeout",
+            "60",
+        ]);
+    output_within(c, Duration::from_secs(100))
+}
+
+const SAXPY_OUT: &str = "arg 2 (f32 x4): [2.0, 4.0, 6.0, 8.0]\n";
+
+/// Item 19: a FIFO, a link to /dev/zero or a file over the size limit at the
+/// pipeline cache's path is ignored with a warning, instead of blocking
+/// `pisa run` forever (a FIFO without a writer) or reading without end.
+#[test]
+fn a_bad_pipeline_cache_is_ignored_with_a_warning() {
+    let cache = dir().join("cache");
+    // a first run writes the cache and so shows its name
+    let out = saxpy_vulkan(&cache);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    if String::from_utf8_lossy(&out.stdout).contains("on cpu") {
+        eprintln!("skipped: no Vulkan device");
+        return;
+    }
+    let files: Vec<_> = std::fs::read_dir(cache.join("pisa"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let path = &files[0];
+    let bad: [(&str, &dyn Fn()); 3] = [
+        ("it is not a regular file", &|| {
+            let ok = Command::new("mkfifo").arg(path).status().unwrap();
+            assert!(ok.success());
+        }),
+        ("it is not a regular file", &|| {
+            std::os::unix::fs::symlink("/dev/zero", path).unwrap();
+        }),
+        (
+            "it holds 268435457 bytes, more than the 268435456 a pipeline cache may have",
+            &|| {
+                // sparse: nothing is written
+                let f = std::fs::File::create(path).unwrap();
+                f.set_len((256 << 20) + 1).unwrap();
+            },
+        ),
+    ];
+    for (why, make) in bad {
+        std::fs::remove_file(path).unwrap();
+        make();
+        let out = saxpy_vulkan(&cache);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        assert!(
+            err.contains(&format!(
+                "warning: ignoring the pipeline cache {}: {why}\n",
+                path.display()
+            )),
+            "{err}"
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout).ends_with(SAXPY_OUT),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
