@@ -117,7 +117,10 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => usage_error(e),
+    };
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -125,6 +128,39 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Reports a command-line error as clap does, except for its advice on an
+/// unexpected argument that starts with `-` ("to pass '-1' as a value, use
+/// '-- -1'"): after `--` it is a file name, so the advice does not work for
+/// an option's value. It is replaced by advice that does.
+fn usage_error(e: clap::Error) -> ! {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let arg = match (e.kind(), e.get(ContextKind::InvalidArg)) {
+        (ErrorKind::UnknownArgument, Some(ContextValue::String(a))) if a.starts_with('-') => {
+            a.clone()
+        }
+        _ => e.exit(),
+    };
+    let text = e.render().to_string();
+    let clap_tip = format!("  tip: to pass '{arg}' as a value, use '-- {arg}'");
+    if !text.contains(&clap_tip) {
+        e.exit();
+    }
+    // the option it was meant for, when it follows one
+    let args: Vec<String> = std::env::args().collect();
+    let option = args
+        .iter()
+        .position(|a| *a == arg)
+        .and_then(|i| i.checked_sub(1))
+        .map(|i| args[i].as_str())
+        .filter(|o| o.starts_with("--") && o.len() > 2 && !o.contains('='))
+        .unwrap_or("--OPTION");
+    let tip = format!(
+        "  tip: an option's value that starts with '-' is written with '=', as in '{option}={arg}'; a file name after '--'"
+    );
+    eprint!("{}", text.replace(&clap_tip, &tip));
+    std::process::exit(2);
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {

@@ -301,3 +301,205 @@ fn a_bad_pipeline_cache_is_ignored_with_a_warning() {
         );
     }
 }
+
+/// `saxpy` on the cpu device with extra options.
+fn saxpy_cpu_with(extra: &[&str]) -> Output {
+    let mut c = pisa();
+    c.env_remove("PISA_DEVICE").args([
+        "run",
+        "shaders/saxpy.pisa",
+        "--kernel",
+        "saxpy",
+        "--arg",
+        "f32:2",
+        "--arg",
+        "buf:f32:1,2,3,4",
+        "--arg",
+        "buf:f32:zeros:4",
+        "--arg",
+        "u32:4",
+    ]);
+    c.args(extra);
+    output_within(c, Duration::from_secs(60))
+}
+
+/// The cpu device's index, as `pisa devices` prints it (the last line
+/// that starts with an index).
+fn cpu_index() -> String {
+    let out = output_within(
+        {
+            let mut c = pisa();
+            c.env_remove("PISA_DEVICE").arg("devices");
+            c
+        },
+        Duration::from_secs(60),
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains(": cpu (pisa reference interpreter)"))
+        .unwrap_or_else(|| panic!("{text}"));
+    line.split(':').next().unwrap().to_string()
+}
+
+/// The index `pisa devices` prints for the cpu device selects it, as
+/// `--device` and as `PISA_DEVICE` (it was refused: "no Vulkan device
+/// matches `1`").
+#[test]
+fn the_cpu_device_s_index_selects_it() {
+    let i = cpu_index();
+    let out = saxpy_cpu_with(&["--global", "4", "--device", &i]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("ran @saxpy on cpu (pisa reference interpreter) ([4, 1, 1] work-items)\narg 1 (f32 x4): [1.0, 2.0, 3.0, 4.0]\n{SAXPY_OUT}")
+    );
+    let mut c = pisa();
+    c.env("PISA_DEVICE", &i).arg("devices");
+    let out = output_within(c, Duration::from_secs(60));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("{i}: cpu (pisa reference interpreter) [default]:")),
+        "{text}"
+    );
+}
+
+/// Negative values reach the options they are given to (clap used to
+/// refuse them with the advice `-- -1`, which makes them a file name), and
+/// each option's own check reports them.
+#[test]
+fn negative_values_reach_their_options() {
+    let cases: [(&[&str], &str); 9] = [
+        (&["--global", "-1"], "error: --global: `-1` is not a size\n"),
+        (
+            &["--global", "4", "--local", "-1"],
+            "error: --local: `-1` is not a size\n",
+        ),
+        (
+            &["--global", "4", "--offset", "-1"],
+            "error: --offset: `-1` is not a size\n",
+        ),
+        (
+            &["--global", "4", "--timeout", "-1"],
+            "error: --timeout must be a positive number of seconds (found -1)\n",
+        ),
+        (
+            &["--global", "4", "--compile-timeout", "-1"],
+            "error: --compile-timeout must be a positive number of seconds (found -1)\n",
+        ),
+        (
+            &["--global", "4", "--device", "-1"],
+            "error: cannot start the Vulkan runtime: no Vulkan device matches `-1` (see `pisa devices`)\n",
+        ),
+        (
+            &["--global", "4", "--out", "-1=x.npy"],
+            "error: --out `-1=x.npy`: `-1` is not an argument index\n",
+        ),
+        (
+            &["--global", "4", "--set-global", "-x=i32:1"],
+            "error: --set-global -x: no host-accessible global `-x` in this module\n",
+        ),
+        (
+            &["--global", "4", "--printf-buffer", "-1"],
+            "error: invalid value '-1' for '--printf-buffer <BYTES>': -1 is not in 0..=4294967295\n\nFor more information, try '--help'.\n",
+        ),
+    ];
+    for (args, want) in cases {
+        let mut args = args.to_vec();
+        if !args.contains(&"--device") {
+            args.extend(["--device", "cpu"]);
+        }
+        let out = saxpy_cpu_with(&args);
+        assert_eq!(stderr(&out), want, "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+/// Where a value starting with `-` still cannot be an option's value (a
+/// kernel name), clap's advice `-- -k` (which makes it a file name) is
+/// replaced by advice that works.
+#[test]
+fn no_advice_that_does_not_work() {
+    let run = |kernel: &[&str]| {
+        let mut c = pisa();
+        c.args([
+            "run",
+            "shaders/saxpy.pisa",
+            "--device",
+            "cpu",
+            "--global",
+            "4",
+        ])
+        .args(kernel)
+        .args(["--arg", "f32:2"]);
+        output_within(c, Duration::from_secs(60))
+    };
+    let out = run(&["--kernel", "-k"]);
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("error: unexpected argument '-k' found\n\n  tip: an option's value that starts with '-' is written with '=', as in '--kernel=-k'; a file name after '--'\n"),
+        "{err}"
+    );
+    assert!(!err.contains("'-- -k'"), "{err}");
+    assert_eq!(out.status.code(), Some(2));
+    // the advice works
+    let out = run(&["--kernel=-k"]);
+    assert_eq!(
+        stderr(&out),
+        "error: launch failed: no kernel `-k` in this module; its kernels: @saxpy\n"
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// `--set-global` errors in the value name the option and what was given.
+#[test]
+fn set_global_errors_name_the_option() {
+    for (g, why) in [
+        (
+            "x=i33:1",
+            "unknown type `i33` (one of u8 u16 u32 u64 i8 i16 i32 i64 f16 f32 f64)",
+        ),
+        ("x=i32:abc", "`abc` is not a i32 value"),
+        ("x=u8:256", "256 does not fit in u8"),
+        ("x=u8:1,", "value 1 of the list is empty"),
+    ] {
+        let out = saxpy_cpu_with(&["--global", "4", "--device", "cpu", "--set-global", g]);
+        assert_eq!(stderr(&out), format!("error: --set-global `{g}`: {why}\n"));
+        assert_eq!(out.status.code(), Some(2));
+    }
+}
+
+/// A kernel that stores through a wild address crashes a software driver
+/// (lavapipe) inside `pisa run`: the explanation is printed once, even when
+/// several of the driver's threads fault together (it was printed twice).
+#[test]
+fn a_crash_is_explained_once() {
+    let p = write(
+        "wild.pisa",
+        b".version 0.1;\n.target 100;\n.kernel @wild()\n{\n\t.reg .64b %p;\n\t.reg .32b %v;\n\tmov.64b %p, 8;\n\tmov.32b %v, 1;\n\tst.global.32b [%p], %v;\n\treturn;\n}\n",
+    );
+    let probe = {
+        let mut c = pisa();
+        c.env_remove("PISA_DEVICE").arg("devices");
+        output_within(c, Duration::from_secs(60))
+    };
+    if !String::from_utf8_lossy(&probe.stdout).contains("llvmpipe") {
+        eprintln!("skipped: no software Vulkan driver (lavapipe)");
+        return;
+    }
+    for _ in 0..40 {
+        let mut c = pisa();
+        c.env_remove("PISA_DEVICE")
+            // many driver threads fault at once
+            .env("LP_NUM_THREADS", "16")
+            .arg("run")
+            .arg(&p)
+            .args(["--kernel", "wild", "--global", "65536", "--local", "64"]);
+        let out = output_within(c, Duration::from_secs(60));
+        assert_eq!(
+            stderr(&out),
+            "error: the kernel crashed pisa (segmentation fault): it accessed memory outside its buffers, e.g. through a wild pointer, or the driver failed compiling it (some drivers, such as llvmpipe, compile at the first dispatch). Software Vulkan drivers such as lavapipe run kernels inside this process, so such faults end it.\n"
+        );
+        assert_eq!(out.status.code(), Some(139));
+    }
+}
