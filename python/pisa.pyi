@@ -28,7 +28,7 @@ def load(
     printf_buffer: Union[int, None] = None,
 ) -> Program:
     """Assembles PISA files (several are linked) and loads the program on
-    a device: "cpu", a Vulkan device's index or name substring; default
+    a device: "cpu" (or its index), a Vulkan device's index or name substring; default
     PISA_DEVICE, else the best Vulkan device, else cpu without Vulkan."""
 
 class Buffer:
@@ -58,5 +58,7 @@ class Program:
         args: Union[Sequence[Any], None] = None,
     ) -> None:
         """Runs a kernel to completion (GIL released); array arguments are
-        copied back in place; what the kernel prints goes to sys.stdout."""
+        copied back in place; what the kernel prints goes to sys.stdout.
+        Ctrl-C ends the wait on a Vulkan device (KeyboardInterrupt); the
+        program is unusable after, as after a timeout."""
     def validation_messages(self) -> list[str]: ...

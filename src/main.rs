@@ -1,5 +1,19 @@
 //! `pisa`: assemble, check, translate and run PISA programs.
 
+/// `print!` that returns a write error (`crate::write_stdout`).
+macro_rules! out {
+    ($($t:tt)*) => {
+        $crate::write_stdout(format_args!($($t)*))
+    };
+}
+
+/// `println!` that returns a write error (`crate::write_stdout`).
+macro_rules! outln {
+    ($($t:tt)*) => {
+        $crate::write_stdout(format_args!("{}\n", format_args!($($t)*)))
+    };
+}
+
 mod run;
 mod watchdog;
 
@@ -103,7 +117,10 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => usage_error(e),
+    };
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -111,6 +128,39 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Reports a command-line error as clap does, except for its advice on an
+/// unexpected argument that starts with `-` ("to pass '-1' as a value, use
+/// '-- -1'"): after `--` it is a file name, so the advice does not work for
+/// an option's value. It is replaced by advice that does.
+fn usage_error(e: clap::Error) -> ! {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let arg = match (e.kind(), e.get(ContextKind::InvalidArg)) {
+        (ErrorKind::UnknownArgument, Some(ContextValue::String(a))) if a.starts_with('-') => {
+            a.clone()
+        }
+        _ => e.exit(),
+    };
+    let text = e.render().to_string();
+    let clap_tip = format!("  tip: to pass '{arg}' as a value, use '-- {arg}'");
+    if !text.contains(&clap_tip) {
+        e.exit();
+    }
+    // the option it was meant for, when it follows one
+    let args: Vec<String> = std::env::args().collect();
+    let option = args
+        .iter()
+        .position(|a| *a == arg)
+        .and_then(|i| i.checked_sub(1))
+        .map(|i| args[i].as_str())
+        .filter(|o| o.starts_with("--") && o.len() > 2 && !o.contains('='))
+        .unwrap_or("--OPTION");
+    let tip = format!(
+        "  tip: an option's value that starts with '-' is written with '=', as in '{option}={arg}'; a file name after '--'"
+    );
+    eprint!("{}", text.replace(&clap_tip, &tip));
+    std::process::exit(2);
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -134,6 +184,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Run(a) => run::run(*a),
         Command::Devices { json } => run::devices(json),
     }
+}
+
+/// Writes to standard output and flushes it: an error (a full disk,
+/// `> /dev/full`) is returned, for exit status 2, where `print!` panics or,
+/// for what stays buffered until exit, is lost. A closed pipe ends the
+/// process quietly before EPIPE is seen here (SIGPIPE, in `main`).
+pub(crate) fn write_stdout(args: std::fmt::Arguments<'_>) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_fmt(args)
+        .and_then(|()| out.flush())
+        .context("cannot write to standard output")
 }
 
 /// Reads and assembles one file, printing its diagnostics; `None` if invalid.
@@ -237,7 +299,7 @@ fn link(paths: &[PathBuf], output: Option<&Path>) -> Result<ExitCode> {
     match output {
         Some(out) if !is_stdio(out) => std::fs::write(out, module.source())
             .with_context(|| format!("cannot write {}", out.display()))?,
-        _ => print!("{}", module.source()),
+        _ => out!("{}", module.source())?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -265,7 +327,9 @@ fn spirv(
             if dis {
                 anyhow::bail!("`-o -` and `--dis` both write to standard output: choose one");
             }
-            std::io::Write::write_all(&mut std::io::stdout(), &spv.bytes())
+            let mut out = std::io::stdout().lock();
+            std::io::Write::write_all(&mut out, &spv.bytes())
+                .and_then(|()| std::io::Write::flush(&mut out))
                 .context("cannot write to standard output")?;
         }
         Some(out) => std::fs::write(out, spv.bytes())
@@ -273,7 +337,7 @@ fn spirv(
         None => {}
     }
     if dis {
-        print!("{}", spv.disassemble());
+        out!("{}", spv.disassemble())?;
     }
     if output.is_none() && !dis {
         anyhow::bail!("nothing to do: give `-o FILE.spv` and/or `--dis`");
@@ -286,18 +350,18 @@ fn ir(paths: &[PathBuf], structured: bool) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     };
     let program = pisa_translator::ir::build(&module);
-    print!("{}", pisa_translator::ir::print::print(&program));
+    out!("{}", pisa_translator::ir::print::print(&program))?;
     if structured {
         for f in program.functions.iter().filter(|f| !f.is_declaration()) {
             // the tree sub-groups reconverge by (docs/spec-notes.md); the
             // Vulkan back end may unroll loops without sync points in it
             let tree = pisa_translator::ir::structurize::structurize(f)?;
-            println!("\nstructured @{}:", module.name(f.name));
+            outln!("\nstructured @{}:", module.name(f.name))?;
             let names = pisa_translator::ir::print::tree_names(&program, f);
-            print!(
+            out!(
                 "{}",
                 pisa_translator::ir::structurize::print_named(&tree, &names)
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -387,7 +451,7 @@ fn check_program(
 
 /// `pisa check --kernels`: each kernel with its parameters (name, size,
 /// offset in the argument block) and required work-group size.
-fn print_kernels(m: &pisa_translator::Module, json: bool) {
+fn print_kernels(m: &pisa_translator::Module, json: bool) -> Result<()> {
     use pisa_translator::diag::json_str;
     let layout = pisa_translator::spirv::layout::layout(&pisa_translator::ir::build(m));
     for k in &layout.kernels {
@@ -408,12 +472,12 @@ fn print_kernels(m: &pisa_translator::Module, json: bool) {
             let reqd = k
                 .reqd_work_group_size
                 .map_or("null".to_string(), |[x, y, z]| format!("[{x},{y},{z}]"));
-            println!(
+            outln!(
                 "{{\"kernel\":{},\"params\":[{}],\"param_bytes\":{},\"reqd_work_group_size\":{reqd}}}",
                 json_str(&k.name),
                 params.join(","),
                 k.param_bytes
-            );
+            )?;
         } else {
             let params: Vec<String> = k
                 .params
@@ -424,9 +488,10 @@ fn print_kernels(m: &pisa_translator::Module, json: bool) {
             let reqd = k.reqd_work_group_size.map_or(String::new(), |[x, y, z]| {
                 format!(".reqd_work_group_size({x}, {y}, {z}) ")
             });
-            println!("{reqd}@{}({})", k.name, params.join(", "));
+            outln!("{reqd}@{}({})", k.name, params.join(", "))?;
         }
     }
+    Ok(())
 }
 
 fn check(
@@ -458,7 +523,7 @@ fn check(
         let (diags, bad, module) = check_program(program, vulkan);
         failed |= bad;
         if let (true, Some(m)) = (kernels, &module) {
-            print_kernels(m, json);
+            print_kernels(m, json)?;
         }
         let shown: Vec<_> = diags
             .0
@@ -467,7 +532,7 @@ fn check(
             .collect();
         for (i, d) in shown.iter().enumerate() {
             if json {
-                println!("{}", d.to_json());
+                outln!("{}", d.to_json())?;
             } else if i < MAX_SHOWN {
                 eprint!("{}", d.render());
             } else {

@@ -6,6 +6,9 @@ use pisa_vk_runtime::values::{self, ArgSpec as Arg, Ty};
 use pisa_vk_runtime::{BufferId, Device, Launch, NdRange, ProgramId, Runtime, RuntimeOptions};
 use std::time::{Duration, Instant};
 
+// Options whose values may start with `-` (a negative number, a name) take
+// them as values (`allow_hyphen_values`), and their own checks report what
+// is wrong; clap would refuse them with advice that does not work.
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
     /// PISA source files (several are linked into one program), or a
@@ -18,22 +21,22 @@ pub struct RunArgs {
     #[arg(long)]
     pub kernel: String,
     /// Global size X[,Y[,Z]].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub global: String,
     /// Local size X[,Y[,Z]] (default: the kernel's .reqd_work_group_size, else 64 or less).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub local: Option<String>,
     /// Global offset X[,Y[,Z]].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub offset: Option<String>,
     /// Kernel argument: TYPE:VALUE, buf:TYPE:V1,V2,..., buf:TYPE:zeros:COUNT, buf:TYPE:@PATH, raw:HEX.
     #[arg(long = "arg", allow_hyphen_values = true)]
     pub args: Vec<String>,
     /// Write a host-accessible global before the launch: NAME=TYPE:V1,V2,...
-    #[arg(long = "set-global")]
+    #[arg(long = "set-global", allow_hyphen_values = true)]
     pub set_globals: Vec<String>,
     /// Write buffer argument N to a .npy or .bin file: N=PATH.
-    #[arg(long = "out")]
+    #[arg(long = "out", allow_hyphen_values = true)]
     pub outs: Vec<String>,
     /// Print the results as one JSON object.
     #[arg(long)]
@@ -49,18 +52,23 @@ pub struct RunArgs {
     pub check: bool,
     /// Device index or name substring, or `cpu` for the reference interpreter
     /// (default: PISA_DEVICE, else the best Vulkan device, else cpu).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub device: Option<String>,
     /// Seconds a launch may run before it is reported as hung.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, allow_hyphen_values = true)]
     pub timeout: f64,
     /// Seconds assembling, translating and the driver's compilation may take
     /// (progress is shown after 5 s).
-    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 120.0,
+        allow_hyphen_values = true
+    )]
     pub compile_timeout: f64,
     /// Bytes of the buffer that kernels' printf writes into (`%printfbuffer`);
     /// output past it is lost, and reported.
-    #[arg(long, value_name = "BYTES", default_value_t = pisa_vk_runtime::printf::DEFAULT_PRINTF_BUFFER_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = pisa_vk_runtime::printf::DEFAULT_PRINTF_BUFFER_BYTES, allow_hyphen_values = true)]
     pub printf_buffer: u32,
 }
 
@@ -94,10 +102,22 @@ fn explain_crashes() {
         } else {
             COMPILING
         };
-        // SAFETY: write(2) and _exit(2) are async-signal-safe, and so is an
-        // atomic load; `msg` is a static buffer of `msg.len()` bytes; the
-        // handler never returns (so the faulting instruction is not retried)
-        // and touches no other Rust state.
+        // several of the driver's threads may fault at once: the first one
+        // explains and ends the process, the others wait for that
+        if CRASH_EXPLAINED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            loop {
+                // SAFETY: pause(2) is async-signal-safe; the thread sleeps
+                // until the first faulting thread's _exit ends the process
+                // (a signal handled meanwhile returns here, to sleep again).
+                unsafe {
+                    libc::pause();
+                }
+            }
+        }
+        // SAFETY: write(2) and _exit(2) are async-signal-safe, and so are
+        // atomic loads and swaps; `msg` is a static buffer of `msg.len()`
+        // bytes; the handler never returns (so the faulting instruction is
+        // not retried) and touches no other Rust state.
         unsafe {
             libc::write(2, msg.as_ptr().cast(), msg.len());
             libc::_exit(139);
@@ -114,13 +134,27 @@ fn explain_crashes() {
     }
 }
 
+/// Whether a crash has been explained: the explanation is written once,
+/// by the first thread that faults.
+static CRASH_EXPLAINED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Whether the kernel was submitted (a crash is then the kernel's or the
 /// driver's at its first dispatch), for the crash explanation.
 static KERNEL_RUNNING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Whether a device choice names the reference interpreter.
-pub fn is_cpu_choice(choice: Option<&str>) -> bool {
-    choice.is_some_and(|c| c.eq_ignore_ascii_case("cpu"))
+/// Whether a device choice names the reference interpreter: `cpu`, or the
+/// index `pisa devices` gives it, after the `vulkan_count` Vulkan devices
+/// (`None`: not known yet, enumerated here when the choice is an index).
+pub fn is_cpu_choice(choice: Option<&str>, vulkan_count: Option<usize>) -> bool {
+    match choice {
+        Some(c) if c.eq_ignore_ascii_case("cpu") => true,
+        // (parsed as the Vulkan runtime parses indices)
+        Some(c) => c.parse::<usize>().is_ok_and(|i| {
+            i == vulkan_count
+                .unwrap_or_else(|| pisa_vk_runtime::list_devices().map_or(0, |devs| devs.len()))
+        }),
+        None => false,
+    }
 }
 
 /// Opens the chosen device and loads the program on it: the cpu device, or
@@ -145,7 +179,7 @@ fn open_device(
             .with_context(|| format!("cannot load {what}"))?;
         Ok((Box::new(d), prog))
     };
-    if is_cpu_choice(choice.as_deref()) {
+    if is_cpu_choice(choice.as_deref(), None) {
         return match module {
             Some(m) => cpu(m),
             None => bail!("the cpu device runs PISA programs, not SPIR-V modules"),
@@ -264,11 +298,10 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
         let (t, v) = tv
             .split_once(':')
             .ok_or_else(|| anyhow!("--set-global `{g}`: expected NAME=TYPE:V1,V2,..."))?;
-        let ty = Ty::parse(t)?;
-        set_globals.push((
-            name.trim_start_matches('@').to_string(),
-            values::encode_list(ty, v)?,
-        ));
+        let bytes = Ty::parse(t)
+            .and_then(|ty| values::encode_list(ty, v))
+            .with_context(|| format!("--set-global `{g}`"))?;
+        set_globals.push((name.trim_start_matches('@').to_string(), bytes));
     }
     let mut outs = Vec::new();
     for o in &a.outs {
@@ -407,8 +440,9 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     if let (Some(p), false) = (&timing.printf, a.json) {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
-        out.write_all(p.text.as_bytes())?;
-        out.flush()?;
+        out.write_all(p.text.as_bytes())
+            .and_then(|()| out.flush())
+            .context("cannot write to standard output")?;
     }
     for (n, p) in &outs {
         if let Some(Some((id, ty))) = buffers.get(*n) {
@@ -449,17 +483,17 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
                 problems.join(",")
             );
         }
-        println!(
+        outln!(
             "{{\"args\":[{}],\"globals\":{{{}}},\"compile_ms\":{compile_ms},\"kernel_ms\":{kernel_ms}{printf_json}}}",
             args_json.join(","),
             globals_json.join(",")
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "ran @{} on {} ({global:?} work-items)",
             a.kernel.trim_start_matches('@'),
             rt.device_info().name
-        );
+        )?;
         for (i, b) in buffers.iter().enumerate() {
             if let Some((id, ty)) = b {
                 let data = rt.download(*id)?;
@@ -469,18 +503,18 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
                     .take(16)
                     .map(|c| ty.json(c))
                     .collect();
-                println!(
+                outln!(
                     "arg {i} ({} x{n}): [{}{}]",
                     ty.name(),
                     shown.join(", "),
                     if n > 16 { ", ..." } else { "" }
-                );
+                )?;
             }
         }
         for g in globals.iter().filter(|g| g.host_name.is_some()) {
             let name = g.host_name.clone().unwrap_or_default();
             let bytes = rt.read_global(prog, &name)?;
-            println!("global {name}: {}", Ty::U8.json_array(&bytes));
+            outln!("global {name}: {}", Ty::U8.json_array(&bytes))?;
         }
     }
     if a.time {
@@ -508,7 +542,7 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
     };
     // PISA_DEVICE naming no device is not an error here: nothing is default
     let env = std::env::var("PISA_DEVICE").ok().filter(|v| !v.is_empty());
-    let default = if is_cpu_choice(env.as_deref()) || devs.is_empty() {
+    let default = if is_cpu_choice(env.as_deref(), Some(devs.len())) || devs.is_empty() {
         Some(devs.len())
     } else {
         pisa_vk_runtime::default_device(&devs).ok()
@@ -536,7 +570,7 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
             use pisa_translator::diag::json_str as q;
             let features: Vec<String> = feats.iter().map(|f| q(f)).collect();
             let [cx, cy, cz] = d.max_workgroup_count;
-            println!(
+            outln!(
                 "{{\"index\":{},\"name\":{},\"kind\":{},\"driver\":{},\"vulkan\":\"{}.{}.{}\",\"default\":{is_default},\"subgroup_size\":{},\"pisa_subgroups\":{},\"max_workgroup_invocations\":{},\"max_workgroup_count\":[{cx},{cy},{cz}],\"max_shared_bytes\":{},\"caps_loops\":{},\"features\":[{}]}}",
                 d.index,
                 q(&d.name),
@@ -551,11 +585,11 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
                 d.max_shared_bytes,
                 d.caps_loops,
                 features.join(",")
-            );
+            )?;
             continue;
         }
         if d.name == pisa_interp::CPU_DEVICE_NAME {
-            println!(
+            outln!(
                 "{}: {}{}: runs PISA with the spec's exact semantics and checks every memory access; no GPU or Vulkan needed (--device cpu)\n   sub-group size {}, max work-group {}, shared {} KiB",
                 d.index,
                 d.name,
@@ -563,10 +597,10 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
                 d.subgroup_size,
                 d.max_workgroup_invocations,
                 d.max_shared_bytes / 1024
-            );
+            )?;
             continue;
         }
-        println!(
+        outln!(
             "{}: {}{} ({:?}), driver {}, Vulkan {}.{}.{}, subgroup size {} (PISA's sub-groups of 32: {}), max work-group {} (groups per dispatch {:?}), shared {} KiB\n   features: {}{}",
             d.index,
             d.name,
@@ -587,7 +621,7 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
             } else {
                 ""
             }
-        );
+        )?;
     }
     Ok(std::process::ExitCode::SUCCESS)
 }

@@ -62,8 +62,19 @@ pub struct Opened {
     pub note: Option<String>,
 }
 
-fn is_cpu(choice: Option<&str>) -> bool {
-    choice.is_some_and(|c| c.eq_ignore_ascii_case("cpu"))
+/// Whether a device choice names the cpu device: `cpu`, or the index
+/// `pisa devices` gives it, after the `vulkan_count` Vulkan devices
+/// (`None`: not known yet, enumerated here when the choice is an index).
+fn is_cpu(choice: Option<&str>, vulkan_count: Option<usize>) -> bool {
+    match choice {
+        Some(c) if c.eq_ignore_ascii_case("cpu") => true,
+        // (parsed as the Vulkan runtime parses indices)
+        Some(c) => c.parse::<usize>().is_ok_and(|i| {
+            i == vulkan_count
+                .unwrap_or_else(|| pisa_vk_runtime::list_devices().map_or(0, |devs| devs.len()))
+        }),
+        None => false,
+    }
 }
 
 /// Opens the chosen device and loads `module` on it.
@@ -82,7 +93,7 @@ pub fn open(module: &pisa_translator::Module, o: &OpenOptions) -> Result<Opened,
             note,
         })
     };
-    if is_cpu(choice.as_deref()) {
+    if is_cpu(choice.as_deref(), None) {
         return cpu(None);
     }
     // translated first: the device then enables only what the program needs
@@ -128,7 +139,7 @@ pub fn open(module: &pisa_translator::Module, o: &OpenOptions) -> Result<Opened,
 pub fn names() -> Vec<String> {
     let mut devs = pisa_vk_runtime::list_devices().unwrap_or_default();
     let env = std::env::var("PISA_DEVICE").ok().filter(|v| !v.is_empty());
-    let default = if is_cpu(env.as_deref()) || devs.is_empty() {
+    let default = if is_cpu(env.as_deref(), Some(devs.len())) || devs.is_empty() {
         Some(devs.len())
     } else {
         // PISA_DEVICE naming no device: no default (as `pisa devices`)

@@ -39,7 +39,13 @@ fn device_choice(device: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> 
     match device {
         None => Ok(None),
         Some(d) if d.is_instance_of::<PyString>() => Ok(Some(d.extract()?)),
-        Some(d) if d.is_instance_of::<PyInt>() => Ok(Some(d.extract::<u64>()?.to_string())),
+        Some(d) if d.is_instance_of::<PyInt>() => match d.extract::<u64>() {
+            Ok(i) => Ok(Some(i.to_string())),
+            // negative, or beyond any index: a PisaError, not OverflowError
+            Err(_) => Err(err(format!(
+                "device {d}: no device has this index (indices count from 0, as pisa.devices() and `pisa devices` list them)"
+            ))),
+        },
         Some(d) => Err(err(format!(
             "device must be a name (substring), an index or \"cpu\", not {}",
             d.repr()?

@@ -4,12 +4,13 @@
 use crate::args::{marshal, Packed};
 use crate::arrays::{copy_back, to_array};
 use crate::buffer::{value_bytes, Buffer};
+use crate::device::Dev;
 use crate::error::{err, warn};
 use crate::ndrange;
 use crate::session::Shared;
 use numpy::PyUntypedArray;
 use pisa_vk_runtime::printf::PrintfOutput;
-use pisa_vk_runtime::{GlobalInfo, KernelInfo, Launch, RuntimeError};
+use pisa_vk_runtime::{Device, GlobalInfo, KernelInfo, Launch, RuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyTuple};
 
@@ -138,10 +139,14 @@ impl Program {
         let (packed, temps) = (m.args, m.temps);
         let want: Vec<bool> = m.backs.iter().map(Option::is_some).collect();
         let kernel = k.name.clone();
-        let outs = self.shared.with(py, move |dev, program| {
+        // a signal (Ctrl-C) that arrives during the launch: its exception
+        let mut interrupt: Option<PyErr> = None;
+        let interrupted = &mut interrupt;
+        let outs = self.shared.with_dev(py, move |device, program| {
             let mut ids = Vec::new();
             type Outs = (Vec<Option<Vec<u8>>>, Option<PrintfOutput>);
             let go = || -> Result<Outs, RuntimeError> {
+                let dev = device.get();
                 for t in &temps {
                     let id = dev.alloc_buffer(t.len() as u64)?;
                     ids.push(id);
@@ -163,7 +168,24 @@ impl Program {
                 };
                 // (the runtime has the driver compile the kernel first,
                 // outside `timeout`, which bounds the run: Runtime::prepare)
-                let timing = dev.launch(&launch)?;
+                let timing =
+                    match device {
+                        // Python's signal handlers (KeyboardInterrupt) run while
+                        // the launch is waited for: an exception gives the wait
+                        // up, and the runtime is unusable after, as after a
+                        // timeout (the kernel cannot be stopped)
+                        Dev::Vulkan(rt) => rt.launch_with_cancel(&launch, &mut || {
+                            match Python::attach(|py| py.check_signals()) {
+                                Ok(()) => false,
+                                Err(e) => {
+                                    *interrupted = Some(e);
+                                    true
+                                }
+                            }
+                        })?,
+                        Dev::Cpu(d) => d.launch(&launch)?,
+                    };
+                let dev = device.get();
                 let outs = ids
                     .iter()
                     .zip(&want)
@@ -173,10 +195,14 @@ impl Program {
             };
             let r = go();
             for id in ids {
-                dev.free_buffer(id);
+                device.get().free_buffer(id);
             }
             r.map_err(|e| e.to_string())
-        })?;
+        });
+        if let Some(e) = interrupt {
+            return Err(e);
+        }
+        let outs = outs?;
         let (outs, printf) = outs;
         for (back, out) in m.backs.iter().zip(outs) {
             if let (Some(back), Some(out)) = (back, out) {

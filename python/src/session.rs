@@ -36,6 +36,21 @@ impl Shared {
         r.map_err(err)
     }
 
+    /// Runs `f` on the device as `with` does, giving it the device of
+    /// either kind (for what only one kind has).
+    pub fn with_dev<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut Dev, ProgramId) -> Result<T, String> + Send,
+    ) -> PyResult<T> {
+        let r = py.detach(|| {
+            let mut s = self.lock()?;
+            let prog = s.prog;
+            f(&mut s.dev, prog)
+        });
+        r.map_err(err)
+    }
+
     /// Reads the session with the GIL released.
     pub fn inspect<T: Send>(
         &self,

@@ -115,3 +115,26 @@ def test_an_unknown_device():
         pisa.load(path("shaders/saxpy.pisa"), device="no such device")
     with pytest.raises(pisa.PisaError, match="positive number of seconds"):
         pisa.load(path("shaders/saxpy.pisa"), device="cpu", timeout=0)
+
+
+def test_a_negative_device_index_is_a_pisa_error():
+    # it was OverflowError, from the conversion of -1 to an index
+    for index in (-1, 2**64):
+        with pytest.raises(pisa.PisaError) as e:
+            pisa.load(path("shaders/saxpy.pisa"), device=index)
+        assert str(e.value) == (
+            f"device {index}: no device has this index (indices count from 0, "
+            "as pisa.devices() and `pisa devices` list them)"
+        )
+
+
+def test_the_cpu_device_s_index_selects_it(monkeypatch):
+    # its index is the number of Vulkan devices: `pisa devices` lists it last
+    monkeypatch.delenv("PISA_DEVICE", raising=False)
+    index = len(pisa.devices()) - 1
+    prog = pisa.load(path("shaders/saxpy.pisa"), device=index)
+    assert prog.device == "cpu (pisa reference interpreter)"
+    x = np.arange(1, 5, dtype=np.float32)
+    y = np.zeros(4, np.float32)
+    prog.run("saxpy", global_size=4, args=[np.float32(2), x, y, np.uint32(4)])
+    assert (y == 2 * x).all()

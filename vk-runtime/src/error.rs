@@ -27,7 +27,9 @@ pub enum RuntimeError {
     Timeout(Duration),
     #[error("the driver stopped a loop of the kernel early (Mesa's llvmpipe ends every loop of a work-item after 65,535 iterations in all), so the results are invalid; run on another driver or split the work")]
     LoopLimit,
-    #[error("the runtime is unusable after an earlier timeout or device loss")]
+    #[error("the wait for the kernel was interrupted; the kernel may still be running, and the device stays busy until it ends or the process exits")]
+    Interrupted,
+    #[error("the runtime is unusable after an earlier timeout, interrupted wait or device loss")]
     Unusable,
     /// The sources did not assemble or link (every diagnostic, rendered).
     #[error("{0}")]

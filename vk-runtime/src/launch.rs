@@ -7,13 +7,16 @@ use crate::program::{KernelInfo, ProgramId};
 use crate::{BufferId, Result, Runtime, RuntimeError};
 use ash::vk;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long the empty dispatch that makes a driver compile (`prepare`) is
 /// waited for: far beyond any compilation seen (llvmpipe took 4 minutes for
 /// a 1,000-line random program on a loaded machine), so that only a hang of
 /// an earlier launch still in the queue ends it.
 const COMPILE_WAIT: Duration = Duration::from_secs(600);
+
+/// How often a wait with a cancel callback asks it whether to give up.
+pub const CANCEL_POLL: Duration = Duration::from_millis(50);
 
 /// Numbers submissions across all runtimes, so a [`Pending`] names its
 /// submission's objects in the runtime that made it and in no other.
@@ -553,11 +556,30 @@ impl Runtime {
 
     /// Waits for submitted launches, up to the runtime's timeout.
     pub fn wait(&mut self, p: Pending) -> Result<Vec<LaunchTiming>> {
-        self.wait_up_to(p, self.timeout)
+        self.wait_up_to(p, self.timeout, None)
     }
 
-    /// Waits for submitted launches, up to `limit`.
-    fn wait_up_to(&mut self, p: Pending, limit: Duration) -> Result<Vec<LaunchTiming>> {
+    /// Waits as [`Runtime::wait`] does, asking `cancel` every
+    /// [`CANCEL_POLL`] whether to give up (e.g. the user pressed Ctrl-C).
+    /// Giving up is [`RuntimeError::Interrupted`], and leaves the runtime
+    /// unusable, as a timeout does: the kernel cannot be stopped, and may
+    /// still be running and writing to its buffers.
+    pub fn wait_with_cancel(
+        &mut self,
+        p: Pending,
+        cancel: &mut dyn FnMut() -> bool,
+    ) -> Result<Vec<LaunchTiming>> {
+        self.wait_up_to(p, self.timeout, Some(cancel))
+    }
+
+    /// Waits for submitted launches, up to `limit`, in slices of
+    /// [`CANCEL_POLL`] between which `cancel` may give up.
+    fn wait_up_to(
+        &mut self,
+        p: Pending,
+        limit: Duration,
+        mut cancel: Option<&mut dyn FnMut() -> bool>,
+    ) -> Result<Vec<LaunchTiming>> {
         // a Pending of another runtime names none of this one's submissions
         // (serials are unique across runtimes)
         let at = self
@@ -568,19 +590,33 @@ impl Runtime {
                 RuntimeError::BadArgument("the launches were submitted to another runtime".into())
             })?;
         let fence = self.in_flight[at].1.fence;
-        let ns = limit.as_nanos().min(u64::MAX as u128) as u64;
-        // SAFETY: `fence` was created on this device and is not destroyed
-        // while its submission is in `in_flight` (only `Drop` destroys it, after
-        // waiting for the device).
-        match unsafe { self.device.wait_for_fences(&[fence], true, ns) } {
-            Ok(()) => {}
-            Err(vk::Result::TIMEOUT) => {
-                self.poisoned = true;
-                return Err(RuntimeError::Timeout(limit));
-            }
-            Err(e) => {
-                self.poisoned = true;
-                return Err(Err::<(), _>(e).vk("vkWaitForFences").unwrap_err());
+        let t0 = Instant::now();
+        loop {
+            let left = limit.saturating_sub(t0.elapsed());
+            let slice = match cancel {
+                Some(_) => left.min(CANCEL_POLL),
+                None => left,
+            };
+            let ns = slice.as_nanos().min(u64::MAX as u128) as u64;
+            // SAFETY: `fence` was created on this device and is not destroyed
+            // while its submission is in `in_flight` (only `Drop` destroys it,
+            // after waiting for the device).
+            match unsafe { self.device.wait_for_fences(&[fence], true, ns) } {
+                Ok(()) => break,
+                Err(vk::Result::TIMEOUT) if t0.elapsed() >= limit => {
+                    self.poisoned = true;
+                    return Err(RuntimeError::Timeout(limit));
+                }
+                Err(vk::Result::TIMEOUT) => {
+                    if cancel.as_mut().is_some_and(|c| c()) {
+                        self.poisoned = true;
+                        return Err(RuntimeError::Interrupted);
+                    }
+                }
+                Err(e) => {
+                    self.poisoned = true;
+                    return Err(Err::<(), _>(e).vk("vkWaitForFences").unwrap_err());
+                }
             }
         }
         // SAFETY: the fence is of this device and signalled, so the one
@@ -909,7 +945,7 @@ impl Runtime {
         // --compile-timeout; a driver's compiler cannot be interrupted, as in
         // vkCreateComputePipelines), but not endless either, for an earlier
         // launch may never end
-        self.wait_up_to(p, COMPILE_WAIT.max(self.timeout))
+        self.wait_up_to(p, COMPILE_WAIT.max(self.timeout), None)
             .map(|_| ())
     }
 
@@ -917,6 +953,21 @@ impl Runtime {
     pub fn launch(&mut self, l: &Launch) -> Result<LaunchTiming> {
         let p = self.submit(std::slice::from_ref(l))?;
         Ok(self.wait(p)?.into_iter().next().unwrap_or_default())
+    }
+
+    /// Launches one kernel and waits for it as [`Runtime::wait_with_cancel`]
+    /// does.
+    pub fn launch_with_cancel(
+        &mut self,
+        l: &Launch,
+        cancel: &mut dyn FnMut() -> bool,
+    ) -> Result<LaunchTiming> {
+        let p = self.submit(std::slice::from_ref(l))?;
+        Ok(self
+            .wait_with_cancel(p, cancel)?
+            .into_iter()
+            .next()
+            .unwrap_or_default())
     }
 
     pub fn timeout(&self) -> Duration {

@@ -274,16 +274,27 @@ pub fn read_file(ty: Ty, path: &str) -> Result<Vec<u8>> {
     if data.len() < 10 || &data[..6] != b"\x93NUMPY" {
         bail!("{path} is not a .npy file");
     }
-    let (hlen, start) = if data[6] == 1 {
-        (u16::from_le_bytes([data[8], data[9]]) as usize, 10)
-    } else {
-        (
+    // versions 1.0 (a 2-byte header length) and 2.0 and 3.0 (4 bytes)
+    let (hlen, start) = match data[6] {
+        1 => (u16::from_le_bytes([data[8], data[9]]) as usize, 10usize),
+        2 | 3 if data.len() >= 12 => (
             u32::from_le_bytes([data[8], data[9], data[10], data[11]]) as usize,
             12,
-        )
+        ),
+        2 | 3 => bail!("{path}: the .npy file ends inside its header"),
+        v => bail!("{path}: unsupported .npy version {v}"),
     };
-    let header =
-        std::str::from_utf8(data.get(start..start + hlen).unwrap_or_default()).unwrap_or("");
+    let end = start
+        .checked_add(hlen)
+        .filter(|&e| e <= data.len())
+        .ok_or_else(|| {
+            anyhow!(
+                "{path}: the .npy header says it is {hlen} bytes long, but the file ends {} bytes after its start",
+                data.len() - start
+            )
+        })?;
+    let header = std::str::from_utf8(&data[start..end])
+        .map_err(|_| anyhow!("{path}: the .npy header is not text"))?;
     let descr = header
         .split("'descr':")
         .nth(1)
@@ -301,7 +312,45 @@ pub fn read_file(ty: Ty, path: &str) -> Result<Vec<u8>> {
     if header.contains("'fortran_order': True") {
         bail!("{path}: Fortran-ordered arrays are not supported");
     }
-    Ok(data[start + hlen..].to_vec())
+    let shape = npy_shape(header).ok_or_else(|| anyhow!("{path}: no shape in the .npy header"))?;
+    // the data must be exactly what the header describes: a file cut short
+    // or with bytes past its array is not what was saved
+    let count = shape
+        .iter()
+        .try_fold(1u64, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| anyhow!("{path}: the .npy shape {shape:?} is too large"))?;
+    let have = (data.len() - end) as u64;
+    let want = count.checked_mul(ty.size() as u64);
+    if want != Some(have) {
+        // as numpy writes it: `(4,)`, `(2, 3)`, `()`
+        let mut shape_text = shape
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        if shape.len() == 1 {
+            shape_text.push(',');
+        }
+        let want = want.map_or_else(|| "more than 2^64".to_string(), |w| w.to_string());
+        bail!(
+            "{path}: the .npy header says shape ({shape_text}) of {}, {want} bytes of data, but the file holds {have} bytes after its header",
+            ty.name()
+        );
+    }
+    Ok(data[end..].to_vec())
+}
+
+/// The dimensions of a `.npy` header's `'shape': (D1, D2, ...)` (`()`: a
+/// scalar, one value); `None` if it has none or it does not read.
+fn npy_shape(header: &str) -> Option<Vec<u64>> {
+    let rest = header.split("'shape':").nth(1)?.trim_start();
+    let inner = rest.strip_prefix('(')?.split(')').next()?;
+    inner
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| d.parse().ok())
+        .collect()
 }
 
 /// Writes `.npy` (1-D) or raw `.bin`.
