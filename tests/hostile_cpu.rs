@@ -112,7 +112,8 @@ fn allocations_the_host_cannot_make_are_out_of_device_memory() {
         (
             1_600_000_000,
             [&["run", big_private.to_str().unwrap()][..], &one].concat(),
-            "out of device memory (3000000000 bytes of .private memory and 24 bytes of registers for each of the 1 work-items of work-group [0, 0, 0])",
+            // refused at load by the ABI's per-work-item limit before any allocation
+            "the program's `.private` variables need 3000000000 bytes per work-item; the limit is 65536 bytes",
         ),
         (
             1_600_000_000,
