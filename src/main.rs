@@ -342,6 +342,7 @@ fn translation_diagnostic(
         col,
         len,
         source_line,
+        source_col: col,
         notes: Vec::new(),
     })
 }
@@ -376,7 +377,10 @@ fn check_program(
 /// offset in the argument block) and required work-group size.
 fn print_kernels(m: &pisa_translator::Module, json: bool) {
     use pisa_translator::diag::json_str;
-    let layout = pisa_translator::spirv::layout::layout(&pisa_translator::ir::build(m));
+    let layout = match pisa_translator::spirv::layout::layout(&pisa_translator::ir::build(m)) {
+        Ok(l) => l,
+        Err(e) => return eprintln!("error: {e}"),
+    };
     for k in &layout.kernels {
         if json {
             let params: Vec<String> = k

@@ -90,7 +90,8 @@ impl CpuDevice {
 
     /// Loads a module already in IR form (the source text names locations).
     pub fn load_program(&mut self, program: &ir::Program, source: &str) -> Result<ProgramId> {
-        let layout = layout::layout(program);
+        let layout =
+            layout::layout(program).map_err(pisa_translator::spirv::TranslateError::from)?;
         let data_base = self.memory.alloc(layout.data_bytes);
         let init = layout.data_block(data_base);
         if let Some(block) = self.memory.allocation_mut(data_base) {
