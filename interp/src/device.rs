@@ -111,7 +111,8 @@ impl CpuDevice {
                 layout::arena_limit_message(private, bytes, limit)
             )));
         }
-        let layout = layout::layout(program);
+        let layout =
+            layout::layout(program).map_err(pisa_translator::spirv::TranslateError::from)?;
         let data_base = self.alloc(layout.data_bytes, "the module's data block")?;
         if let Some(block) = self.memory.allocation_mut(data_base) {
             layout.write_data_block(data_base, block);

@@ -1,6 +1,14 @@
 //! Diagnostics: a rule code, a message, a source position, rendered rustc-like
 //! (`file:line:col`, the source line, a caret underline) or as one JSON line.
+//!
+//! What one file can cost is bounded: a diagnostic keeps at most a window
+//! of its source line ([`excerpt`]), a line reports at most
+//! [`MAX_PER_LINE`] diagnostics of one code and a file at most
+//! [`MAX_DIAGNOSTICS`]; the rest are counted in a note ("... and K more").
+//! Lines end at `\n`, `\r\n` or a lone `\r`; a byte-order mark that starts
+//! the file is not part of its first line.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -43,8 +51,13 @@ pub struct Diagnostic {
     pub col: u32,
     /// Length of the underlined text on that line, in characters (at least 1).
     pub len: u32,
-    /// The whole source line, without its line terminator.
+    /// The source line without its line terminator; a line of more than
+    /// [`WINDOW`] + 6 characters as a window of [`WINDOW`] characters
+    /// around the column, with `...` where it is cut ([`excerpt`]).
     pub source_line: String,
+    /// The 1-based character position in `source_line` of the column `col`
+    /// (equal to `col` unless the line was cut).
+    pub source_col: u32,
     pub notes: Vec<String>,
 }
 
@@ -93,9 +106,11 @@ impl Diagnostic {
         let file = printable(&self.file);
         let _ = writeln!(s, "{pad}--> {file}:{}:{}", self.line, self.col);
         let _ = writeln!(s, "{pad} |");
+        // a very long line is shown as a window around the column (lines
+        // the reporter made are cut already)
+        let (line, caret_col) = excerpt(&self.source_line, self.source_col);
         // one character for one, so the caret line still points right
-        let chars: Vec<char> = self
-            .source_line
+        let shown: String = line
             .chars()
             .map(|c| match c {
                 '\t' => ' ',
@@ -103,19 +118,7 @@ impl Diagnostic {
                 c => c,
             })
             .collect();
-        // a very long line is shown as a window around the column
-        let col = self.col.saturating_sub(1) as usize;
-        let start = col.saturating_sub(WINDOW / 2).min(chars.len());
-        let end = (start + WINDOW).min(chars.len());
-        let mut shown: String = chars[start..end].iter().collect();
-        let mut caret_at = col - start.min(col);
-        if start > 0 {
-            shown.insert(0, '…');
-            caret_at += 1;
-        }
-        if end < chars.len() {
-            shown.push('…');
-        }
+        let caret_at = caret_col.saturating_sub(1) as usize;
         let caret_len = (self.len.max(1) as usize).min(WINDOW);
         let _ = writeln!(s, "{num} | {shown}");
         let _ = writeln!(
@@ -138,14 +141,15 @@ impl Diagnostic {
         };
         let notes: Vec<String> = self.notes.iter().map(|n| json_str(n)).collect();
         format!(
-            "{{\"severity\":\"{sev}\",\"code\":{},\"message\":{},\"file\":{},\"line\":{},\"col\":{},\"len\":{},\"source\":{},\"notes\":[{}]}}",
+            "{{\"severity\":\"{sev}\",\"code\":{},\"message\":{},\"file\":{},\"line\":{},\"col\":{},\"len\":{},\"source\":{},\"source_col\":{},\"notes\":[{}]}}",
             json_str(self.code),
             json_str(&self.message),
             json_str(&self.file),
             self.line,
             self.col,
             self.len,
-            json_str(&self.source_line),
+            json_str(&excerpt(&self.source_line, self.source_col).0),
+            excerpt(&self.source_line, self.source_col).1,
             notes.join(",")
         )
     }
@@ -172,9 +176,50 @@ pub fn json_str(s: &str) -> String {
     out
 }
 
-/// Byte offset where each line of `source` starts.
-/// How many characters of a source line a diagnostic shows at most.
-const WINDOW: usize = 160;
+/// How many characters of a long source line a diagnostic keeps.
+pub const WINDOW: usize = 160;
+
+/// Diagnostics of one code that one line reports at most; the rest are
+/// counted in a note on the last one.
+pub const MAX_PER_LINE: usize = 10;
+
+/// Diagnostics that one file reports at most; the rest are counted in a
+/// note on the last one.
+pub const MAX_DIAGNOSTICS: usize = 10_000;
+
+/// The part of `line` a diagnostic shows, and the 1-based character
+/// position of column `col` in it: the whole line when it has at most
+/// [`WINDOW`] + 6 characters, else [`WINDOW`] characters around the column
+/// with `...` where the line is cut.
+pub fn excerpt(line: &str, col: u32) -> (std::borrow::Cow<'_, str>, u32) {
+    let n = line.chars().count();
+    if n <= WINDOW + 6 {
+        return (line.into(), col);
+    }
+    let c = col.saturating_sub(1) as usize;
+    let start = c.saturating_sub(WINDOW / 2).min(n - WINDOW);
+    let end = start + WINDOW;
+    let mut s = String::with_capacity(WINDOW + 6);
+    let mut pos = c - start + 1;
+    if start > 0 {
+        s.push_str("...");
+        pos += 3;
+    }
+    s.extend(line.chars().skip(start).take(WINDOW));
+    if end < n {
+        s.push_str("...");
+    }
+    (s.into(), u32::try_from(pos).unwrap_or(u32::MAX))
+}
+
+/// `s` cut to at most `max` characters, with `...` where it is cut (for
+/// source text quoted in a message).
+pub fn shorten(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(max) {
+        None => s.into(),
+        Some((i, _)) => format!("{}...", &s[..i]).into(),
+    }
+}
 
 /// Text as a terminal may show it: control characters (which could move the
 /// cursor or retitle the terminal) as `\u{..}` escapes.
@@ -202,25 +247,34 @@ pub fn line_col(line_starts: &[u32], offset: u32) -> (u32, u32) {
     (line as u32, offset.saturating_sub(start) + 1)
 }
 
+/// Byte offset where each line of `source` starts. Lines end at `\n`,
+/// `\r\n` or a lone `\r`; the first line starts after a byte-order mark.
 pub fn line_starts(source: &str) -> Vec<u32> {
-    std::iter::once(0)
+    let b = source.as_bytes();
+    let first = if source.starts_with('\u{FEFF}') { 3 } else { 0 };
+    std::iter::once(first)
         .chain(
-            source
-                .bytes()
+            b.iter()
                 .enumerate()
-                .filter(|&(_, b)| b == b'\n')
+                .filter(|&(i, &c)| c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n')))
                 .map(|(i, _)| i as u32 + 1),
         )
         .collect()
 }
 
 /// Collects diagnostics while a file is processed and resolves spans to
-/// line/column only for the diagnostics actually reported.
+/// line/column only for the diagnostics actually reported. Beyond
+/// [`MAX_PER_LINE`] diagnostics of one code on one line, and beyond
+/// [`MAX_DIAGNOSTICS`] in all, diagnostics are only counted.
 pub struct Reporter<'a> {
     file: &'a str,
     source: &'a str,
     line_starts: Option<Vec<u32>>,
     pub diags: Vec<Diagnostic>,
+    /// Diagnostics per (0-based line, code), kept or not.
+    per_line: HashMap<(usize, &'static str), usize>,
+    /// Diagnostics left out because the file reached [`MAX_DIAGNOSTICS`].
+    dropped: usize,
 }
 
 impl<'a> Reporter<'a> {
@@ -230,6 +284,8 @@ impl<'a> Reporter<'a> {
             source,
             line_starts: None,
             diags: Vec::new(),
+            per_line: HashMap::new(),
+            dropped: 0,
         }
     }
 
@@ -257,11 +313,40 @@ impl<'a> Reporter<'a> {
         self.push(Severity::Warning, span, code, message.into(), Vec::new());
     }
 
+    /// Errors reported (and kept) so far.
     pub fn error_count(&self) -> usize {
         self.diags
             .iter()
             .filter(|d| d.severity == Severity::Error)
             .count()
+    }
+
+    /// The 0-based line of byte `offset`, where that line starts, and
+    /// `offset` clamped to the line start (in time logarithmic in the
+    /// number of lines, whatever their length).
+    fn line_of(&mut self, offset: usize) -> (usize, usize, usize) {
+        let source = self.source;
+        let starts = self.line_starts.get_or_insert_with(|| line_starts(source));
+        let offset = offset.min(source.len());
+        let idx = starts
+            .partition_point(|&s| s as usize <= offset)
+            .saturating_sub(1);
+        let line_start = (starts[idx] as usize).min(source.len());
+        (idx, line_start, offset.max(line_start))
+    }
+
+    /// Where the line that starts at `line_start` ends (before its terminator).
+    fn line_end(&self, line_start: usize) -> usize {
+        self.source[line_start..]
+            .find(['\n', '\r'])
+            .map_or(self.source.len(), |e| line_start + e)
+    }
+
+    /// 1-based line and character column of the start of `span`.
+    pub fn line_col(&mut self, span: Span) -> (u32, u32) {
+        let (idx, line_start, start) = self.line_of(span.start as usize);
+        let col = self.source[line_start..start].chars().count() + 1;
+        (idx as u32 + 1, col as u32)
     }
 
     fn push(
@@ -272,33 +357,65 @@ impl<'a> Reporter<'a> {
         message: String,
         notes: Vec<String>,
     ) {
+        let (idx, line_start, start) = self.line_of(span.start as usize);
+        let seen = self.per_line.entry((idx, code)).or_default();
+        *seen += 1;
+        if *seen > MAX_PER_LINE {
+            return;
+        }
+        if self.diags.len() >= MAX_DIAGNOSTICS {
+            self.dropped += 1;
+            return;
+        }
         let source = self.source;
-        let starts = self.line_starts.get_or_insert_with(|| line_starts(source));
-        let start = (span.start as usize).min(source.len());
-        let line_idx = starts.partition_point(|&s| s as usize <= start) - 1;
-        let line_start = starts[line_idx] as usize;
-        let line_end = source[line_start..]
-            .find('\n')
-            .map_or(source.len(), |e| line_start + e);
-        let line_text = source[line_start..line_end].trim_end_matches('\r');
-        let col = source[line_start..start].chars().count() as u32 + 1;
-        let end = (span.end as usize).clamp(start, line_start + line_text.len());
-        let len = source[start..end].chars().count().max(1) as u32;
+        let line_end = self.line_end(line_start);
+        let line_text = &source[line_start..line_end];
+        let col = source[line_start..start.min(line_end)].chars().count() as u32 + 1;
+        let end = (span.end as usize).clamp(start.min(line_end), line_end);
+        let len = source[start.min(line_end)..end].chars().count().max(1) as u32;
+        let (source_line, source_col) = excerpt(line_text, col);
         self.diags.push(Diagnostic {
             severity,
             code,
             message,
             file: self.file.to_string(),
-            line: line_idx as u32 + 1,
+            line: idx as u32 + 1,
             col,
             len,
-            source_line: line_text.to_string(),
+            source_line: source_line.into_owned(),
+            source_col,
             notes,
         });
     }
 
     pub fn finish(mut self) -> Diagnostics {
+        // the last diagnostic kept of a folded (line, code) says how many more
+        for (&(idx, code), &n) in &self.per_line {
+            if n <= MAX_PER_LINE {
+                continue;
+            }
+            let line = idx as u32 + 1;
+            let last = self
+                .diags
+                .iter_mut()
+                .filter(|d| d.line == line && d.code == code)
+                .max_by_key(|d| d.col);
+            if let Some(d) = last {
+                d.notes.push(format!(
+                    "... and {} more `{code}` diagnostics on this line (at most {MAX_PER_LINE} are shown)",
+                    n - MAX_PER_LINE
+                ));
+            }
+        }
         self.diags.sort_by_key(|d| (d.line, d.col));
+        if self.dropped > 0 {
+            if let Some(d) = self.diags.last_mut() {
+                d.notes.push(format!(
+                    "... and {} more diagnostics in this file (at most {MAX_DIAGNOSTICS} are reported)",
+                    self.dropped
+                ));
+            }
+        }
         Diagnostics(self.diags)
     }
 }

@@ -407,7 +407,7 @@ mod tests {
     fn run(src: &str, n: u32) -> (Vec<Item>, SubGroup) {
         let m = pisa_translator::assemble("t.pisa", src).expect("assembles");
         let p = ir::build(&m);
-        let l = layout::layout(&p);
+        let l = layout::layout(&p).unwrap();
         let d = crate::decode::decode(&p, src, &l, 0).expect("decodes");
         assert!(d.subgroups);
         let mut mem = DeviceMemory::default();

@@ -202,7 +202,7 @@ pub fn plan(modules: &[Module], inputs: &[Input]) -> Result<Plan, Diagnostics> {
     // host names (`.host_access`, export names) name one variable each
     let mut host_names: HashMap<String, (usize, Span)> = HashMap::new();
     for (i, m) in modules.iter().enumerate() {
-        for v in m.globals().filter(|v| v.linkage != Linkage::Import) {
+        for v in host_named_vars(m) {
             let Some(host) = host_name(m, v) else {
                 continue;
             };
@@ -302,6 +302,30 @@ fn internal_names(m: &Module) -> Vec<&str> {
                 }
             }
             Item::Var(_) => {}
+        }
+    }
+    out
+}
+
+/// The variables of a module that may have a host name: its module-scope
+/// definitions and every function-scope variable.
+fn host_named_vars(m: &Module) -> Vec<&VarDecl> {
+    fn block_vars<'a>(b: &'a Block, out: &mut Vec<&'a VarDecl>) {
+        for s in &b.stmts {
+            match s {
+                Stmt::Var(v) => out.push(v),
+                Stmt::Block(inner) => block_vars(inner, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out: Vec<&VarDecl> = m
+        .globals()
+        .filter(|v| v.linkage != Linkage::Import)
+        .collect();
+    for f in m.functions() {
+        if let Some(b) = &f.body {
+            block_vars(b, &mut out);
         }
     }
     out

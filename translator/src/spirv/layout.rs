@@ -110,7 +110,8 @@ impl Layout {
                 RelocTarget::Function(v) => v,
             }
             .wrapping_add(r.addend as u64);
-            if let Some(slot) = bytes.get_mut(r.offset as usize..r.offset as usize + 8) {
+            let at = usize::try_from(r.offset).unwrap_or(usize::MAX);
+            if let Some(slot) = bytes.get_mut(at..at.saturating_add(8)) {
                 slot.copy_from_slice(&v.to_le_bytes());
             }
         }
@@ -123,8 +124,44 @@ pub fn function_address(index: usize) -> u64 {
     index as u64 + 1
 }
 
-fn align_up(x: u64, a: u64) -> u64 {
-    x.div_ceil(a.max(1)) * a.max(1)
+/// A module whose memory this layout cannot hold. The validator rejects
+/// such modules (docs/spec-notes.md, "Sizes and alignments"); a program
+/// built another way gets this error instead of a wrong layout.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    /// A space's total size overflows or exceeds its maximum.
+    #[error("{what} take more than {max} bytes (at `{name}`)")]
+    TooLarge {
+        what: &'static str,
+        name: String,
+        max: u64,
+    },
+    /// The data block's initial contents could not be allocated.
+    #[error("cannot allocate the {0}-byte data block")]
+    OutOfMemory(u64),
+}
+
+/// Places a variable of `size` bytes aligned to `align` after `*used`
+/// bytes, at most `max` in all: its offset.
+fn place(
+    used: &mut u64,
+    size: u64,
+    align: u64,
+    max: u64,
+    what: &'static str,
+    name: &str,
+) -> Result<u64, LayoutError> {
+    match crate::validate::limits::place(*used, size, align) {
+        Some((offset, end)) if end <= max => {
+            *used = end;
+            Ok(offset)
+        }
+        _ => Err(LayoutError::TooLarge {
+            what,
+            name: name.to_string(),
+            max,
+        }),
+    }
 }
 
 pub const MODULE_SCOPE: u32 = u32::MAX;
@@ -155,7 +192,8 @@ pub fn arena_limit(p: &Program, space: Space) -> Option<(&crate::ir::Variable, u
     let mut total = 0u64;
     let mut first = None;
     for v in p.variables.iter().filter(|v| v.space == space) {
-        total = align_up(total, v.align).saturating_add(v.size);
+        total =
+            crate::validate::limits::place(total, v.size, v.align).map_or(u64::MAX, |(_, end)| end);
         if total > limit && first.is_none() {
             first = Some(v);
         }
@@ -180,7 +218,11 @@ pub fn arena_limit_message(space: Space, bytes: u64, limit: u64) -> String {
 pub const GENERIC_SHARED_TAG: u64 = 0xFFFE;
 pub const GENERIC_PRIVATE_TAG: u64 = 0xFFFD;
 
-pub fn layout(p: &Program) -> Layout {
+/// The layout of a program's memory. Every size is checked: a space that
+/// exceeds its maximum, or a data block that cannot be allocated, is an
+/// error.
+pub fn layout(p: &Program) -> Result<Layout, LayoutError> {
+    use crate::validate::limits::{MAX_ARENA_BYTES, MAX_DATA_BYTES, MAX_PARAM_BYTES};
     let mut l = Layout {
         uses_printf: p.reads_special("printfbuffer"),
         ..Layout::default()
@@ -193,8 +235,14 @@ pub fn layout(p: &Program) -> Layout {
         let scope = v.function.unwrap_or(MODULE_SCOPE);
         match v.space {
             Space::Global | Space::Const => {
-                let offset = align_up(l.data_bytes, v.align);
-                l.data_bytes = offset + v.size;
+                let offset = place(
+                    &mut l.data_bytes,
+                    v.size,
+                    v.align,
+                    MAX_DATA_BYTES,
+                    "the `.global` and `.const` variables",
+                    p.name(v.name),
+                )?;
                 l.data.push(DataVar {
                     name: p.name(v.name).to_string(),
                     space: v.space,
@@ -210,15 +258,30 @@ pub fn layout(p: &Program) -> Layout {
                 }
             }
             Space::Private | Space::Shared => {
-                let (map, total) = if v.space == Space::Private {
-                    (&mut l.private, &mut l.private_bytes)
+                let (map, total, what) = if v.space == Space::Private {
+                    (
+                        &mut l.private,
+                        &mut l.private_bytes,
+                        "the `.private` variables",
+                    )
                 } else {
-                    (&mut l.shared, &mut l.shared_bytes)
+                    (
+                        &mut l.shared,
+                        &mut l.shared_bytes,
+                        "the `.shared` variables",
+                    )
                 };
-                // in 64 bits; an arena past 32 bits saturates at u32::MAX,
-                // which every limit refuses (`arena_limit`)
-                let off = align_up(*total as u64, v.align);
-                *total = u32::try_from(off.saturating_add(v.size)).unwrap_or(u32::MAX);
+                let mut used = u64::from(*total);
+                let off = place(
+                    &mut used,
+                    v.size,
+                    v.align,
+                    MAX_ARENA_BYTES.min(u32::MAX.into()),
+                    what,
+                    p.name(v.name),
+                )?;
+                // both fit u32: MAX_ARENA_BYTES is at most u32::MAX
+                *total = u32::try_from(used).unwrap_or(u32::MAX);
                 map.insert((scope, v.name), u32::try_from(off).unwrap_or(u32::MAX));
             }
         }
@@ -226,46 +289,59 @@ pub fn layout(p: &Program) -> Layout {
     let simt = super::simt::analysis::simt_functions(p);
     for f in p.functions.iter().filter(|f| f.kind == FuncKind::Kernel) {
         let mut params = Vec::new();
-        let mut off = 0u32;
+        let mut used = 0u64;
         let slots = f.params.iter().filter_map(|&r| match f.reg(r).kind {
             RegKind::Param { size, .. } => Some((r, size)),
             _ => None,
         });
         for ((r, size), &align) in slots.zip(&f.param_align) {
-            off = align_up(off as u64, align as u64) as u32;
+            let name = &f.reg(r).name;
+            let max = MAX_PARAM_BYTES.min(u32::MAX.into());
+            let what = "the kernel's parameters";
+            let offset = place(&mut used, size, align.into(), max, what, name)?;
+            // both fit u32: MAX_PARAM_BYTES is at most u32::MAX
             params.push(ParamSlot {
-                name: f.reg(r).name.clone(),
-                offset: off,
-                size: size as u32,
+                name: name.clone(),
+                offset: u32::try_from(offset).unwrap_or(u32::MAX),
+                size: u32::try_from(size).unwrap_or(u32::MAX),
                 align,
             });
-            off += size as u32;
         }
         l.kernels.push(KernelLayout {
             name: p.name(f.name).to_string(),
             params,
-            param_bytes: off,
+            param_bytes: u32::try_from(used).unwrap_or(u32::MAX),
             reqd_work_group_size: f.reqd_work_group_size,
             max_work_group_items: simt[f.index as usize]
                 .then_some(super::simt::exchange::MAX_ITEMS),
         });
     }
+    // the initial image ends at its last initialized byte (the rest of the
+    // block is zeros), grown as initializers are written
+    let data_bytes = l.data_bytes;
+    let too_large = move || LayoutError::OutOfMemory(data_bytes);
     l.data_init = Vec::new();
     for (base, init) in pending {
         let mut at = base;
         for e in init {
             match e {
                 InitElem::Int { bits, lit, .. } => {
-                    let n = *bits as usize / 8;
+                    let n = (*bits as usize / 8).min(8);
                     let bytes = lit.value.to_le_bytes();
-                    let end = at as usize + n;
+                    // the validator made the initializer fit its variable,
+                    // and the block fit 2^32 bytes
+                    let a = usize::try_from(at).map_err(|_| too_large())?;
+                    let end = a.checked_add(n).ok_or_else(too_large)?;
                     if l.data_init.len() < end {
+                        l.data_init
+                            .try_reserve_exact(end - l.data_init.len())
+                            .map_err(|_| too_large())?;
                         l.data_init.resize(end, 0);
                     }
-                    l.data_init[at as usize..end].copy_from_slice(&bytes[..n]);
-                    at += n as u64;
+                    l.data_init[a..end].copy_from_slice(&bytes[..n]);
+                    at = at.saturating_add(n as u64);
                 }
-                InitElem::Zero { bytes, .. } => at += bytes,
+                InitElem::Zero { bytes, .. } => at = at.saturating_add(*bytes),
                 InitElem::Symbol {
                     bits, name, offset, ..
                 } => {
@@ -283,10 +359,10 @@ pub fn layout(p: &Program) -> Layout {
                         target,
                         addend: *offset,
                     });
-                    at += *bits as u64 / 8;
+                    at = at.saturating_add(*bits as u64 / 8);
                 }
             }
         }
     }
-    l
+    Ok(l)
 }

@@ -51,6 +51,10 @@ pub enum TranslateError {
     /// Recursion, direct or mutual: Vulkan SPIR-V has no call stack.
     #[error("recursion is not supported on this backend: {cycle}")]
     Recursion { cycle: String },
+    /// The program's memory does not fit (docs/spec-notes.md, "Sizes and
+    /// alignments").
+    #[error(transparent)]
+    Layout(#[from] layout::LayoutError),
     /// An internal invariant failed while building SPIR-V (a bug, reported
     /// instead of panicking).
     #[error("internal error while building SPIR-V: {0}")]
@@ -215,7 +219,7 @@ pub fn translate_with(m: &Module, options: &Options) -> Result<Spirv, TranslateE
 /// instructions of the math library ([`crate::ir::mathlib`]) must have
 /// been linked already.
 pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, TranslateError> {
-    let layout = layout::layout(program);
+    let layout = layout::layout(program)?;
     let mut tx = types::ModuleCx::new(program, layout);
     tx.options = options.clone();
     // a lone module's imported variable has no definition: its reads

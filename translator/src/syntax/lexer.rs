@@ -88,8 +88,14 @@ impl<'s> Lexer<'s> {
                     i += 1;
                     continue;
                 }
+                // a byte-order mark that starts the file
+                0xEF if i == 0 && b.starts_with(b"\xEF\xBB\xBF") => {
+                    i += 3;
+                    continue;
+                }
+                // to the end of the line: `\n`, `\r\n` or a lone `\r`
                 b'/' if b.get(i + 1) == Some(&b'/') => {
-                    while i < b.len() && b[i] != b'\n' {
+                    while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
                         i += 1;
                     }
                     continue;

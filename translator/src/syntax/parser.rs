@@ -4,7 +4,7 @@
 
 use super::ast::*;
 use super::lexer::{Lexer, Tok, Token};
-use crate::diag::{Reporter, Span};
+use crate::diag::{shorten, Reporter, Span};
 
 /// Largest number of names one `%r<A~B>` range may declare.
 pub const MAX_RANGE: u64 = 1 << 20;
@@ -90,10 +90,14 @@ impl<'s> Parser<'s, '_, '_> {
         (self.kind() == k).then(|| self.bump())
     }
     fn describe(&self, t: Token) -> String {
+        let text = self.text(t);
         match t.kind {
             Tok::Eof => "end of file".to_string(),
-            Tok::Error => format!("invalid character `{}`", self.text(t)),
-            _ => format!("`{}`", self.text(t)),
+            Tok::Error => match text.chars().next() {
+                Some(c) if c.len_utf8() == text.len() => describe_char(c),
+                _ => format!("`{}` (a quote that is never closed)", shorten(text, 40)),
+            },
+            _ => format!("`{}`", shorten(text, 40)),
         }
     }
     fn err<T>(&mut self, what: &str) -> PResult<T> {
@@ -196,18 +200,47 @@ impl<'s> Parser<'s, '_, '_> {
                 continue;
             }
             order.push(HeaderStmt::Other(start));
+            if self.at_directive("reg") || self.at_directive("pred") {
+                // a whole statement in the wrong place: the next one is in step
+                self.rep.error(
+                    start,
+                    "space-scope",
+                    "registers and predicates are declared inside kernels and functions",
+                );
+                self.recover();
+                continue;
+            }
             match self.item() {
                 Ok(item) => items.push(item),
                 Err(Fail) => {
                     self.recover();
-                    // a stray `}` at module level would otherwise stall recovery
-                    if self.kind() == Tok::RBrace {
+                    // what follows a broken declaration up to the next one
+                    // (the rest of a body whose header broke, stray `}`s) is
+                    // skipped unreported: it would only repeat the error
+                    while self.kind() != Tok::Eof && !self.at_item_start() {
                         self.bump();
                     }
                 }
             }
         }
         (items, order)
+    }
+
+    /// A directive that starts a module-scope statement.
+    fn at_item_start(&self) -> bool {
+        let t = self.peek();
+        t.kind == Tok::Directive
+            && matches!(
+                &self.text(t)[1..],
+                "version"
+                    | "target"
+                    | "global"
+                    | "const"
+                    | "function"
+                    | "kernel"
+                    | "export"
+                    | "import"
+            )
     }
 
     fn item(&mut self) -> PResult<Item> {
@@ -218,14 +251,6 @@ impl<'s> Parser<'s, '_, '_> {
             return self.err("a declaration (`.global`, `.const`, `.function`, `.kernel`, ...)");
         }
         match &self.text(t)[1..] {
-            "reg" | "pred" => {
-                self.rep.error(
-                    t.span,
-                    "space-scope",
-                    "registers and predicates are declared inside kernels and functions",
-                );
-                Err(Fail)
-            }
             "function" | "kernel" => self.func(start, linkage).map(Item::Func),
             _ => match self.space_of(t) {
                 Some(space) => {
@@ -531,8 +556,16 @@ impl<'s> Parser<'s, '_, '_> {
                     Err(Fail)
                 }
             },
+            None if is_int_syntax(self.text(n)) => {
+                let msg = format!(
+                    "integer literal `{}` does not fit in 64 bits",
+                    shorten(self.text(n), 40)
+                );
+                self.rep.error(span, "immediate-range", msg);
+                Err(Fail)
+            }
             None => {
-                let msg = format!("`{}` is not an integer literal", self.text(n));
+                let msg = format!("`{}` is not an integer literal", shorten(self.text(n), 40));
                 self.rep.error(n.span, "syntax", msg);
                 Err(Fail)
             }
@@ -734,7 +767,7 @@ impl<'s> Parser<'s, '_, '_> {
                 // closing `}` after one is tolerated
                 let next = self.peek();
                 let gap = &self.src[colon.span.end as usize..next.span.start as usize];
-                if !matches!(next.kind, Tok::Eof | Tok::RBrace) && !gap.contains('\n') {
+                if !matches!(next.kind, Tok::Eof | Tok::RBrace) && !gap.contains(['\n', '\r']) {
                     self.rep.error(
                         next.span,
                         "syntax",
@@ -914,9 +947,27 @@ impl<'s> Parser<'s, '_, '_> {
     fn number_operand(&mut self) -> PResult<Operand> {
         let start = self.peek().span;
         let neg = self.eat(Tok::Minus).is_some();
+        let t = self.peek();
+        if matches!(t.kind, Tok::Ident | Tok::Directive) {
+            if let Some((msg, note)) = float_word_message(self.text(t)) {
+                self.bump();
+                self.rep
+                    .error_with_note(start.to(t.span), "syntax", msg, note);
+                return Err(Fail);
+            }
+        }
         let n = self.expect(Tok::Number, "a number")?;
         let span = start.to(n.span);
         let text = self.text(n);
+        if is_int_syntax(text) && parse_int(text).is_none() {
+            let msg = format!(
+                "integer literal `{}{}` does not fit in 64 bits",
+                if neg { "-" } else { "" },
+                shorten(text, 40)
+            );
+            self.rep.error(span, "immediate-range", msg);
+            return Err(Fail);
+        }
         if let Some(l) = parse_int(text) {
             return match negate(l, neg) {
                 Some(l) => Ok(Operand::Int(l, span)),
@@ -933,7 +984,7 @@ impl<'s> Parser<'s, '_, '_> {
         match parse_float(text) {
             Some(f) => Ok(Operand::Float(if neg { -f } else { f }, span)),
             None => {
-                let msg = format!("`{text}` is not a number");
+                let msg = format!("`{}` is not a number", shorten(text, 40));
                 self.rep.error(n.span, "syntax", msg);
                 Err(Fail)
             }
@@ -1046,6 +1097,60 @@ pub fn parse_int(s: &str) -> Option<IntLit> {
         digits: 0,
         negative: false,
     })
+}
+
+/// Written as an integer: decimal digits, or `0x` and hexadecimal digits.
+fn is_int_syntax(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() > 2 && b[0] == b'0' && (b[1] | 0x20) == b'x' {
+        return b[2..].iter().all(u8::is_ascii_hexdigit);
+    }
+    !b.is_empty() && b.iter().all(u8::is_ascii_digit)
+}
+
+/// For a word where a number was meant (`.5`, `nan`, `inf`, `infinity`):
+/// what it is, and a note on how PISA writes numbers (spec 07 §3.2).
+pub fn float_word_message(word: &str) -> Option<(String, String)> {
+    let lower = word.to_ascii_lowercase();
+    let what = match lower.as_str() {
+        "nan" | "qnan" | "snan" => "PISA has no NaN literal",
+        "inf" | "infinity" => "PISA has no infinity literal",
+        _ if lower.starts_with('.') && lower.as_bytes().get(1).is_some_and(u8::is_ascii_digit) => {
+            "a decimal literal starts with a digit (`0.5`, not `.5`)"
+        }
+        _ => return None,
+    };
+    Some((
+        format!("`{}` is not a number: {what}", shorten(word, 40)),
+        "a floating-point immediate is a decimal literal (`0.5`, `1e-3`, `-2.0`) or an IEEE hexadecimal literal of the operand's size (spec 07 §3.2): as 32 bits, `0x3F000000` is 0.5, `0x7F800000` +infinity and `0x7FC00000` a NaN".to_string(),
+    ))
+}
+
+/// An invalid character as a message names it: invisible and look-alike
+/// characters by their code point and name.
+pub fn describe_char(c: char) -> String {
+    let name = match c {
+        '\u{FEFF}' => "byte-order mark, allowed only at the start of the file",
+        '\u{200B}' => "zero-width space",
+        '\u{200C}' => "zero-width non-joiner",
+        '\u{200D}' => "zero-width joiner",
+        '\u{2060}' => "word joiner",
+        '\u{00A0}' => "no-break space",
+        '\u{202F}' => "narrow no-break space",
+        '\u{3000}' => "ideographic space",
+        '\u{2000}'..='\u{200A}' => "a Unicode space",
+        '\u{00AD}' => "soft hyphen",
+        '\u{2028}' => "line separator",
+        '\u{2029}' => "paragraph separator",
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' => {
+            "bidirectional text control"
+        }
+        '\u{FFFD}' => "replacement character: the file is not valid UTF-8 here",
+        '\u{2018}' | '\u{2019}' | '\u{201C}' | '\u{201D}' => "typographic quote",
+        c if c.is_control() => "control character",
+        c => return format!("invalid character `{c}` (U+{:04X})", c as u32),
+    };
+    format!("invalid character U+{:04X} ({name})", c as u32)
 }
 
 /// Applies a leading minus sign; `None` if the result does not fit in 64 bits.

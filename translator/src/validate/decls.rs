@@ -1,9 +1,12 @@
 //! Module-scope rules: symbol uniqueness, variable declarations and their
 //! initializers, attributes, and function/kernel signatures (spec 06, 08).
 
+use super::limits::{self, MAX_ALIGN, MAX_ARENA_BYTES, MAX_DATA_BYTES, MAX_PARAM_BYTES};
 use super::{Ctx, Global, Signature};
+use crate::diag::Span;
 use crate::syntax::ast::*;
 use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 
 pub fn collect_globals(cx: &mut Ctx, items: &[Item]) {
     for item in items {
@@ -41,20 +44,15 @@ pub fn collect_globals(cx: &mut Ctx, items: &[Item]) {
     }
 }
 
-/// The declared size, or the initializer's size when `[N]` is omitted.
+/// The declared size, or the initializer's size when `[N]` is omitted (an
+/// initializer whose size overflows 64 bits counts as `u64::MAX` bytes,
+/// which the validator rejects).
 pub fn var_size(v: &VarDecl) -> Option<u64> {
-    v.size
-        .map(|(n, _)| n)
-        .or_else(|| v.init.as_ref().map(|i| init_bytes(i)))
-}
-
-fn init_bytes(init: &[InitElem]) -> u64 {
-    init.iter()
-        .map(|e| match e {
-            InitElem::Int { bits, .. } | InitElem::Symbol { bits, .. } => *bits as u64 / 8,
-            InitElem::Zero { bytes, .. } => *bytes,
-        })
-        .fold(0u64, |a, b| a.saturating_add(b))
+    v.size.map(|(n, _)| n).or_else(|| {
+        v.init
+            .as_ref()
+            .map(|i| limits::init_bytes(i).unwrap_or(u64::MAX))
+    })
 }
 
 pub fn check_global_var(cx: &mut Ctx, v: &VarDecl) {
@@ -71,7 +69,7 @@ pub fn check_global_var(cx: &mut Ctx, v: &VarDecl) {
 /// Rules shared by module-scope and function-scope memory variables.
 pub fn check_var(cx: &mut Ctx, v: &VarDecl) {
     if let Some((a, span)) = v.align {
-        check_pow2(cx, a, span, "`.align`");
+        check_align(cx, a, span, "`.align`");
     }
     for a in &v.attrs {
         match (a.name.as_str(), a.args.as_slice()) {
@@ -115,8 +113,15 @@ pub fn check_var(cx: &mut Ctx, v: &VarDecl) {
 }
 
 fn check_initializer(cx: &mut Ctx, v: &VarDecl, init: &[InitElem]) {
+    let Some(bytes) = limits::init_bytes(init) else {
+        let msg = format!(
+            "the initializer of `@{}` holds more than 2^64 bytes",
+            cx.name(v.name)
+        );
+        cx.rep.error(v.init_span, "size-limit", msg);
+        return;
+    };
     if let Some((size, size_span)) = v.size {
-        let bytes = init_bytes(init);
         if bytes != size {
             let msg = format!(
                 "the initializer holds {bytes} bytes but `@{}` is declared with {size}",
@@ -156,10 +161,15 @@ fn check_initializer(cx: &mut Ctx, v: &VarDecl, init: &[InitElem]) {
     }
 }
 
-pub fn check_pow2(cx: &mut Ctx, a: u64, span: crate::diag::Span, what: &str) {
+/// An alignment: a power of two (spec 06 §2.4.1, 08 §4.2.1) of at most
+/// [`MAX_ALIGN`] bytes (docs/spec-notes.md).
+pub fn check_align(cx: &mut Ctx, a: u64, span: Span, what: &str) {
     if !a.is_power_of_two() {
         let msg = format!("{what} must be a power of two, not {a}");
         cx.rep.error(span, "align-power-of-two", msg);
+    } else if a > MAX_ALIGN {
+        let msg = format!("{what} is {a} bytes; alignments are at most {MAX_ALIGN} bytes");
+        cx.rep.error(span, "align-limit", msg);
     }
 }
 
@@ -211,6 +221,176 @@ pub fn check_signature(cx: &mut Ctx, f: &FuncDecl) {
             check_param_attr(cx, a);
         }
     }
+    if f.kind == FuncKind::Kernel {
+        check_argument_block(cx, f);
+    }
+}
+
+/// A kernel's `.param`s, laid out as docs/abi.md says (each at the next
+/// multiple of its `.align(N)`, default 8), fit [`MAX_PARAM_BYTES`].
+fn check_argument_block(cx: &mut Ctx, f: &FuncDecl) {
+    let mut used = 0u64;
+    for p in &f.params {
+        let ParamKind::Param(size) = p.kind else {
+            continue;
+        };
+        let align = p
+            .attrs
+            .iter()
+            .find(|a| a.name == "align")
+            .and_then(|a| match a.args.first() {
+                Some(AttrArg::Int(n, _)) => Some(*n),
+                _ => None,
+            })
+            .unwrap_or(8)
+            .min(MAX_ALIGN);
+        let end = limits::place(used, size, align).map(|(_, end)| end);
+        match end {
+            Some(end) if end <= MAX_PARAM_BYTES => used = end,
+            _ => {
+                let msg = if size > MAX_PARAM_BYTES {
+                    format!(
+                        "`.param[{size}]` is larger than the maximum kernel argument block of {MAX_PARAM_BYTES} bytes"
+                    )
+                } else {
+                    format!(
+                        "the argument block of `@{}` grows past {MAX_PARAM_BYTES} bytes (the most a kernel's parameters may take) with this parameter",
+                        cx.name(f.name)
+                    )
+                };
+                cx.rep.error(p.span, "size-limit", msg);
+                return;
+            }
+        }
+    }
+}
+
+/// The module's memory fits the maximums of docs/spec-notes.md: the data
+/// block (`.global` and `.const`), the `.shared` arena and the `.private`
+/// arena, each laid out as [`crate::spirv::layout`] does (module-scope
+/// variables first, then each function's in source order, nested blocks
+/// included, each at the next multiple of its alignment). The variable
+/// that first crosses a maximum is reported, once per space.
+pub fn check_layout(cx: &mut Ctx, items: &[Item]) {
+    fn collect<'a>(b: &'a Block, out: &mut Vec<&'a VarDecl>) {
+        for s in &b.stmts {
+            match s {
+                Stmt::Var(v) => out.push(v),
+                Stmt::Block(inner) => collect(inner, out),
+                _ => {}
+            }
+        }
+    }
+    let mut vars: Vec<&VarDecl> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Var(v) => Some(v),
+            Item::Func(_) => None,
+        })
+        .collect();
+    for i in items {
+        if let Item::Func(f) = i {
+            if let Some(b) = &f.body {
+                collect(b, &mut vars);
+            }
+        }
+    }
+    // used bytes of the data block, `.shared` and `.private`; `None` once reported
+    let mut used = [Some(0u64); 3];
+    for v in vars {
+        let (slot, max, what) = match v.space {
+            Space::Global | Space::Const => (
+                0,
+                MAX_DATA_BYTES,
+                "the data block (the module's `.global` and `.const` variables)",
+            ),
+            Space::Shared => (1, MAX_ARENA_BYTES, "the `.shared` variables of the module"),
+            Space::Private => (2, MAX_ARENA_BYTES, "the `.private` variables of the module"),
+        };
+        let Some(before) = used[slot] else { continue };
+        let size = var_size(v).unwrap_or(0);
+        // an alignment past its own maximum is reported already
+        let align = v.align.map_or(1, |a| a.0).min(MAX_ALIGN);
+        match limits::place(before, size, align) {
+            Some((_, end)) if end <= max => used[slot] = Some(end),
+            end => {
+                let need = match end {
+                    Some((_, end)) => format!("{end} bytes"),
+                    None => "over 2^64 bytes".to_string(),
+                };
+                let msg = format!(
+                    "`@{}` ({size} bytes) makes {what} {need}, more than the maximum of {max} bytes",
+                    cx.name(v.name)
+                );
+                let span = v.size.map_or(v.name_span, |(_, s)| v.name_span.to(s));
+                cx.rep.error(span, "size-limit", msg);
+                used[slot] = None;
+            }
+        }
+    }
+}
+
+/// A host name (`.host_access("NAME")`, or an exported variable's own name)
+/// names one variable of the module (spec 06 §2.5.3): the runtime finds
+/// variables by it.
+pub fn check_host_names(cx: &mut Ctx, items: &[Item]) {
+    fn collect<'a>(b: &'a Block, out: &mut Vec<&'a VarDecl>) {
+        for s in &b.stmts {
+            match s {
+                Stmt::Var(v) => out.push(v),
+                Stmt::Block(inner) => collect(inner, out),
+                _ => {}
+            }
+        }
+    }
+    let mut vars = Vec::new();
+    for i in items {
+        match i {
+            Item::Var(v) if v.linkage != Linkage::Import => vars.push(v),
+            Item::Var(_) => {}
+            Item::Func(f) => {
+                if let Some(b) = &f.body {
+                    collect(b, &mut vars);
+                }
+            }
+        }
+    }
+    let mut seen: HashMap<String, Span> = HashMap::new();
+    for v in vars {
+        let Some((host, span)) = host_name(cx, v) else {
+            continue;
+        };
+        match seen.entry(host) {
+            Entry::Occupied(e) => {
+                let (line, col) = cx.rep.line_col(*e.get());
+                let msg = format!("two variables go by the host name \"{}\"", e.key());
+                cx.rep.error_with_note(
+                    span,
+                    "duplicate-host-name",
+                    msg,
+                    format!("the other one is at line {line}, column {col}"),
+                );
+            }
+            Entry::Vacant(e) => {
+                e.insert(span);
+            }
+        }
+    }
+}
+
+/// `.host_access("NAME")` and where it is written, or the name of an
+/// exported variable.
+fn host_name(cx: &Ctx, v: &VarDecl) -> Option<(String, Span)> {
+    v.attrs
+        .iter()
+        .find(|a| a.name == "host_access")
+        .and_then(|a| match a.args.first() {
+            Some(AttrArg::Str(s, _)) => Some((s.clone(), a.span)),
+            _ => None,
+        })
+        .or_else(|| {
+            (v.linkage == Linkage::Export).then(|| (cx.name(v.name).to_string(), v.name_span))
+        })
 }
 
 fn int_args(a: &Attr) -> Option<Vec<u64>> {
@@ -226,7 +406,7 @@ fn int_args(a: &Attr) -> Option<Vec<u64>> {
 fn check_func_attr(cx: &mut Ctx, kind: FuncKind, a: &Attr) {
     let ok = match (kind, a.name.as_str()) {
         (FuncKind::Kernel, "reqd_work_group_size") => {
-            matches!(int_args(a).as_deref(), Some([x, y, z]) if *x > 0 && *y > 0 && *z > 0)
+            matches!(int_args(a).as_deref(), Some(s @ [_, _, _]) if s.iter().all(|n| (1..=u32::MAX as u64).contains(n)))
         }
         (FuncKind::Kernel, "vec_type_hint") => {
             matches!(a.args.as_slice(), [AttrArg::Ident(..)])
@@ -253,7 +433,7 @@ fn check_func_attr(cx: &mut Ctx, kind: FuncKind, a: &Attr) {
     if !ok {
         let msg = match a.name.as_str() {
             "reqd_work_group_size" => {
-                "expected `.reqd_work_group_size(X, Y, Z)` with sizes of at least 1"
+                "expected `.reqd_work_group_size(X, Y, Z)` with sizes from 1 to 4294967295"
             }
             _ => "expected `.vec_type_hint(TYPE)` with an OpenCL type name such as `int2`",
         };
@@ -265,7 +445,7 @@ fn check_param_attr(cx: &mut Ctx, a: &Attr) {
     match (a.name.as_str(), a.args.as_slice()) {
         ("align" | "ptr_align", [AttrArg::Int(n, s)]) => {
             let what = format!("`.{}`", a.name);
-            check_pow2(cx, *n, *s, &what);
+            check_align(cx, *n, *s, &what);
         }
         ("addrspace", [AttrArg::Ident(s, _)])
             if matches!(s.as_str(), "global" | "shared" | "const") => {}

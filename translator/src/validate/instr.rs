@@ -169,7 +169,12 @@ fn shape_problems(cx: &Ctx, form: &Form, ins: &Instr, vals: &[Val]) -> Vec<Probl
         return out;
     }
     for ((spec, v), op) in form.operands.iter().zip(vals).zip(&ins.operands) {
-        if let Some((code, msg)) = kind_mismatch(form, spec, v) {
+        if let Some((code, mut msg)) = kind_mismatch(form, spec, v) {
+            if let (Val::Call { target, .. }, Operand::Call(c)) = (v, op) {
+                if spec.name == "retval" {
+                    msg.push_str(&call_hint(cx, target, c));
+                }
+            }
             out.push(Problem {
                 span: op.span(),
                 code,
@@ -178,6 +183,22 @@ fn shape_problems(cx: &Ctx, form: &Form, ins: &Instr, vals: &[Val]) -> Vec<Probl
         }
     }
     out
+}
+
+/// How a call without its `retval` operand is written (spec 17 §6.1).
+fn call_hint(cx: &Ctx, target: &Val, c: &CallOperand) -> String {
+    let callee = crate::diag::shorten(cx.text(c.target.span()), 40);
+    match target {
+        Val::Func(sig) => match sig.ret {
+            Some(ty) => format!(
+                ": `{callee}` returns `{ty}`, so write `call %dst, {callee}(...)` with a `{ty}` register `%dst`"
+            ),
+            None => format!(": write `call void, {callee}(...)` for a function without a return value"),
+        },
+        _ => format!(
+            ": write `call void, {callee}(...)`, or `call %dst, {callee}(...)` for a function that returns a value"
+        ),
+    }
 }
 
 fn kind_mismatch(form: &Form, spec: &OperandSpec, v: &Val) -> Option<(&'static str, String)> {
@@ -706,6 +727,44 @@ impl Checker<'_> {
         }
     }
 
+    /// `ld.param` at a known offset reads bytes of the parameter only
+    /// (docs/abi.md, "The argument block"): `[%p + off]` with `off` and the
+    /// bytes `.vec` × `.type` loads within the declared `.param[N]`.
+    fn param_bounds(&self, cx: &mut Ctx, size: u64, offset: Option<&Offset>, span: Span) {
+        let off = match offset {
+            None => 0,
+            Some(Offset::Imm(n)) => *n,
+            // a register offset is known only when the kernel runs
+            Some(_) => return,
+        };
+        let elem = self
+            .qual("type")
+            .and_then(|t| t.strip_suffix('b'))
+            .and_then(|b| b.parse::<u64>().ok())
+            .map_or(0, |bits| bits / 8);
+        let count = self
+            .qual("vec")
+            .and_then(|v| v.strip_prefix('v'))
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or(1);
+        let bytes = elem * count;
+        let m = cx.text(self.ins.mnemonic);
+        let msg = match u64::try_from(off) {
+            Err(_) => format!("`{m}` at offset {off} reads before the start of the parameter"),
+            Ok(o) if o.saturating_add(bytes) > size => format!(
+                "`{m}` reads bytes {o} to {} of a {size}-byte parameter",
+                o.saturating_add(bytes).saturating_sub(1)
+            ),
+            Ok(_) => return,
+        };
+        let note = if size == 0 {
+            "a `.param[0]` holds no bytes".to_string()
+        } else {
+            format!("a `.param[{size}]` holds bytes 0 to {}", size - 1)
+        };
+        cx.rep.error_with_note(span, "param-bounds", msg, note);
+    }
+
     /// Address operands: allowed forms, parameter access, address spaces and
     /// register widths (spec 07 §3.3, 08 §4.2, 19).
     fn addresses(&self, cx: &mut Ctx) {
@@ -724,7 +783,10 @@ impl Checker<'_> {
             };
             let span = op.span();
             if is_ld_param {
-                if !matches!(base, Base::Param | Base::Error) {
+                if let Base::Param(size) = base {
+                    self.param_bounds(cx, *size, offset.as_ref(), span);
+                }
+                if !matches!(base, Base::Param(_) | Base::Error) {
                     cx.rep.error(span, "param-access", "`ld.param` reads kernel parameters only: `[%param]`, `[%param + imm]` or `[%param + %r32]`");
                 }
                 if let Some(Offset::Reg { bits, span }) = offset {
@@ -740,7 +802,7 @@ impl Checker<'_> {
             }
             let addr_bits = catalog::address_bits(space).unwrap_or(64);
             match base {
-                Base::Param => cx.rep.error(
+                Base::Param(_) => cx.rep.error(
                     span,
                     "param-access",
                     "kernel parameters can only be read with `ld.param`",
@@ -765,7 +827,7 @@ impl Checker<'_> {
             let form_ok = match offset {
                 None => spec.addr.r || matches!(base, Base::Imm),
                 Some(Offset::Reg { .. }) => spec.addr.rr,
-                Some(Offset::Imm) => spec.addr.ri,
+                Some(Offset::Imm(_)) => spec.addr.ri,
                 Some(Offset::Error) => true,
             };
             if !form_ok {

@@ -1,12 +1,13 @@
 //! Validation: enforces every declaration, program and instruction rule of the
 //! spec and turns a syntax tree into a [`Module`]. Each concern has its file:
 //! module-scope declarations ([`decls`]), function bodies and scopes ([`body`]),
-//! operand resolution ([`operands`]) and catalog-driven instruction checks
-//! ([`instr`]).
+//! operand resolution ([`operands`]), catalog-driven instruction checks
+//! ([`instr`]) and the maximums on sizes and alignments ([`limits`]).
 
 mod body;
 mod decls;
 mod instr;
+pub mod limits;
 mod operands;
 
 pub use decls::var_size;
@@ -74,6 +75,8 @@ pub fn assemble(file: &str, source: &str) -> Result<Module, Diagnostics> {
             }
         }
     }
+    decls::check_layout(&mut cx, &ast.items);
+    decls::check_host_names(&mut cx, &ast.items);
     ast.interner = cx.interner;
     let diags = cx.rep.finish();
     if diags.has_errors() {

@@ -44,9 +44,13 @@ pub struct Addr {
 
 #[derive(Debug, Clone)]
 pub enum Base {
-    Reg { bits: u16, span: Span },
+    Reg {
+        bits: u16,
+        span: Span,
+    },
     Var(Space, Span),
-    Param,
+    /// A kernel parameter of this many bytes.
+    Param(u64),
     Imm,
     Error,
 }
@@ -54,7 +58,7 @@ pub enum Base {
 #[derive(Debug, Clone)]
 pub enum Offset {
     Reg { bits: u16, span: Span },
-    Imm,
+    Imm(i64),
     Error,
 }
 
@@ -105,6 +109,12 @@ pub fn resolve(cx: &mut Ctx, fx: &FnCtx, op: &Operand) -> Val {
         Operand::Label(name, span) => {
             if fx.labels.contains_key(name) {
                 Val::Label
+            } else if let Some((msg, note)) =
+                crate::syntax::parser::float_word_message(cx.name(*name))
+            {
+                // `.5`, `nan`, `inf`: a number was meant
+                cx.rep.error_with_note(*span, "syntax", msg, note);
+                Val::Error
             } else {
                 let msg = format!("no label `{}` in this function", cx.name(*name));
                 cx.rep.error(*span, "undefined-label", msg);
@@ -116,7 +126,7 @@ pub fn resolve(cx: &mut Ctx, fx: &FnCtx, op: &Operand) -> Val {
             let AddrOperand { base, offset, .. } = a.as_ref();
             let base = match base {
                 AddrBase::Reg(r) => match fx.scopes.reg(r.name).filter(|_| r.swizzle.is_none()) {
-                    Some(Local::Param(_)) => Base::Param,
+                    Some(Local::Param(size)) => Base::Param(size),
                     _ => match reg(cx, fx, r, false) {
                         Val::Reg { .. } | Val::Pred { .. } => {
                             let v = reg(cx, fx, r, true);
@@ -128,10 +138,10 @@ pub fn resolve(cx: &mut Ctx, fx: &FnCtx, op: &Operand) -> Val {
                 },
                 AddrBase::Var(name, span) => match fx.scopes.reg(*name) {
                     // `[@arg]`: the spec's `ld.param` notes name parameters this way
-                    Some(Local::Param(_))
+                    Some(Local::Param(size))
                         if fx.scopes.var(*name).is_none() && !cx.globals.contains_key(name) =>
                     {
-                        Base::Param
+                        Base::Param(size)
                     }
                     _ => match symbol(cx, fx, *name, *span) {
                         Val::MemVar(space) => Base::Var(space, *span),
@@ -149,7 +159,7 @@ pub fn resolve(cx: &mut Ctx, fx: &FnCtx, op: &Operand) -> Val {
                 AddrBase::Imm(..) => Base::Imm,
             };
             let offset = offset.as_ref().map(|o| match o {
-                AddrOffset::Imm(..) => Offset::Imm,
+                AddrOffset::Imm(n, _) => Offset::Imm(*n),
                 AddrOffset::Reg(r) => {
                     let v = reg(cx, fx, r, false);
                     match v {
