@@ -147,9 +147,10 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
     if tx.options.unroll_loops {
         let program = tx.program;
         let simt = &tx.simt_functions;
+        let index = &tx.function_index;
         let sync = |b: ir::BlockId| {
             f.block(b).insts.iter().any(|i| match i {
-                ir::Inst::Pisa(p) => super::simt::analysis::is_sync_point(program, simt, p),
+                ir::Inst::Pisa(p) => super::simt::analysis::is_sync_point(program, index, simt, p),
                 _ => false,
             })
         };
