@@ -14,7 +14,8 @@ use crate::Module;
 use rustc_hash::FxHashMap as HashMap;
 
 /// Builds the IR of a validated module and runs the IR passes every back
-/// end relies on (reducible control flow).
+/// end relies on (reducible control flow, nested at most
+/// [`shallow::MAX_NESTING`] deep).
 pub fn build(m: &Module) -> Program {
     let functions: Vec<Function> = m
         .functions()
@@ -36,6 +37,10 @@ pub fn build(m: &Module) -> Program {
         reducible::make_reducible(f);
     }
     verify::debug_verify(&p, "reducible");
+    for f in &mut p.functions {
+        shallow::limit_nesting(f);
+    }
+    verify::debug_verify(&p, "shallow");
     p
 }
 

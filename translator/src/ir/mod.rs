@@ -27,6 +27,7 @@ pub mod opcode_gen;
 pub mod print;
 pub mod qualifier;
 pub mod reducible;
+pub mod shallow;
 pub mod structurize;
 pub mod unroll;
 pub mod verify;

@@ -254,7 +254,10 @@ impl Structurizer<'_> {
         out: &mut Vec<Node>,
         depth: usize,
     ) {
-        let deep = depth >= FLATTEN_DEPTH;
+        // the dispatch loops of over-deep regions have their own rule
+        // (`ir::shallow`)
+        let deep =
+            super::shallow::flatten_rule(self.f, self.f.block(x)).unwrap_or(depth >= FLATTEN_DEPTH);
         let mut t = Vec::new();
         self.branch(x, then, &mut t, depth + 1);
         if ends_in_jump(&t, deep) {

@@ -11,9 +11,12 @@ use crate::ir::{Linkage, Ty};
 use rspirv::dr::Operand as SOp;
 use rspirv::spirv::{self, StorageClass, Word};
 
-/// The deepest nesting of structured control flow SPIR-V allows (its
-/// universal limits; `spirv-val` checks it).
-const MAX_NESTING: usize = 1023;
+/// The deepest nesting of structured control flow emitted: Mesa 22's
+/// gallivm (lavapipe) ignores constructs nested deeper than 80 without a
+/// word (`LP_MAX_TGSI_NESTING`); `ir::shallow` keeps every function within
+/// 64, so this only catches a function that pass could not lower. (SPIR-V
+/// itself allows 1,023.)
+const MAX_NESTING: usize = 80;
 
 /// What a register denotes in the function being emitted.
 #[derive(Debug, Clone, Copy)]
@@ -147,20 +150,25 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
     if tx.options.unroll_loops {
         let program = tx.program;
         let simt = &tx.simt_functions;
+        let index = &tx.function_index;
         let sync = |b: ir::BlockId| {
             f.block(b).insts.iter().any(|i| match i {
-                ir::Inst::Pisa(p) => super::simt::analysis::is_sync_point(program, simt, p),
+                ir::Inst::Pisa(p) => super::simt::analysis::is_sync_point(program, index, simt, p),
                 _ => false,
             })
         };
-        ir::unroll::unroll_loops_except(f, &mut tree, &sync);
+        // dispatch loops of over-deep regions stay loops: copies of their
+        // rounds would nest (`ir::shallow`)
+        let keep =
+            |b: ir::BlockId| sync(b) || ir::shallow::flatten_rule(f, f.block(b)) == Some(false);
+        ir::unroll::unroll_loops_except(f, &mut tree, &keep);
     }
     let depth = ir::structurize::nesting_depth(&tree);
     if depth > MAX_NESTING {
         return Err(tx.unsupported(
             f.span,
             format!(
-                "control flow nested {depth} deep (SPIR-V allows {MAX_NESTING} levels of selections and loops)"
+                "control flow nested {depth} deep (drivers handle {MAX_NESTING} levels of selections and loops)"
             ),
         ));
     }

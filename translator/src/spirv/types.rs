@@ -46,6 +46,9 @@ pub struct ModuleCx<'m> {
     pub shared_arena: Option<Word>,
     /// SPIR-V function id of each PISA function, by name.
     pub func_ids: HashMap<Name, Word>,
+    /// Index of each function in `program.functions`, by name (callee
+    /// lookups without a search per call).
+    pub function_index: FxHashMap<Name, usize>,
     /// `OpString` of each input file, for debug lines.
     pub file_ids: Vec<Word>,
     /// Some loop sets the launch's status word (docs/abi.md, loop caps).
@@ -118,6 +121,7 @@ impl<'m> ModuleCx<'m> {
             private_arena: None,
             shared_arena: None,
             func_ids: HashMap::new(),
+            function_index: crate::ir::analysis::calls::function_index(program),
             file_ids,
             uses_status: false,
             simt_functions: Vec::new(),

@@ -5,7 +5,7 @@
 
 use crate::ir::{Function, InitElem, Opcode, Operand, Program, Variable};
 use crate::syntax::ast::Name;
-use std::collections::HashSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 pub struct CallGraph {
     /// Callees of each function (by index into `Program::functions`).
@@ -16,35 +16,59 @@ pub struct CallGraph {
 
 impl CallGraph {
     pub fn compute(p: &Program) -> CallGraph {
-        let index = |n: Name| p.functions.iter().position(|f| f.name == n);
+        let index = function_index(p);
+        let indirect: Vec<usize> = p
+            .address_taken
+            .iter()
+            .filter_map(|n| index.get(n).copied())
+            .collect();
         let mut callees = Vec::with_capacity(p.functions.len());
         let mut convergent = Vec::with_capacity(p.functions.len());
-        for f in &p.functions {
+        // `seen[j] == i + 1`: function `i` already lists `j` (one pass, no
+        // search of the list per call)
+        let mut seen = vec![0usize; p.functions.len()];
+        for (i, f) in p.functions.iter().enumerate() {
             let mut out = Vec::new();
+            let mut add = |j: usize| {
+                if seen[j] != i + 1 {
+                    seen[j] = i + 1;
+                    out.push(j);
+                }
+            };
+            // in call order (the cycle reported follows it); the first
+            // call through a register adds every possible target
+            let mut through_register = false;
             for target in call_targets(f) {
-                let names: Vec<Name> = match target {
-                    Some(n) => vec![n],
-                    None => p.address_taken.clone(),
-                };
-                for n in names {
-                    if let Some(j) = index(n) {
-                        if !out.contains(&j) {
-                            out.push(j);
+                match target {
+                    Some(n) => {
+                        if let Some(&j) = index.get(&n) {
+                            add(j);
                         }
                     }
+                    None if !through_register => {
+                        through_register = true;
+                        indirect.iter().for_each(|&j| add(j));
+                    }
+                    None => {}
                 }
             }
             callees.push(out);
             convergent.push(f.pisa_insts().any(|i| i.opcode == Opcode::BarrierWorkgroup));
         }
-        // a caller of a convergent function is convergent
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for i in 0..callees.len() {
-                if !convergent[i] && callees[i].iter().any(|&j| convergent[j]) {
+        // a caller of a convergent function is convergent: a walk back over
+        // the call edges from the functions with a barrier
+        let mut callers = vec![Vec::new(); callees.len()];
+        for (i, cs) in callees.iter().enumerate() {
+            for &j in cs {
+                callers[j].push(i);
+            }
+        }
+        let mut work: Vec<usize> = (0..callees.len()).filter(|&i| convergent[i]).collect();
+        while let Some(j) = work.pop() {
+            for &i in &callers[j] {
+                if !convergent[i] {
                     convergent[i] = true;
-                    changed = true;
+                    work.push(i);
                 }
             }
         }
@@ -97,7 +121,8 @@ impl CallGraph {
 /// reach), summed over the functions `roots` reach. Saturates at
 /// `u64::MAX`; the graph must be acyclic (`CallGraph::cycle`).
 pub fn inlined_instructions(p: &Program, roots: &[usize]) -> u64 {
-    let index = |n: Name| p.functions.iter().position(|f| f.name == n);
+    let by_name = function_index(p);
+    let index = |n: Name| by_name.get(&n).copied();
     // per function, its calls (with repetition) as callee lists
     let calls: Vec<Vec<Vec<usize>>> = p
         .functions
@@ -143,6 +168,17 @@ pub fn inlined_instructions(p: &Program, roots: &[usize]) -> u64 {
     total
 }
 
+/// Each function's index in `Program::functions` by name (the first one
+/// with that name, as [`Program::function`] finds it): callee lookups in
+/// one hash probe, not a search of every function per call.
+pub fn function_index(p: &Program) -> HashMap<Name, usize> {
+    let mut index = HashMap::with_capacity_and_hasher(p.functions.len(), Default::default());
+    for (i, f) in p.functions.iter().enumerate() {
+        index.entry(f.name).or_insert(i);
+    }
+    index
+}
+
 pub fn call_targets(f: &Function) -> impl Iterator<Item = Option<Name>> + '_ {
     f.pisa_insts().flat_map(|i| {
         i.operands.iter().filter_map(|op| match op {
@@ -161,8 +197,9 @@ pub fn call_targets(f: &Function) -> impl Iterator<Item = Option<Name>> + '_ {
 pub fn address_taken(variables: &[Variable], functions: &[Function]) -> Vec<Name> {
     let funcs: HashSet<Name> = functions.iter().map(|f| f.name).collect();
     let mut out = Vec::new();
+    let mut listed = HashSet::default();
     let mut add = |n: Name| {
-        if funcs.contains(&n) && !out.contains(&n) {
+        if funcs.contains(&n) && listed.insert(n) {
             out.push(n);
         }
     };

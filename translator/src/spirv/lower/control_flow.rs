@@ -76,8 +76,9 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
 
 fn callee_decl<'m>(fx: &FunctionCx<'_, 'm>, name: Name) -> R<&'m Function> {
     fx.tx
-        .program
-        .function(name)
+        .function_index
+        .get(&name)
+        .map(|&i| &fx.tx.program.functions[i])
         .ok_or_else(|| TranslateError::Internal("unknown callee".into()))
 }
 

@@ -7,42 +7,59 @@
 //! (directly, or through a register that may hold the address of) a
 //! function that runs in SIMT mode.
 
-use crate::ir::{AddrBase, AddrOffset, Function, Inst, Opcode, Operand, PisaInst, Program};
+pub use crate::ir::analysis::calls::function_index;
+use crate::ir::{AddrBase, AddrOffset, Function, Inst, Name, Opcode, Operand, PisaInst, Program};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-/// Per function (by index): it runs in SIMT mode.
+/// Per function (by index): it runs in SIMT mode. One pass over the calls
+/// and a walk back from the SIMT functions to their callers (linear in the
+/// number of functions and calls).
 pub fn simt_functions(p: &Program) -> Vec<bool> {
+    let index = function_index(p);
+    let n = p.functions.len();
     let mut simt: Vec<bool> = p
         .functions
         .iter()
         .map(|f| insts(f).any(|i| is_cross_lane(i) || reads_activemask(p, i)))
         .collect();
-    // callers of SIMT functions, to a fixed point
-    loop {
-        let indirect_simt = p
-            .functions
-            .iter()
-            .any(|f| simt[f.index as usize] && p.address_taken.contains(&f.name));
-        let mut changed = false;
-        for f in &p.functions {
-            if simt[f.index as usize] {
-                continue;
-            }
-            let calls_simt = insts(f).any(|i| match call_target(i) {
-                Some(Operand::Symbol(n, _)) => p
-                    .function(*n)
-                    .is_some_and(|callee| simt[callee.index as usize]),
-                Some(_) => indirect_simt,
-                None => false,
-            });
-            if calls_simt {
-                simt[f.index as usize] = true;
-                changed = true;
+    // per function its direct callers, and the functions that call through
+    // a register (they may reach every address-taken function)
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut indirect_callers = Vec::new();
+    for (i, f) in p.functions.iter().enumerate() {
+        let mut through_register = false;
+        for ins in insts(f) {
+            match call_target(ins) {
+                Some(Operand::Symbol(name, _)) => {
+                    if let Some(&j) = index.get(name) {
+                        callers[j].push(i);
+                    }
+                }
+                Some(_) => through_register = true,
+                None => {}
             }
         }
-        if !changed {
-            return simt;
+        if through_register {
+            indirect_callers.push(i);
         }
     }
+    let address_taken: HashSet<Name> = p.address_taken.iter().copied().collect();
+    let mut work: Vec<usize> = (0..n).filter(|&i| simt[i]).collect();
+    let mut indirect_done = false;
+    while let Some(j) = work.pop() {
+        let mut reach = std::mem::take(&mut callers[j]);
+        if !indirect_done && address_taken.contains(&p.functions[j].name) {
+            indirect_done = true;
+            reach.extend(indirect_callers.iter().copied());
+        }
+        for i in reach {
+            if !simt[i] {
+                simt[i] = true;
+                work.push(i);
+            }
+        }
+    }
+    simt
 }
 
 fn insts(f: &Function) -> impl Iterator<Item = &PisaInst> {
@@ -90,18 +107,21 @@ pub fn reads_activemask(p: &Program, i: &PisaInst) -> bool {
 }
 
 /// Whether `i` is a sync point of a SIMT function: executed by every
-/// invocation of the work-group together (`simt`: [`simt_functions`]).
-pub fn is_sync_point(p: &Program, simt: &[bool], i: &PisaInst) -> bool {
+/// invocation of the work-group together (`simt`: [`simt_functions`];
+/// `index`: [`function_index`]).
+pub fn is_sync_point(
+    p: &Program,
+    index: &HashMap<Name, usize>,
+    simt: &[bool],
+    i: &PisaInst,
+) -> bool {
     if is_cross_lane(i) || reads_activemask(p, i) || i.opcode == Opcode::BarrierWorkgroup {
         return true;
     }
-    let is_simt = |f: &Function| simt.get(f.index as usize) == Some(&true);
+    let is_simt = |n: &Name| index.get(n).is_some_and(|&j| simt.get(j) == Some(&true));
     match call_target(i) {
-        Some(Operand::Symbol(n, _)) => p.function(*n).is_some_and(is_simt),
-        Some(_) => p
-            .functions
-            .iter()
-            .any(|f| is_simt(f) && p.address_taken.contains(&f.name)),
+        Some(Operand::Symbol(n, _)) => is_simt(n),
+        Some(_) => p.address_taken.iter().any(is_simt),
         None => false,
     }
 }

@@ -100,7 +100,12 @@ pub fn emit_body(
 
 /// Whether `i` must be executed by every invocation together.
 fn is_sync(fx: &FunctionCx, i: &PisaInst) -> bool {
-    super::analysis::is_sync_point(fx.tx.program, &fx.tx.simt_functions, i)
+    super::analysis::is_sync_point(
+        fx.tx.program,
+        &fx.tx.function_index,
+        &fx.tx.simt_functions,
+        i,
+    )
 }
 
 /// A node that runs natively under `if (state == 0)`: no sync point, no
