@@ -6,11 +6,13 @@
 //! become addresses (the data block's base is known when a module is loaded).
 
 use crate::float::{FloatTy, Round};
-use pisa_translator::catalog::{self, catalog};
-use pisa_translator::ir::qualifier::{Addrspace, Cop, Memorder, Op as AtomOp};
+use pisa_translator::ir::qualifier::{
+    Addrspace, Cc, Cop, Dir, Memorder, Memscope, Op as AtomOp, Output, Precision, Rndmode,
+    Signedness,
+};
 use pisa_translator::ir::{
-    self, AddrBase, AddrOffset, Block, FuncKind, Function, Inst, Opcode, Operand, PisaInst,
-    Program, Qualifier, RegKind, Terminator,
+    self, AddrBase, AddrOffset, Block, FloatKind, FuncKind, Function, Inst, Opcode, Operand,
+    PisaInst, Program, RegKind, Role, Terminator, Type,
 };
 use pisa_translator::spirv::layout::{function_address, Layout, MODULE_SCOPE};
 
@@ -27,23 +29,13 @@ pub struct TyQ {
 }
 
 impl TyQ {
-    fn parse(v: &str) -> Option<TyQ> {
-        let (lanes, bits) = match catalog::packed_shape(v) {
-            Some((n, b)) => (n, b),
-            None => (1, catalog::value_bits(v)?),
-        };
-        let float = FloatTy::from_qualifier(v.trim_end_matches("x2"));
-        let signed = match v.as_bytes()[0] {
-            b's' => Some(true),
-            b'u' => Some(false),
-            _ => None,
-        };
-        Some(TyQ {
-            bits,
-            lanes,
-            float,
-            signed,
-        })
+    fn of(t: Type) -> TyQ {
+        TyQ {
+            bits: t.element_bits(),
+            lanes: t.lanes(),
+            float: t.float().map(float_ty),
+            signed: t.signed(),
+        }
     }
     /// Total bits (all lanes).
     pub fn total(self) -> u32 {
@@ -73,7 +65,7 @@ pub mod flag {
 }
 
 /// An instruction's qualifiers, decoded.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Quals {
     pub ty: Option<TyQ>,
     pub to: Option<TyQ>,
@@ -83,8 +75,8 @@ pub struct Quals {
     pub cop: Option<Cop>,
     pub space: Option<Addrspace>,
     /// `addrcast.to.from` spaces (`generic` included).
-    pub to_space: Option<&'static str>,
-    pub from_space: Option<&'static str>,
+    pub to_space: Option<Addrspace>,
+    pub from_space: Option<Addrspace>,
     pub atom: Option<AtomOp>,
     /// `.vec` element count (1 without).
     pub vec: u8,
@@ -467,29 +459,15 @@ impl<'a> FuncDecoder<'a> {
     }
 
     fn pisa(&mut self, p: &PisaInst) -> Result<Op, Unsupported> {
-        let form = &catalog().forms[p.form.form as usize];
-        let mut q = Quals {
-            vec: 1,
-            ..Quals::default()
-        };
-        for (s, slot) in form.quals.iter().enumerate() {
-            let v = p.form.quals[s];
-            if v == ir::FormRef::ABSENT {
-                continue;
-            }
-            let value: &'static str = slot.values[v as usize].as_str();
-            self.qual(&mut q, p.opcode, slot.name.as_str(), value);
-        }
+        let q = quals(&p.quals);
         // the float type literals of this instruction's sources are read in
         let src_float = float_sources(p.opcode, &q);
         let mut ops = Vec::with_capacity(p.operands.len());
         for (k, o) in p.operands.iter().enumerate() {
-            let name = form.operands.get(k).map(|o| o.name.as_str()).unwrap_or("");
-            let fl = if name.starts_with("src") {
-                src_float
-            } else {
-                None
-            };
+            let source = [Role::Src0, Role::Src1, Role::Src2, Role::Src3]
+                .into_iter()
+                .any(|r| p.roles.get(r) == Some(k));
+            let fl = if source { src_float } else { None };
             ops.push(self.operand(o, fl)?);
         }
         // address arithmetic is 32-bit in the arenas, 64-bit elsewhere (07 §3.3)
@@ -515,61 +493,6 @@ impl<'a> FuncDecoder<'a> {
             ops,
             site,
         })
-    }
-
-    fn qual(&mut self, q: &mut Quals, opcode: Opcode, slot: &str, value: &'static str) {
-        match slot {
-            "type" => q.ty = TyQ::parse(value),
-            "to" if opcode == Opcode::Addrcast => q.to_space = Some(value),
-            "from" if opcode == Opcode::Addrcast => q.from_space = Some(value),
-            "to" => {
-                q.to = TyQ::parse(value).or_else(|| {
-                    // pf2i's `.u16x2` / `.s16x2`
-                    let signed = value.starts_with('s');
-                    value.ends_with("16x2").then_some(TyQ {
-                        bits: 16,
-                        lanes: 2,
-                        float: None,
-                        signed: Some(signed),
-                    })
-                })
-            }
-            "from" => q.from = TyQ::parse(value),
-            "rndmode" => q.rnd = Round::from_qualifier(value),
-            "ftz" => q.flags |= flag::FTZ,
-            "dsat" => q.flags |= flag::DSAT,
-            "nanp" => q.flags |= flag::NANP,
-            "precision" | "full" => q.flags |= flag::FULL,
-            "ci" => q.flags |= flag::CI,
-            "co" => q.flags |= flag::CO,
-            "cond" => q.flags |= flag::COND,
-            "fast" => q.flags |= flag::FAST,
-            "dynamic" => q.flags |= flag::DYNAMIC,
-            "param" => q.flags |= flag::PARAM,
-            "output" if value == "rem" => q.flags |= flag::REM,
-            "dir" if value == "r" => q.flags |= flag::RIGHT,
-            "sg" => q.flags |= flag::SG,
-            "cop" => q.cop = Cop::from_text(value),
-            "addrspace" => q.space = Addrspace::from_text(value),
-            "memorder" if Memorder::from_text(value).is_some_and(|m| m != Memorder::Weak) => {
-                q.flags |= flag::ATOMIC
-            }
-            "op" => q.atom = AtomOp::from_text(value),
-            "vec" => q.vec = catalog::vec_count(value).unwrap_or(1) as u8,
-            "index" => q.imm = value.parse().unwrap_or(0),
-            "operation" => {
-                q.imm = u32::from_str_radix(value.trim_start_matches("0x"), 16).unwrap_or(0)
-            }
-            "signedness" => {
-                // dp4a (12 §1.1): the first letter is src1's signedness, the
-                // second src2's (`.us`: src1 unsigned, src2 signed)
-                let b = value.as_bytes();
-                let src1_signed = b[0] == b's';
-                let src2_signed = b[1] == b's';
-                q.imm = src1_signed as u32 | (src2_signed as u32) << 1;
-            }
-            _ => {}
-        }
     }
 
     fn reg_opnd(&self, r: &ir::RegRef) -> Opnd {
@@ -705,6 +628,143 @@ impl<'a> FuncDecoder<'a> {
     }
 }
 
+/// The cpu device's form of an instruction's qualifiers. Every field of
+/// the typed view is named (no `..`) and every enum value matched (no `_`),
+/// so a qualifier slot or value added to the catalog does not compile here
+/// until the cpu device handles it.
+pub fn quals(v: &ir::Quals) -> Quals {
+    let ir::Quals {
+        signedness,
+        ty,
+        output,
+        precision,
+        rndmode,
+        operation,
+        dir,
+        to,
+        to_space,
+        from,
+        from_space,
+        vec,
+        index,
+        addrspace,
+        cop,
+        op,
+        memorder,
+        memscope,
+        cc,
+        dsat,
+        ci,
+        co,
+        ftz,
+        fast,
+        nanp,
+        dynamic,
+        cond,
+        sg,
+        param,
+        workgroup,
+        start,
+    } = *v;
+    let mut flags = 0;
+    for (set, f) in [
+        (ftz, flag::FTZ),
+        (dsat, flag::DSAT),
+        (nanp, flag::NANP),
+        (ci, flag::CI),
+        (co, flag::CO),
+        (cond, flag::COND),
+        (fast, flag::FAST),
+        (dynamic, flag::DYNAMIC),
+        (param, flag::PARAM),
+        (sg, flag::SG),
+    ] {
+        if set {
+            flags |= f;
+        }
+    }
+    match precision {
+        Some(Precision::Full) => flags |= flag::FULL,
+        None => {}
+    }
+    match output {
+        Some(Output::Rem) => flags |= flag::REM,
+        Some(Output::Quo) | None => {}
+    }
+    match dir {
+        Some(Dir::R) => flags |= flag::RIGHT,
+        Some(Dir::L) | None => {}
+    }
+    match memorder {
+        Some(
+            Memorder::Relaxed
+            | Memorder::Acquire
+            | Memorder::Release
+            | Memorder::AcqRel
+            | Memorder::SeqCst,
+        ) => flags |= flag::ATOMIC,
+        Some(Memorder::Weak) | None => {}
+    }
+    // the cpu device runs every access in program order, seen by all
+    // work-items at once: memory scopes, cache controls and the literals
+    // that only name the instruction (`barrier.workgroup`,
+    // `lifetime.start`) change nothing it computes
+    match memscope {
+        Some(Memscope::Subgroup | Memscope::Workgroup | Memscope::Gpu | Memscope::System)
+        | None => {}
+    }
+    let _: Option<Cc> = cc;
+    let (_, _) = (workgroup, start);
+    // dp4a (12 §1.1): the first letter is src1's signedness, the second
+    // src2's (`.us`: src1 unsigned, src2 signed); bit 0: src1 signed, bit 1:
+    // src2 signed
+    let signs = signedness.map(|s| match s {
+        Signedness::Ss => 3,
+        Signedness::Su => 1,
+        Signedness::Us => 2,
+        Signedness::Uu => 0,
+    });
+    Quals {
+        ty: ty.map(TyQ::of),
+        to: to.map(TyQ::of),
+        from: from.map(TyQ::of),
+        rnd: rndmode.map(round),
+        flags,
+        cop,
+        space: addrspace,
+        to_space,
+        from_space,
+        atom: op,
+        vec: vec.unwrap_or(1),
+        imm: [index, operation]
+            .into_iter()
+            .flatten()
+            .map(u32::from)
+            .chain(signs)
+            .next()
+            .unwrap_or(0),
+    }
+}
+
+fn round(r: Rndmode) -> Round {
+    match r {
+        Rndmode::Re => Round::NearestEven,
+        Rndmode::Rd => Round::Down,
+        Rndmode::Ru => Round::Up,
+        Rndmode::Rz => Round::Zero,
+        Rndmode::Rna => Round::NearestAway,
+    }
+}
+
+fn float_ty(k: FloatKind) -> FloatTy {
+    match k {
+        FloatKind::Half => FloatTy::Half,
+        FloatKind::BFloat => FloatTy::BFloat,
+        FloatKind::Single => FloatTy::Single,
+        FloatKind::Double => FloatTy::Double,
+    }
+}
+
 /// The float type an instruction's source literals are read as.
 fn float_sources(opcode: Opcode, q: &Quals) -> Option<FloatTy> {
     use Opcode::*;
@@ -729,5 +789,69 @@ fn float_literal(v: f64, ft: FloatTy) -> u64 {
         FloatTy::Single => (v as f32).to_bits() as u64,
         FloatTy::Half => half::f16::from_f64(v).to_bits() as u64,
         FloatTy::BFloat => half::bf16::from_f64(v).to_bits() as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pisa_translator::catalog::catalog;
+    use pisa_translator::ir::{self, FormRef};
+
+    /// The qualifier values the cpu device runs the same as an absent
+    /// qualifier: memory scopes and cache controls (every access is in
+    /// program order), the literals that only name the instruction, and
+    /// values equal to the default (`.quo`, `shf.l`, `.weak`, `.uu`,
+    /// `.index` 0).
+    const SAME_AS_ABSENT: &[(&str, Option<&str>)] = &[
+        ("memscope", None),
+        ("cc", None),
+        ("workgroup", None),
+        ("start", None),
+        ("output", Some("quo")),
+        ("dir", Some("l")),
+        ("memorder", Some("weak")),
+        ("signedness", Some("uu")),
+        ("index", Some("0")),
+    ];
+
+    /// Walks every qualifier slot of every catalog form and every value it
+    /// takes, and checks that the cpu device's decoding sees it: the typed
+    /// view holds it, and the decoded qualifiers differ from those of an
+    /// instruction without it unless the value is listed above. A new slot
+    /// or value in the catalog fails `opcode_table_is_fresh` until the view
+    /// is regenerated, then fails to compile in [`super::quals`] (every
+    /// field named, every enum matched without `_`) until the cpu device
+    /// handles it, and a value it drops fails this test.
+    #[test]
+    fn every_catalog_qualifier_value_decodes() {
+        let absent = super::quals(&ir::Quals::default());
+        let mut checked = 0;
+        for form in &catalog().forms {
+            for (s, slot) in form.quals.iter().enumerate() {
+                for (v, value) in slot.values.iter().enumerate() {
+                    let mut choice = vec![FormRef::ABSENT; form.quals.len()];
+                    choice[s] = v as u8;
+                    let view = ir::Quals::of(form, &choice);
+                    assert_ne!(
+                        view,
+                        ir::Quals::default(),
+                        "the view drops `.{value}` of `{}`",
+                        form.syntax
+                    );
+                    let same = SAME_AS_ABSENT
+                        .iter()
+                        .any(|(n, w)| *n == slot.name && w.is_none_or(|w| w == value.as_str()));
+                    let decoded = super::quals(&view);
+                    assert_eq!(
+                        decoded == absent,
+                        same,
+                        "the cpu device decodes `.{value}` of `{}` as {decoded:?}",
+                        form.syntax
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
     }
 }

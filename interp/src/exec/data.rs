@@ -7,14 +7,15 @@ use super::{mask, set, set_bytes, sext, Exec, Item, MAX_VALUE_BYTES, X};
 use crate::decode::{Op, Opnd};
 use crate::float::{self, FloatTy, Round};
 use crate::memory::{resolve_generic, to_generic, Space};
-use pisa_translator::ir::Opcode;
+use pisa_translator::ir::qualifier::Addrspace;
+use pisa_translator::ir::{Opcode, Qualifier};
 
-fn space_of(s: Option<&str>) -> Option<Space> {
+fn space_of(s: Option<Addrspace>) -> Option<Space> {
     match s? {
-        "shared" => Some(Space::Shared),
-        "private" => Some(Space::Private),
-        "global" | "const" => Some(Space::Device),
-        _ => None,
+        Addrspace::Shared => Some(Space::Shared),
+        Addrspace::Private => Some(Space::Private),
+        Addrspace::Global | Addrspace::Const => Some(Space::Device),
+        Addrspace::Generic => None,
     }
 }
 
@@ -179,7 +180,7 @@ impl Exec<'_> {
                                     op,
                                     format!(
                                         "generic address {g:#x} is not in the {} space",
-                                        q.to_space.unwrap_or("?")
+                                        q.to_space.map_or("?", |s| s.text())
                                     ),
                                 ));
                             }

@@ -230,22 +230,17 @@ impl<'m> FunctionBuilder<'m> {
             let b = self.new_block(None);
             self.switch_to(b);
         }
-        let form = &crate::catalog::catalog().forms[i.form.form as usize];
-        let inst = PisaInst {
-            opcode: Opcode::ALL[form.instruction],
-            form: i.form,
-            operands: i.operands.iter().map(|o| self.operand(o)).collect(),
-            mnemonic: i.mnemonic,
-            span: i.span,
-        };
-        let cond = form
-            .quals
-            .first()
-            .is_some_and(|q| q.literal && q.name == "cond");
+        let inst = PisaInst::new(
+            i.form,
+            i.operands.iter().map(|o| self.operand(o)).collect(),
+            i.mnemonic,
+            i.span,
+        );
+        let cond = inst.quals.cond;
         match inst.opcode {
             Opcode::Goto => {
                 // `goto` always names a label (the validator checks it)
-                let target = match form.operand("label").and_then(|k| i.operands.get(k)) {
+                let target = match inst.roles.get(Role::Label).and_then(|k| i.operands.get(k)) {
                     Some(ast::Operand::Label(n, _)) => self.label_block(*n),
                     _ => BlockId::ENTRY,
                 };
@@ -266,9 +261,9 @@ impl<'m> FunctionBuilder<'m> {
                 }
             }
             Opcode::Return => {
-                let value = form
-                    .operand("retval")
-                    .and_then(|k| inst.operands.get(k).cloned())
+                let value = inst
+                    .operand(Role::Retval)
+                    .cloned()
                     .filter(|_| self.f.ret.is_some());
                 let ret = Terminator::Return {
                     value,
@@ -301,10 +296,7 @@ impl<'m> FunctionBuilder<'m> {
 
     /// The predicate of a conditional `goto`/`return` (`pred` operand).
     fn cond(&self, inst: &PisaInst) -> Cond {
-        let op = inst
-            .catalog_form()
-            .operand("pred")
-            .and_then(|k| inst.operands.get(k));
+        let op = inst.operand(Role::Pred);
         match op {
             Some(Operand::Reg(r)) => Cond {
                 pred: r.reg,

@@ -29,8 +29,12 @@ pub mod qualifier;
 pub mod reducible;
 pub mod shallow;
 pub mod structurize;
+pub mod type_info;
 pub mod unroll;
 pub mod verify;
+// generated (`opcode_gen.rs`); its layout is the generator's
+#[rustfmt::skip]
+pub mod view;
 
 use crate::catalog::{catalog, Form};
 use crate::diag::Span;
@@ -48,6 +52,8 @@ pub fn stack_safe<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, f)
 }
 pub use opcode::{Group, Opcode};
+pub use type_info::FloatKind;
+pub use view::{Quals, Role, Roles, Type};
 
 /// A qualifier group with symbolic values (generated in [`qualifier`]).
 pub trait Qualifier: Sized + Copy {
@@ -170,28 +176,43 @@ impl Operand {
 }
 
 /// A PISA instruction: its catalog form and the qualifier values the
-/// validator chose, with its operands in the form's order.
+/// validator chose, with its operands in the form's order, and the typed
+/// view of both ([`Quals`], [`Roles`]) that every back end reads.
 #[derive(Debug, Clone)]
 pub struct PisaInst {
     /// The instruction (one of the catalog's, as a generated enum).
     pub opcode: Opcode,
     pub form: FormRef,
     pub operands: Vec<Operand>,
+    /// The qualifiers `form` selects, typed.
+    pub quals: Quals,
+    /// Where each operand role is in `operands`.
+    pub roles: Roles,
     /// The whole mnemonic (for messages).
     pub mnemonic: Span,
     pub span: Span,
 }
 
 impl PisaInst {
+    /// An instruction of catalog form `form.form`, its view built from `form`.
+    pub fn new(form: FormRef, operands: Vec<Operand>, mnemonic: Span, span: Span) -> PisaInst {
+        let f = &catalog().forms[form.form as usize];
+        PisaInst {
+            opcode: Opcode::ALL[f.instruction],
+            quals: Quals::of(f, &form.quals),
+            roles: Roles::of(f),
+            form,
+            operands,
+            mnemonic,
+            span,
+        }
+    }
     pub fn catalog_form(&self) -> &'static Form {
         &catalog().forms[self.form.form as usize]
     }
-    /// The value written for qualifier slot `slot` (`type`, `ftz`, ...).
-    pub fn qual_value(&self, slot: &str) -> Option<&'static str> {
-        let form = self.catalog_form();
-        let s = form.slot(slot)?;
-        let v = self.form.quals[s];
-        (v != FormRef::ABSENT).then(|| form.quals[s].values[v as usize].as_str())
+    /// The operand in role `role`, if the form has it and it is written.
+    pub fn operand(&self, role: Role) -> Option<&Operand> {
+        self.operands.get(self.roles.get(role)?)
     }
     /// The mnemonic as the catalog spells it, qualifiers in the form's
     /// order (`fsin.ftz.hfx2`, `fadd.ru.f`).

@@ -118,24 +118,31 @@ fn post_dominators(f: &Function, cfg: &Cfg) -> Vec<Option<BlockId>> {
 /// Whether the operand named `name` is written by instruction `i`: `dst`
 /// and `carry-out` always, the result of a `call`, the predicate of a
 /// compare (elsewhere `pred` is read).
-fn is_destination(i: &PisaInst, name: &str) -> bool {
-    match name {
-        "dst" | "carry-out" => true,
-        "retval" => i.opcode == Opcode::Call,
-        "pred" => matches!(i.opcode, Opcode::Scmp | Opcode::Ucmp | Opcode::Fcmp),
-        _ => false,
+fn is_destination(i: &PisaInst, role: Role) -> bool {
+    match role {
+        Role::Dst | Role::CarryOut => true,
+        Role::Retval => i.opcode == Opcode::Call,
+        Role::Pred => matches!(i.opcode, Opcode::Scmp | Opcode::Ucmp | Opcode::Fcmp),
+        Role::Src0
+        | Role::Src1
+        | Role::Src2
+        | Role::Src3
+        | Role::CarryIn
+        | Role::Addr
+        | Role::Vaddr
+        | Role::Index
+        | Role::Label
+        | Role::Target => false,
     }
 }
 
 /// Registers an instruction writes.
 fn destinations(i: &PisaInst) -> Vec<RegId> {
-    let form = i.catalog_form();
-    form.operands
-        .iter()
-        .zip(&i.operands)
-        .filter(|(spec, _)| is_destination(i, &spec.name))
-        .filter_map(|(_, op)| match op {
-            Operand::Reg(r) => Some(r.reg),
+    Role::ALL
+        .into_iter()
+        .filter(|&r| is_destination(i, r))
+        .filter_map(|r| match i.operand(r) {
+            Some(Operand::Reg(r)) => Some(r.reg),
             _ => None,
         })
         .collect()
@@ -146,22 +153,14 @@ fn reads_divergent(p: &Program, i: &PisaInst, divergent: &[bool]) -> bool {
     match i.opcode {
         // results that differ per work-item whatever the inputs
         Opcode::Iatom | Opcode::Fatom | Opcode::Call => return true,
-        Opcode::Ld if space_of(i) == Some("private") => return true,
+        Opcode::Ld if i.quals.addrspace == Some(qualifier::Addrspace::Private) => return true,
         _ => {}
     }
-    let form = i.catalog_form();
-    form.operands
-        .iter()
-        .zip(&i.operands)
-        .filter(|(spec, _)| !is_destination(i, &spec.name))
-        .any(|(_, op)| operand_divergent(p, op, divergent))
-}
-
-fn space_of(i: &PisaInst) -> Option<&'static str> {
-    let form = i.catalog_form();
-    let slot = form.slot("addrspace")?;
-    let v = i.form.quals[slot];
-    (v != FormRef::ABSENT).then(|| form.quals[slot].values[v as usize].as_str())
+    Role::ALL
+        .into_iter()
+        .filter(|&r| !is_destination(i, r))
+        .filter_map(|r| i.operand(r))
+        .any(|op| operand_divergent(p, op, divergent))
 }
 
 fn operand_divergent(p: &Program, op: &Operand, divergent: &[bool]) -> bool {

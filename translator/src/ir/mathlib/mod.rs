@@ -52,8 +52,7 @@ pub fn in_library(span: Span) -> bool {
 
 /// Whether instruction `i` is implemented by the library.
 pub fn implements(i: &PisaInst) -> bool {
-    entry::OPERATIONS.contains(&i.catalog_form().opcode.as_str())
-        && i.qual_value("type") != Some("df")
+    entry::OPERATIONS.contains(&i.catalog_form().opcode.as_str()) && i.quals.ty != Some(Type::Df)
 }
 
 /// The library as a program (assembled from [`library_source`]).
@@ -95,15 +94,14 @@ pub fn link(p: &mut Program) {
                 }
                 let i = i.clone();
                 p.library_uses.push((i.mnemonic_text(), i.span));
-                let ty = i.qual_value("type").unwrap_or("f");
+                let ty = i.quals.ty.unwrap_or(Type::F);
                 let entry = entry::entry_name(&i.mnemonic_text());
                 let target = import(p, &lib, &entry, base, &mut linked);
                 let (dst, src) = (i.operands[0].clone(), i.operands[1].clone());
                 let src = literal_as_bits(src, ty);
-                let call = PisaInst {
-                    opcode: Opcode::Call,
-                    form: call_form,
-                    operands: vec![
+                let call = PisaInst::new(
+                    call_form,
+                    vec![
                         dst,
                         Operand::Call(Box::new(CallOperand {
                             target: Operand::Symbol(target, i.mnemonic),
@@ -111,9 +109,9 @@ pub fn link(p: &mut Program) {
                             span: i.span,
                         })),
                     ],
-                    mnemonic: i.mnemonic,
-                    span: i.span,
-                };
+                    i.mnemonic,
+                    i.span,
+                );
                 p.functions[fi].blocks[bi].insts[ii] = Inst::Pisa(call);
             }
         }
@@ -123,7 +121,7 @@ pub fn link(p: &mut Program) {
 
 /// An immediate source as the bits of its value in format `ty` (a call's
 /// arguments are read as raw bits of the parameter's width).
-fn literal_as_bits(src: Operand, ty: &str) -> Operand {
+fn literal_as_bits(src: Operand, ty: Type) -> Operand {
     let bits = match &src {
         Operand::Float(v, _) => float_bits(*v, ty),
         Operand::Int(l, _) if !l.hex => float_bits(l.math() as f64, ty),
@@ -134,7 +132,7 @@ fn literal_as_bits(src: Operand, ty: &str) -> Operand {
         IntLit {
             value: bits,
             hex: true,
-            digits: if ty == "f" { 8 } else { 4 },
+            digits: if ty == Type::F { 8 } else { 4 },
             negative: false,
         },
         span,
@@ -143,11 +141,11 @@ fn literal_as_bits(src: Operand, ty: &str) -> Operand {
 
 /// A literal's value rounded to nearest even into `ty` (a packed type:
 /// into each lane; PISA has no vector immediates, so only scalars occur).
-fn float_bits(v: f64, ty: &str) -> u64 {
-    match ty {
-        "hf" | "hfx2" => super::literal::f64_to_16(v, false),
-        "bf" | "bfx2" => super::literal::f64_to_16(v, true),
-        _ => (v as f32).to_bits() as u64,
+fn float_bits(v: f64, ty: Type) -> u64 {
+    match ty.float() {
+        Some(FloatKind::Half) => super::literal::f64_to_16(v, false),
+        Some(FloatKind::BFloat) => super::literal::f64_to_16(v, true),
+        Some(FloatKind::Single | FloatKind::Double) | None => (v as f32).to_bits() as u64,
     }
 }
 

@@ -4,11 +4,12 @@
 use super::{bits_of, Ins, R};
 use crate::ir::qualifier::{Output, Precision, Signedness};
 use crate::ir::Opcode;
+use crate::ir::{Role, Type};
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::Word;
 
 pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let Some(ty) = ins.q("type") else {
+    let Some(ty) = ins.i.quals.ty.map(Type::text) else {
         return Ok(false);
     };
     if let Some((n, bits)) = crate::catalog::packed_shape(ty) {
@@ -25,13 +26,13 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         | Opcode::Umax
         | Opcode::Sdiv
         | Opcode::Udiv => {
-            let a = fx.read(ins.opr("src0")?, bits)?;
-            let b = fx.read(ins.opr("src1")?, bits)?;
+            let a = fx.read(ins.opr(Role::Src0)?, bits)?;
+            let b = fx.read(ins.opr(Role::Src1)?, bits)?;
             let v = elementwise(fx, ins, bits, a, b, None)?;
-            fx.write(ins.opr("dst")?, v, bits)?;
+            fx.write(ins.opr(Role::Dst)?, v, bits)?;
         }
         Opcode::Ineg | Opcode::Iabs => {
-            let a = fx.read(ins.opr("src0")?, bits)?;
+            let a = fx.read(ins.opr(Role::Src0)?, bits)?;
             let neg = fx.tx.b.s_negate(t, None, a)?;
             // |MIN| wraps to MIN, like -MIN (SPIR-V integer arithmetic wraps)
             let v = if ins.i.opcode == Opcode::Ineg {
@@ -42,46 +43,46 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 let lt = fx.tx.b.s_less_than(bt, None, a, zero)?;
                 fx.tx.b.select(t, None, lt, neg, a)?
             };
-            fx.write(ins.opr("dst")?, v, bits)?;
+            fx.write(ins.opr(Role::Dst)?, v, bits)?;
         }
         Opcode::Smul | Opcode::Umul | Opcode::Smad | Opcode::Umad
-            if ins.qual() == Some(Precision::Full) =>
+            if ins.i.quals.precision == Some(Precision::Full) =>
         {
             // src0 and src1 extended to twice the width; src2 and dst are
             // already that wide
             let signed = matches!(ins.i.opcode, Opcode::Smul | Opcode::Smad);
             let w = bits * 2;
             let wt = fx.tx.uint(w);
-            let a = fx.read(ins.opr("src0")?, bits)?;
-            let b = fx.read(ins.opr("src1")?, bits)?;
+            let a = fx.read(ins.opr(Role::Src0)?, bits)?;
+            let b = fx.read(ins.opr(Role::Src1)?, bits)?;
             let a = fx.resize(a, bits, w, signed)?;
             let b = fx.resize(b, bits, w, signed)?;
             let mut v = fx.tx.b.i_mul(wt, None, a, b)?;
-            if let Some(c) = ins.op("src2") {
+            if let Some(c) = ins.op(Role::Src2) {
                 let c = fx.read(c, w)?;
                 v = fx.tx.b.i_add(wt, None, v, c)?;
             }
-            fx.write(ins.opr("dst")?, v, w)?;
+            fx.write(ins.opr(Role::Dst)?, v, w)?;
         }
         Opcode::Smul | Opcode::Umul | Opcode::Smad | Opcode::Umad => {
             // the low half of the product does not depend on signedness
-            let a = fx.read(ins.opr("src0")?, bits)?;
-            let b = fx.read(ins.opr("src1")?, bits)?;
-            let c = match ins.op("src2") {
+            let a = fx.read(ins.opr(Role::Src0)?, bits)?;
+            let b = fx.read(ins.opr(Role::Src1)?, bits)?;
+            let c = match ins.op(Role::Src2) {
                 Some(c) => Some(fx.read(c, bits)?),
                 None => None,
             };
             let v = elementwise(fx, ins, bits, a, b, c)?;
-            fx.write(ins.opr("dst")?, v, bits)?;
+            fx.write(ins.opr(Role::Dst)?, v, bits)?;
         }
         Opcode::Uaddc => {
-            let a = fx.read(ins.opr("src0")?, bits)?;
-            let b = fx.read(ins.opr("src1")?, bits)?;
+            let a = fx.read(ins.opr(Role::Src0)?, bits)?;
+            let b = fx.read(ins.opr(Role::Src1)?, bits)?;
             let st = fx.tx.b.type_struct([t, t]);
             let r = fx.tx.b.i_add_carry(st, None, a, b)?;
             let mut sum = fx.tx.b.composite_extract(t, None, r, [0])?;
             let mut carry = fx.tx.b.composite_extract(t, None, r, [1])?;
-            if let Some(ci) = ins.op("carry-in") {
+            if let Some(ci) = ins.op(Role::CarryIn) {
                 let p = fx.read_pred(ci)?;
                 let one = fx.tx.const_uint(bits, 1);
                 let zero = fx.tx.const_uint(bits, 0);
@@ -92,8 +93,8 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 let c2 = fx.tx.b.composite_extract(t, None, r2, [1])?;
                 carry = fx.tx.b.bitwise_or(t, None, carry, c2)?;
             }
-            fx.write(ins.opr("dst")?, sum, bits)?;
-            if let Some(co) = ins.op("carry-out") {
+            fx.write(ins.opr(Role::Dst)?, sum, bits)?;
+            if let Some(co) = ins.op(Role::CarryOut) {
                 let bt = fx.tx.bool_ty();
                 let zero = fx.tx.const_uint(bits, 0);
                 let p = fx.tx.b.i_not_equal(bt, None, carry, zero)?;
@@ -118,7 +119,7 @@ fn elementwise(
 ) -> R<Word> {
     let t = fx.tx.uint(bits);
     let bt = fx.tx.bool_ty();
-    let dsat = ins.has("dsat");
+    let dsat = ins.i.quals.dsat;
     Ok(match ins.i.opcode {
         Opcode::Iadd | Opcode::Isub if dsat => {
             fx.sat_add(a, b, bits, ins.i.opcode == Opcode::Isub)?
@@ -145,7 +146,7 @@ fn elementwise(
                 None => p,
             }
         }
-        Opcode::Udiv if ins.qual() == Some(Output::Rem) => fx.tx.b.u_mod(t, None, a, b)?,
+        Opcode::Udiv if ins.i.quals.output == Some(Output::Rem) => fx.tx.b.u_mod(t, None, a, b)?,
         Opcode::Udiv => fx.tx.b.u_div(t, None, a, b)?,
         Opcode::Sdiv => {
             // SPIR-V leaves MIN / -1 undefined: divide by 1 instead and
@@ -154,7 +155,7 @@ fn elementwise(
             let one = fx.tx.const_uint(bits, 1);
             let is_m1 = fx.tx.b.i_equal(bt, None, b, m1)?;
             let d = fx.tx.b.select(t, None, is_m1, one, b)?;
-            if ins.qual() == Some(Output::Rem) {
+            if ins.i.quals.output == Some(Output::Rem) {
                 fx.tx.b.s_rem(t, None, a, d)?
             } else {
                 let q = fx.tx.b.s_div(t, None, a, d)?;
@@ -187,9 +188,9 @@ fn packed(fx: &mut FunctionCx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
     ) {
         return Ok(false);
     }
-    let a = fx.read_packed(ins.opr("src0")?, n, bits)?;
-    let b = fx.read_packed(ins.opr("src1")?, n, bits)?;
-    let c = match ins.op("src2") {
+    let a = fx.read_packed(ins.opr(Role::Src0)?, n, bits)?;
+    let b = fx.read_packed(ins.opr(Role::Src1)?, n, bits)?;
+    let c = match ins.op(Role::Src2) {
         Some(c) => Some(fx.read_packed(c, n, bits)?),
         None => None,
     };
@@ -198,7 +199,7 @@ fn packed(fx: &mut FunctionCx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
         let ci = c.as_ref().map(|c| c[i]);
         out.push(elementwise(fx, ins, bits, a[i], b[i], ci)?);
     }
-    fx.write_packed(ins.opr("dst")?, &out, bits)?;
+    fx.write_packed(ins.opr(Role::Dst)?, &out, bits)?;
     Ok(true)
 }
 
@@ -207,16 +208,16 @@ fn packed(fx: &mut FunctionCx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
 /// sum always fits in 32 bits; only adding src0 can overflow, which `.dsat`
 /// clamps to the signed 32-bit range.
 fn dp4a(fx: &mut FunctionCx, ins: &Ins) -> R<()> {
-    let (s1, s2) = match ins.qual().unwrap_or(Signedness::Uu) {
+    let (s1, s2) = match ins.i.quals.signedness.unwrap_or(Signedness::Uu) {
         Signedness::Ss => (true, true),
         Signedness::Su => (true, false),
         Signedness::Us => (false, true),
         Signedness::Uu => (false, false),
     };
     let t = fx.tx.uint(32);
-    let acc = fx.read(ins.opr("src0")?, 32)?;
-    let x = fx.read(ins.opr("src1")?, 32)?;
-    let y = fx.read(ins.opr("src2")?, 32)?;
+    let acc = fx.read(ins.opr(Role::Src0)?, 32)?;
+    let x = fx.read(ins.opr(Role::Src1)?, 32)?;
+    let y = fx.read(ins.opr(Role::Src2)?, 32)?;
     let eight = fx.tx.const_u32(8);
     let byte = |fx: &mut FunctionCx, v: Word, i: u32, signed: bool| -> R<Word> {
         let off = fx.tx.const_u32(8 * i);
@@ -237,10 +238,10 @@ fn dp4a(fx: &mut FunctionCx, ins: &Ins) -> R<()> {
             fx.tx.b.i_add(t, None, dot, p)?
         };
     }
-    let v = if ins.has("dsat") {
+    let v = if ins.i.quals.dsat {
         fx.sat_add(acc, dot, 32, false)?
     } else {
         fx.tx.b.i_add(t, None, acc, dot)?
     };
-    fx.write(ins.opr("dst")?, v, 32)
+    fx.write(ins.opr(Role::Dst)?, v, 32)
 }

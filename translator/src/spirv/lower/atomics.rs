@@ -58,7 +58,7 @@ fn storage_sem(mem: Mem) -> MemorySemantics {
 fn order(fx: &mut FunctionCx, ins: &Ins, mem: Mem, load: bool, store: bool) -> Order {
     let storage = storage_sem(mem);
     // Vulkan treats sequential consistency as acquire/release
-    let mut o = match ins.qual() {
+    let mut o = match ins.i.quals.memorder {
         Some(Memorder::Acquire) => MemorySemantics::ACQUIRE,
         Some(Memorder::Release) => MemorySemantics::RELEASE,
         Some(Memorder::AcqRel | Memorder::SeqCst) => MemorySemantics::ACQUIRE_RELEASE,
@@ -91,7 +91,7 @@ fn order(fx: &mut FunctionCx, ins: &Ins, mem: Mem, load: bool, store: bool) -> O
 }
 
 fn scope_of(fx: &mut FunctionCx, ins: &Ins, mem: Mem) -> Word {
-    let scope = match (ins.qual(), mem) {
+    let scope = match (ins.i.quals.memscope, mem) {
         (Some(Memscope::Workgroup), _) | (None, Mem::Shared) => Scope::Workgroup,
         _ => Scope::Device,
     };
@@ -389,7 +389,7 @@ fn float_new(
 }
 
 fn addr_of<'a>(ins: &'a Ins) -> R<&'a AddrOperand> {
-    match ins.opr("addr")? {
+    match ins.opr(Role::Addr)? {
         Operand::Addr(a) => Ok(a),
         _ => Err(TranslateError::Internal("address operand expected".into())),
     }
@@ -398,7 +398,7 @@ fn addr_of<'a>(ins: &'a Ins) -> R<&'a AddrOperand> {
 /// The address space of an atomic: `.global`, `.shared`, or generic (an
 /// explicit `.generic`, or none on `ld`/`st`).
 fn space_of(ins: &Ins) -> Option<Addrspace> {
-    match ins.qual() {
+    match ins.i.quals.addrspace {
         Some(s @ (Addrspace::Global | Addrspace::Shared)) => Some(s),
         _ => None,
     }
@@ -762,7 +762,7 @@ fn locked(fx: &mut FunctionCx, acc: Access, addr: Word, mem: Mem, bits: u16) -> 
 }
 
 /// Reads an `iatom`/`fatom` source operand.
-fn source(fx: &mut FunctionCx, ins: &Ins, name: &str, bits: u16) -> R<Option<Word>> {
+fn source(fx: &mut FunctionCx, ins: &Ins, name: Role, bits: u16) -> R<Option<Word>> {
     match ins.op(name) {
         Some(s) => {
             // llvmpipe aborted on atomics of float-computed values
@@ -776,51 +776,51 @@ fn source(fx: &mut FunctionCx, ins: &Ins, name: &str, bits: u16) -> R<Option<Wor
 
 /// Atomic `ld`/`st` (a memory order other than `.weak`).
 pub fn ordered(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let bits = bits_of(ins.q("type").unwrap_or("32b"));
+    let bits = bits_of(ins.i.quals.ty.map(Type::text).unwrap_or("32b"));
     let (addr, mem) = fx.address(addr_of(ins)?, space_of(ins))?;
     let size = bits as u32 / 8;
     let addr = fx.checked_address(addr, mem, size, size, ins.i.span)?;
     if ins.i.opcode == Opcode::Ld {
         let v = access(fx, ins, Access::Load, addr, mem, bits)?;
-        fx.write(ins.opr("dst")?, v, bits)?;
+        fx.write(ins.opr(Role::Dst)?, v, bits)?;
     } else {
-        let v = fx.read(ins.opr("src0")?, bits)?;
+        let v = fx.read(ins.opr(Role::Src0)?, bits)?;
         access(fx, ins, Access::Store(v), addr, mem, bits)?;
     }
     Ok(true)
 }
 
 pub fn iatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let bits = bits_of(ins.q("type").unwrap_or("32b"));
-    let Some(op) = ins.qual::<Op>() else {
+    let bits = bits_of(ins.i.quals.ty.map(Type::text).unwrap_or("32b"));
+    let Some(op) = ins.i.quals.op else {
         return Ok(false);
     };
     let (addr, mem) = fx.address(addr_of(ins)?, space_of(ins))?;
     let size = bits as u32 / 8;
     let addr = fx.checked_address(addr, mem, size, size, ins.i.span)?;
-    let src0 = source(fx, ins, "src0", bits)?;
-    let src1 = source(fx, ins, "src1", bits)?;
+    let src0 = source(fx, ins, Role::Src0, bits)?;
+    let src1 = source(fx, ins, Role::Src1, bits)?;
     let old = access(fx, ins, Access::Int(op, src0, src1), addr, mem, bits)?;
-    fx.write(ins.opr("dst")?, old, bits)?;
+    fx.write(ins.opr(Role::Dst)?, old, bits)?;
     Ok(true)
 }
 
 pub fn fatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let ty = ins.q("type").unwrap_or("f");
+    let ty = ins.i.quals.ty.map(Type::text).unwrap_or("f");
     let bits = bits_of(ty);
-    let Some(op) = ins.qual::<Op>() else {
+    let Some(op) = ins.i.quals.op else {
         return Ok(false);
     };
     let (addr, mem) = fx.address(addr_of(ins)?, space_of(ins))?;
     let size = bits as u32 / 8;
     let addr = fx.checked_address(addr, mem, size, size, ins.i.span)?;
-    let src0 = fx.read(ins.opr("src0")?, bits)?;
-    let src1 = match ins.op("src1") {
+    let src0 = fx.read(ins.opr(Role::Src0)?, bits)?;
+    let src1 = match ins.op(Role::Src1) {
         Some(s) => Some(fx.read(s, bits)?),
         None => None,
     };
     let acc = Access::Float(op, ty == "bf", src0, src1);
     let old = access(fx, ins, acc, addr, mem, bits)?;
-    fx.write(ins.opr("dst")?, old, bits)?;
+    fx.write(ins.opr(Role::Dst)?, old, bits)?;
     Ok(true)
 }

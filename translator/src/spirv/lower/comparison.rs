@@ -5,6 +5,7 @@ use super::floating_point::flush;
 use super::{bits_of, Ins, R};
 use crate::ir::qualifier::Cop;
 use crate::ir::Opcode;
+use crate::ir::{Role, Type};
 use crate::spirv::function::FunctionCx;
 use rspirv::dr::Builder;
 use rspirv::spirv::Word;
@@ -39,7 +40,7 @@ fn float_cmp(cop: Cop) -> Cmp {
 }
 
 pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let Some(ty) = ins.q("type") else {
+    let Some(ty) = ins.i.quals.ty.map(Type::text) else {
         return Ok(false);
     };
     if crate::catalog::packed_shape(ty).is_some() {
@@ -59,17 +60,17 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
 
 /// [`lower`] for scalar operands of `ty`.
 fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
-    let ftz = ins.has("ftz");
+    let ftz = ins.i.quals.ftz;
     let bits = bits_of(ty);
     let bt = fx.tx.bool_ty();
     match ins.i.opcode {
         Opcode::Scmp | Opcode::Ucmp | Opcode::Fcmp => {
             // the validator requires `.cop` on compares
-            let Some(cop) = ins.qual::<Cop>() else {
+            let Some(cop) = ins.i.quals.cop else {
                 return Ok(false);
             };
             let p = if ins.i.opcode == Opcode::Fcmp {
-                let val = |fx: &mut FunctionCx, name: &str| -> R<Word> {
+                let val = |fx: &mut FunctionCx, name: Role| -> R<Word> {
                     let op = ins.opr(name)?;
                     if matches!(ty, "hf" | "bf") {
                         // exact in f32
@@ -87,38 +88,38 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
                         fx.read_f(op, bits)
                     }
                 };
-                let a = val(fx, "src0")?;
-                let b = val(fx, "src1")?;
+                let a = val(fx, Role::Src0)?;
+                let b = val(fx, Role::Src1)?;
                 float_cmp(cop)(&mut fx.tx.b, bt, None, a, b)?
             } else {
-                let a = fx.read(ins.opr("src0")?, bits)?;
-                let b = fx.read(ins.opr("src1")?, bits)?;
+                let a = fx.read(ins.opr(Role::Src0)?, bits)?;
+                let b = fx.read(ins.opr(Role::Src1)?, bits)?;
                 int_cmp(cop, ins.i.opcode == Opcode::Scmp)(&mut fx.tx.b, bt, None, a, b)?
             };
-            if let Some(pred) = ins.op("pred") {
+            if let Some(pred) = ins.op(Role::Pred) {
                 fx.write_pred(pred, p)?;
             } else {
                 let u32t = fx.tx.uint(32);
                 let ones = fx.tx.const_u32(u32::MAX);
                 let zero = fx.tx.const_u32(0);
                 let v = fx.tx.b.select(u32t, None, p, ones, zero)?;
-                fx.write(ins.opr("dst")?, v, 32)?;
+                fx.write(ins.opr(Role::Dst)?, v, 32)?;
             }
         }
         Opcode::Sel => {
             let t = fx.tx.uint(bits);
-            let a = fx.read(ins.opr("src0")?, bits)?;
-            let b = fx.read(ins.opr("src1")?, bits)?;
-            let c = match ins.op("pred") {
+            let a = fx.read(ins.opr(Role::Src0)?, bits)?;
+            let b = fx.read(ins.opr(Role::Src1)?, bits)?;
+            let c = match ins.op(Role::Pred) {
                 Some(p) => fx.read_pred(p)?,
                 None => {
-                    let s = fx.read(ins.opr("src2")?, bits)?;
+                    let s = fx.read(ins.opr(Role::Src2)?, bits)?;
                     let zero = fx.tx.const_uint(bits, 0);
                     fx.tx.b.i_not_equal(bt, None, s, zero)?
                 }
             };
             let v = fx.tx.b.select(t, None, c, a, b)?;
-            fx.write(ins.opr("dst")?, v, bits)?;
+            fx.write(ins.opr(Role::Dst)?, v, bits)?;
         }
         _ => return Ok(false),
     }

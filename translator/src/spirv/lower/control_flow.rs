@@ -28,13 +28,13 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         .quals
         .first()
         .is_some_and(|q| q.literal && q.name == "cond");
-    let Operand::Call(c) = ins.opr("target")? else {
+    let Operand::Call(c) = ins.opr(Role::Target)? else {
         return Err(TranslateError::Internal("call target expected".into()));
     };
     if let Some(active) = fx.simt.and_then(|s| s.active) {
         // a sync point of a SIMT function (`spirv::simt`)
         let active = if cond {
-            let p = fx.read_pred(ins.opr("pred")?)?;
+            let p = fx.read_pred(ins.opr(Role::Pred)?)?;
             let bt = fx.tx.bool_ty();
             fx.tx.b.logical_and(bt, None, active, p)?
         } else {
@@ -43,7 +43,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         return simt_call(fx, ins, &c.target, &c.args, active).map(|()| true);
     }
     let after = if cond {
-        let p = fx.read_pred(ins.opr("pred")?)?;
+        let p = fx.read_pred(ins.opr(Role::Pred)?)?;
         let call = fx.tx.b.id();
         let after = fx.tx.b.id();
         fx.tx.b.selection_merge(after, SelectionControl::NONE)?;
@@ -164,7 +164,7 @@ fn call_value(
 }
 
 fn store_result(fx: &mut FunctionCx, ins: &Ins, f: &Function, r: Word) -> R<()> {
-    if let (Some(rv), Some(ty)) = (ins.op("retval"), f.ret) {
+    if let (Some(rv), Some(ty)) = (ins.op(Role::Retval), f.ret) {
         if !matches!(rv, Operand::Void(_)) {
             store_value(fx, rv, r, ty)?;
         }
@@ -225,7 +225,7 @@ fn indirect_call(fx: &mut FunctionCx, ins: &Ins, target: &Operand, actual: &[Ope
 /// the module takes and whose signature fits the call.
 fn candidates<'m>(fx: &FunctionCx<'_, 'm>, ins: &Ins, actual: &[Operand]) -> Vec<&'m Function> {
     let arg_shapes: Vec<Option<(u16, u8)>> = actual.iter().map(|a| shape(fx, a)).collect();
-    let ret_shape = match ins.op("retval") {
+    let ret_shape = match ins.op(Role::Retval) {
         Some(Operand::Void(_)) | None => None,
         Some(op) => Some(shape(fx, op)),
     };

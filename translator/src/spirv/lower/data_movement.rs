@@ -16,16 +16,16 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         Opcode::Mov => mov(fx, ins)?,
         Opcode::Sext | Opcode::Zext | Opcode::Trunc => {
             let (to, from) = (
-                bits_of(ins.q("to").unwrap_or("32b")),
-                bits_of(ins.q("from").unwrap_or("32b")),
+                bits_of(ins.i.quals.to.map(Type::text).unwrap_or("32b")),
+                bits_of(ins.i.quals.from.map(Type::text).unwrap_or("32b")),
             );
-            let v = fx.read(ins.opr("src0")?, from)?;
+            let v = fx.read(ins.opr(Role::Src0)?, from)?;
             let v = fx.resize(v, from, to, ins.i.opcode == Opcode::Sext)?;
-            fx.write(ins.opr("dst")?, v, to)?;
+            fx.write(ins.opr(Role::Dst)?, v, to)?;
         }
         Opcode::Addrof => {
-            let bits = bits_of(ins.q("type").unwrap_or("64b"));
-            let v = match ins.opr("src0")? {
+            let bits = bits_of(ins.i.quals.ty.map(Type::text).unwrap_or("64b"));
+            let v = match ins.opr(Role::Src0)? {
                 Operand::Symbol(n, span) => {
                     let funcs: Vec<(usize, Name)> =
                         fx.tx.functions().map(|(i, f)| (i, f.name)).collect();
@@ -38,20 +38,23 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 }
                 other => return Err(fx.unsupported(other.span(), "addrof operand")),
             };
-            fx.write(ins.opr("dst")?, v, bits)?;
+            fx.write(ins.opr(Role::Dst)?, v, bits)?;
         }
         Opcode::Extract | Opcode::Insert | Opcode::ExtractDynamic | Opcode::InsertDynamic => {
             elements(fx, ins)?
         }
         Opcode::Addrcast => {
-            let mem = |s: Option<&str>| match s {
-                Some("private") => Mem::Private,
-                Some("shared") => Mem::Shared,
-                _ => Mem::Device,
+            let mem = |s: Option<Addrspace>| match s {
+                Some(Addrspace::Private) => Mem::Private,
+                Some(Addrspace::Shared) => Mem::Shared,
+                Some(Addrspace::Global | Addrspace::Const | Addrspace::Generic) | None => {
+                    Mem::Device
+                }
             };
-            let src = ins.opr("src0")?;
-            let v = if ins.q("to") == Some("generic") {
-                let from = mem(ins.q("from"));
+            let to = ins.i.quals.to_space;
+            let src = ins.opr(Role::Src0)?;
+            let v = if to == Some(Addrspace::Generic) {
+                let from = mem(ins.i.quals.from_space);
                 let v = match src {
                     Operand::Symbol(n, span) => fx.var_address_value(*n, *span)?,
                     op => fx.read(op, if from == Mem::Device { 64 } else { 32 })?,
@@ -59,18 +62,18 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 fx.generic_address(v, from)?
             } else {
                 let g = fx.read(src, 64)?;
-                fx.specific_address(g, mem(ins.q("to")))?
+                fx.specific_address(g, mem(to))?
             };
-            let bits = if ins.q("to") == Some("generic") || mem(ins.q("to")) == Mem::Device {
+            let bits = if to == Some(Addrspace::Generic) || mem(to) == Mem::Device {
                 64
             } else {
                 32
             };
-            fx.write(ins.opr("dst")?, v, bits)?;
+            fx.write(ins.opr(Role::Dst)?, v, bits)?;
         }
         Opcode::Isaddr => {
-            let g = fx.read(ins.opr("src0")?, 64)?;
-            let space = match ins.qual() {
+            let g = fx.read(ins.opr(Role::Src0)?, 64)?;
+            let space = match ins.i.quals.addrspace {
                 Some(Addrspace::Private) => Mem::Private,
                 Some(Addrspace::Shared) => Mem::Shared,
                 _ => Mem::Device,
@@ -80,7 +83,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             let ones = fx.tx.const_u32(u32::MAX);
             let zero = fx.tx.const_u32(0);
             let v = fx.tx.b.select(u32t, None, p, ones, zero)?;
-            fx.write(ins.opr("dst")?, v, 32)?;
+            fx.write(ins.opr(Role::Dst)?, v, 32)?;
         }
         Opcode::I2f => return i2f(fx, ins),
         Opcode::F2i => return f2i(fx, ins),
@@ -91,14 +94,14 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             // 15 §4.7: integral results keep the source's sign; `.ftz`
             // flushes the source (results are never subnormal); NaNs by the
             // float core's rule; .hf/.bf through f32, exactly both ways
-            let Some(ty) = ins.q("type") else {
+            let Some(ty) = ins.i.quals.ty.map(Type::text) else {
                 return Ok(false);
             };
-            let mode = ins.qual().unwrap_or(Rndmode::Re);
-            let ftz = ins.has("ftz");
+            let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
+            let ftz = ins.i.quals.ftz;
             let (raw, bits, n) = match ty {
                 "hf" | "bf" => {
-                    let h = fx.read(ins.opr("src0")?, 16)?;
+                    let h = fx.read(ins.opr(Role::Src0)?, 16)?;
                     let h = if ftz {
                         super::floating_point::flush(fx, h, ty)?
                     } else {
@@ -112,7 +115,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                     let Some(fbits) = float_bits(Some(ty)) else {
                         return Ok(false);
                     };
-                    let a = super::floating_point::src(fx, ins, "src0", ty, ftz)?;
+                    let a = super::floating_point::src(fx, ins, Role::Src0, ty, ftz)?;
                     let ut = fx.tx.uint(fbits);
                     let raw = fx.tx.b.bitcast(ut, None, a)?;
                     let v = round(fx, a, fbits, mode)?;
@@ -120,7 +123,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 }
             };
             let bits = super::floating_point::nan_rules(fx, ty, &[raw], bits)?;
-            fx.write(ins.opr("dst")?, bits, n)?;
+            fx.write(ins.opr(Role::Dst)?, bits, n)?;
         }
         _ => return Ok(false),
     }
@@ -239,19 +242,22 @@ fn fconst(fx: &mut FunctionCx, fbits: u16, v: f64) -> Word {
 }
 
 fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let (Some(to), Some(from)) = (ins.q("to"), ins.q("from")) else {
+    let (Some(to), Some(from)) = (
+        ins.i.quals.to.map(Type::text),
+        ins.i.quals.from.map(Type::text),
+    ) else {
         return Ok(false);
     };
-    let mode = ins.qual::<Rndmode>().unwrap_or(Rndmode::Re);
-    let (ftz, dsat) = (ins.has("ftz"), ins.has("dsat"));
+    let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
+    let (ftz, dsat) = (ins.i.quals.ftz, ins.i.quals.dsat);
     // narrowing into .f, .hf, .bf: rounded once from f64 in any mode, with
     // the float core's NaN conversion (drivers drop NaN payloads: lavapipe
     // turned f32 0x7FE2B98A into half 0x7E00, not 0x7F15) (rounding.rs)
     if let (Some(nto), "f" | "df") = (super::rounding::Narrow::of(to), from) {
         if bits_of(to) < bits_of(from) {
-            let raw = fx.read(ins.opr("src0")?, bits_of(from))?;
+            let raw = fx.read(ins.opr(Role::Src0)?, bits_of(from))?;
             let bits = fx.ftrunc_rounded(raw, from, nto, mode, ftz, dsat)?;
-            fx.write(ins.opr("dst")?, bits, nto.bits())?;
+            fx.write(ins.opr(Role::Dst)?, bits, nto.bits())?;
             return Ok(true);
         }
     }
@@ -259,7 +265,7 @@ fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         return Ok(false);
     }
     let (tb, fb) = (bits_of(to), bits_of(from));
-    let src = ins.opr("src0")?;
+    let src = ins.opr(Role::Src0)?;
     let v = match (to, from) {
         ("f", "hf" | "bf") => {
             let h = fx.read(src, 16)?;
@@ -279,26 +285,26 @@ fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         }
         _ => return Ok(false),
     };
-    fx.write_f(ins.opr("dst")?, v, tb)?;
+    fx.write_f(ins.opr(Role::Dst)?, v, tb)?;
     Ok(true)
 }
 
 /// `ftrunc2.hfx2` / `.bfx2` (15 §4.9): two f32 sources narrowed into a
 /// packed pair, `src0` in bits 15:0 and `src1` in bits 31:16.
 fn ftrunc2(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let to = match ins.q("to") {
+    let to = match ins.i.quals.to.map(Type::text) {
         Some("hfx2") => super::rounding::Narrow::Hf,
         Some("bfx2") => super::rounding::Narrow::Bf,
         _ => return Ok(false),
     };
-    let mode = ins.qual::<Rndmode>().unwrap_or(Rndmode::Re);
-    let (ftz, dsat) = (ins.has("ftz"), ins.has("dsat"));
+    let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
+    let (ftz, dsat) = (ins.i.quals.ftz, ins.i.quals.dsat);
     let mut halves = Vec::new();
-    for name in ["src0", "src1"] {
+    for name in [Role::Src0, Role::Src1] {
         let raw = fx.read(ins.opr(name)?, 32)?;
         halves.push(fx.ftrunc_rounded(raw, "f", to, mode, ftz, dsat)?);
     }
-    fx.write_packed(ins.opr("dst")?, &halves, 16)?;
+    fx.write_packed(ins.opr(Role::Dst)?, &halves, 16)?;
     Ok(true)
 }
 
@@ -372,19 +378,22 @@ pub(super) fn f64_to_f16_bits(fx: &mut FunctionCx, a: Word) -> R<Word> {
 }
 
 fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let (Some(to), Some(from)) = (ins.q("to"), ins.q("from")) else {
+    let (Some(to), Some(from)) = (
+        ins.i.quals.to.map(Type::text),
+        ins.i.quals.from.map(Type::text),
+    ) else {
         return Ok(false);
     };
-    let mode = ins.qual::<Rndmode>().unwrap_or(Rndmode::Re);
-    let dsat = ins.has("dsat");
+    let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
+    let dsat = ins.i.quals.dsat;
     // into .f, .hf, .bf in a mode Vulkan lacks, with .dsat, or into .bf:
     // rounded once from f64 (rounding.rs)
     if let Some(nto) = super::rounding::Narrow::of(to) {
         if mode != Rndmode::Re || dsat || to == "bf" {
             let fb = bits_of(from);
-            let v = fx.read(ins.opr("src0")?, fb)?;
+            let v = fx.read(ins.opr(Role::Src0)?, fb)?;
             let bits = fx.i2f_rounded(v, fb, from.starts_with('s'), nto, mode, dsat)?;
-            fx.write(ins.opr("dst")?, bits, nto.bits())?;
+            fx.write(ins.opr(Role::Dst)?, bits, nto.bits())?;
             return Ok(true);
         }
     }
@@ -395,9 +404,9 @@ fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         // 64-bit integers: the nearest f64 corrected by its exact integer
         // error (rounding.rs); `.dsat` changes nothing (no integer reaches
         // f64's infinity)
-        let v = fx.read(ins.opr("src0")?, 64)?;
+        let v = fx.read(ins.opr(Role::Src0)?, 64)?;
         let r = fx.i64_to_f64_rounded(v, from.starts_with('s'), mode)?;
-        fx.write_f(ins.opr("dst")?, r, 64)?;
+        fx.write_f(ins.opr(Role::Dst)?, r, 64)?;
         return Ok(true);
     }
     // `.dsat` into .df changes nothing: no integer reaches its infinity
@@ -412,7 +421,7 @@ fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     };
     let fb = bits_of(from);
     let signed = from.starts_with('s');
-    let v = fx.read(ins.opr("src0")?, fb)?;
+    let v = fx.read(ins.opr(Role::Src0)?, fb)?;
     let w = fb.max(32);
     let v = fx.resize(v, fb, w, signed)?;
     let ft = fx.tx.float(tb);
@@ -421,7 +430,7 @@ fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     } else {
         fx.tx.b.convert_u_to_f(ft, None, v)?
     };
-    fx.write_f(ins.opr("dst")?, f, tb)?;
+    fx.write_f(ins.opr(Role::Dst)?, f, tb)?;
     Ok(true)
 }
 
@@ -430,7 +439,10 @@ fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
 /// conversion truncates, as the LLVM backend's `fptosi` expects
 /// (docs/spec-notes.md).
 fn f2i(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let (Some(to), Some(from)) = (ins.q("to"), ins.q("from")) else {
+    let (Some(to), Some(from)) = (
+        ins.i.quals.to.map(Type::text),
+        ins.i.quals.from.map(Type::text),
+    ) else {
         return Ok(false);
     };
     f2i_typed(fx, ins, to, from)
@@ -439,7 +451,10 @@ fn f2i(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
 /// `pf2i` (15 §4.15): `f2i` of each 16-bit lane into a 16-bit lane
 /// (`FunctionCx::lane`).
 fn pf2i(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let (Some(to), Some(from)) = (ins.q("to"), ins.q("from")) else {
+    let (Some(to), Some(from)) = (
+        ins.i.quals.to.map(Type::text),
+        ins.i.quals.from.map(Type::text),
+    ) else {
         return Ok(false);
     };
     let (Some(to), Some(from)) = (to.strip_suffix("x2"), from.strip_suffix("x2")) else {
@@ -450,7 +465,7 @@ fn pf2i(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
 
 /// `f2i` from `from` into the integer type `to`.
 fn f2i_typed(fx: &mut FunctionCx, ins: &Ins, to: &str, from: &str) -> R<bool> {
-    let src = ins.opr("src0")?;
+    let src = ins.opr(Role::Src0)?;
     let (a, fbits) = match from {
         "f" | "df" => {
             let fb = bits_of(from);
@@ -461,7 +476,7 @@ fn f2i_typed(fx: &mut FunctionCx, ins: &Ins, to: &str, from: &str) -> R<bool> {
             (half_to_f32(fx, h, from)?, 32)
         }
     };
-    let r = round(fx, a, fbits, ins.qual().unwrap_or(Rndmode::Rz))?;
+    let r = round(fx, a, fbits, ins.i.quals.rndmode.unwrap_or(Rndmode::Rz))?;
     let n = bits_of(to);
     let signed = to.starts_with('s');
     let w = n.max(32);
@@ -509,7 +524,7 @@ fn f2i_typed(fx: &mut FunctionCx, ins: &Ins, to: &str, from: &str) -> R<bool> {
     let v = fx.tx.b.select(it, None, too_small, c_min, conv)?;
     let v = fx.tx.b.select(it, None, too_big, c_max, v)?;
     let v = fx.tx.b.select(it, None, nan, c_zero, v)?;
-    fx.write(ins.opr("dst")?, v, w)?;
+    fx.write(ins.opr(Role::Dst)?, v, w)?;
     Ok(true)
 }
 
@@ -524,10 +539,10 @@ fn elements(fx: &mut FunctionCx, ins: &Ins) -> R<()> {
             _ => Err(TranslateError::Internal("vector register expected".into())),
         }
     };
-    let dst = ins.opr("dst")?;
-    let src = ins.opr("src0")?;
+    let dst = ins.opr(Role::Dst)?;
+    let src = ins.opr(Role::Src0)?;
     if matches!(ins.i.opcode, Opcode::ExtractDynamic | Opcode::InsertDynamic) {
-        let idx = fx.read(ins.opr("index")?, 32)?;
+        let idx = fx.read(ins.opr(Role::Index)?, 32)?;
         let u32t = fx.tx.uint(32);
         let pt = fx.tx.ptr(StorageClass::Function, u32t);
         if ins.i.opcode == Opcode::ExtractDynamic {
@@ -543,11 +558,8 @@ fn elements(fx: &mut FunctionCx, ins: &Ins) -> R<()> {
         }
         return Ok(());
     }
-    let index: u8 = ins.q("index").and_then(|v| v.parse().ok()).unwrap_or(0);
-    let count = ins
-        .q("vec")
-        .and_then(crate::catalog::vec_count)
-        .unwrap_or(1) as u8;
+    let index: u8 = ins.i.quals.index.unwrap_or(0);
+    let count = ins.i.quals.vec.unwrap_or(1);
     let u32t = fx.tx.uint(32);
     if count == 1 {
         if ins.i.opcode == Opcode::Extract {
@@ -653,9 +665,9 @@ fn regroup(fx: &mut FunctionCx, chunks: Vec<Word>, from: u16, to: u16) -> R<Vec<
 /// `mov` in its four forms: scalar copy, and copies between a scalar and a
 /// run of vector elements (`.xy`, `.zw`, `.xyzw`) of possibly other widths.
 fn mov(fx: &mut FunctionCx, ins: &Ins) -> R<()> {
-    let bits = bits_of(ins.q("type").unwrap_or("32b"));
-    let src = ins.opr("src0")?;
-    let dst = ins.opr("dst")?;
+    let bits = bits_of(ins.i.quals.ty.map(Type::text).unwrap_or("32b"));
+    let src = ins.opr(Role::Src0)?;
+    let dst = ins.opr(Role::Dst)?;
     let (chunks, cbits) = read_chunks(fx, src, bits)?;
     // destination chunks
     if let Operand::Reg(r) = dst {

@@ -8,11 +8,12 @@ use super::{Ins, R};
 use crate::ir::qualifier::Rndmode;
 use crate::ir::Opcode;
 use crate::ir::Operand;
+use crate::ir::{Role, Type};
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
 
 pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let Some(ty) = ins.q("type") else {
+    let Some(ty) = ins.i.quals.ty.map(Type::text) else {
         return Ok(false);
     };
     // packed halves (13: `dst[15:0] = op(src0[15:0], ...)`, `dst[31:16]`
@@ -37,7 +38,7 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
         "hf" | "bf" => 16,
         _ => return Ok(false),
     };
-    if ins.has("precision") {
+    if ins.i.quals.precision.is_some() {
         return mul_full(fx, ins, ty);
     }
     // `.fast` bounds the error (13 §2.4, §2.17: 0.5-2.5 ULP); the exact
@@ -46,7 +47,7 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     if fast && !matches!(ins.i.opcode, Opcode::Fdiv | Opcode::Fsqrt | Opcode::Frsqrt) {
         return Ok(false);
     }
-    let ftz = ins.has("ftz");
+    let ftz = ins.i.quals.ftz;
     if crate::ir::mathlib::implements(ins.i) {
         return Err(crate::spirv::TranslateError::Internal(format!(
             "`{}` reached the back end: ir::mathlib::link replaces it by a call",
@@ -61,10 +62,10 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     if fx.tx.options.exact_division
         && matches!(ins.i.opcode, Opcode::Fdiv | Opcode::Fsqrt | Opcode::Frcp)
     {
-        let mode = ins.qual::<Rndmode>().unwrap_or(Rndmode::Re);
+        let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
         return directed(fx, ins, ty, mode, ftz);
     }
-    if let Some(mode) = ins.qual::<Rndmode>().filter(|&r| r != Rndmode::Re) {
+    if let Some(mode) = ins.i.quals.rndmode.filter(|&r| r != Rndmode::Re) {
         return directed(fx, ins, ty, mode, ftz);
     }
     if fbits == 16 && !matches!(ins.i.opcode, Opcode::Fabs | Opcode::Fneg) {
@@ -73,7 +74,7 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     let ft = fx.tx.float(fbits);
     let v = match ins.i.opcode {
         Opcode::Fabs | Opcode::Fneg => {
-            let a = fx.read(ins.opr("src0")?, fbits)?;
+            let a = fx.read(ins.opr(Role::Src0)?, fbits)?;
             let a = if ftz { flush(fx, a, ty)? } else { a };
             let t = fx.tx.uint(fbits);
             let sign = fx.tx.const_uint(fbits, 1u64 << (fbits - 1));
@@ -97,12 +98,12 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
                 let quieted = fx.tx.b.bitwise_or(t, None, abs, quiet)?;
                 fx.tx.b.select(t, None, nan, quieted, abs)?
             };
-            fx.write(ins.opr("dst")?, v, fbits)?;
+            fx.write(ins.opr(Role::Dst)?, v, fbits)?;
             return Ok(true);
         }
         Opcode::Fadd | Opcode::Fsub | Opcode::Fmul | Opcode::Fdiv | Opcode::Fmin | Opcode::Fmax => {
-            let a = src(fx, ins, "src0", ty, ftz)?;
-            let b = src(fx, ins, "src1", ty, ftz)?;
+            let a = src(fx, ins, Role::Src0, ty, ftz)?;
+            let b = src(fx, ins, Role::Src1, ty, ftz)?;
             match ins.i.opcode {
                 Opcode::Fadd => fx.tx.b.f_add(ft, None, a, b)?,
                 Opcode::Fsub => fx.tx.b.f_sub(ft, None, a, b)?,
@@ -113,9 +114,9 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
             }
         }
         Opcode::Fmad => {
-            let a = src(fx, ins, "src0", ty, ftz)?;
-            let b = src(fx, ins, "src1", ty, ftz)?;
-            let c = src(fx, ins, "src2", ty, ftz)?;
+            let a = src(fx, ins, Role::Src0, ty, ftz)?;
+            let b = src(fx, ins, Role::Src1, ty, ftz)?;
+            let c = src(fx, ins, Role::Src2, ty, ftz)?;
             if fbits == 32 && fx.tx.options.fma_f32_via_f64 {
                 fmad32(fx, a, b, c)?
             } else if fbits == 64 {
@@ -136,19 +137,19 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
             }
         }
         Opcode::Fsqrt => {
-            let a = src(fx, ins, "src0", ty, ftz)?;
+            let a = src(fx, ins, Role::Src0, ty, ftz)?;
             fx.tx.glsl_op(ft, G::Sqrt, &[a])?
         }
         Opcode::Frc => frc(fx, ins, ty, ftz)?,
         // 1/src0 with the division's precision (see docs/spec-notes.md)
         Opcode::Frcp => {
-            let a = src(fx, ins, "src0", ty, ftz)?;
+            let a = src(fx, ins, Role::Src0, ty, ftz)?;
             let one = fx.read_f(&Operand::Float(1.0, ins.i.mnemonic), fbits)?;
             fx.tx.b.f_div(ft, None, one, a)?
         }
         _ => return Ok(false),
     };
-    let v = if ins.has("dsat") {
+    let v = if ins.i.quals.dsat {
         saturate(fx, v, fbits)?
     } else {
         v
@@ -156,7 +157,7 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     let t = fx.tx.uint(fbits);
     let bits = fx.tx.b.bitcast(t, None, v)?;
     let bits = if ftz { flush(fx, bits, ty)? } else { bits };
-    fx.write(ins.opr("dst")?, bits, fbits)?;
+    fx.write(ins.opr(Role::Dst)?, bits, fbits)?;
     Ok(true)
 }
 
@@ -185,7 +186,7 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
     // their encodings (for the NaN rules)
     let mut srcs = Vec::new();
     let mut raw = Vec::new();
-    for name in ["src0", "src1", "src2"] {
+    for name in [Role::Src0, Role::Src1, Role::Src2] {
         if ins.op(name).is_none() {
             continue;
         }
@@ -218,7 +219,7 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
             let t = fx.tx.uint(64);
             let bits = fx.tx.b.bitcast(t, None, r)?;
             let bits = nan_rules(fx, ty, &raw, bits)?;
-            let bits = if ins.has("dsat") {
+            let bits = if ins.i.quals.dsat {
                 let r = fx.tx.b.bitcast(dt, None, bits)?;
                 let r = saturate(fx, r, 64)?;
                 fx.tx.b.bitcast(t, None, r)?
@@ -226,7 +227,7 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
                 bits
             };
             let bits = if ftz { flush(fx, bits, ty)? } else { bits };
-            fx.write(ins.opr("dst")?, bits, 64)?;
+            fx.write(ins.opr(Role::Dst)?, bits, 64)?;
             return Ok(true);
         }
         // sums, corrected by TwoSum's error
@@ -243,7 +244,7 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
         let t = fx.tx.uint(64);
         let bits = fx.tx.b.bitcast(t, None, r)?;
         let bits = nan_rules(fx, ty, &raw, bits)?;
-        let bits = if ins.has("dsat") {
+        let bits = if ins.i.quals.dsat {
             let r = fx.tx.b.bitcast(dt, None, bits)?;
             let r = saturate(fx, r, 64)?;
             fx.tx.b.bitcast(t, None, r)?
@@ -251,7 +252,7 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
             bits
         };
         let bits = if ftz { flush(fx, bits, ty)? } else { bits };
-        fx.write(ins.opr("dst")?, bits, 64)?;
+        fx.write(ins.opr(Role::Dst)?, bits, 64)?;
         return Ok(true);
     };
     let bits = match (op, srcs.as_slice()) {
@@ -268,7 +269,7 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
     };
     let n = to.bits();
     let bits = nan_rules(fx, ty, &raw, bits)?;
-    let bits = if ins.has("dsat") {
+    let bits = if ins.i.quals.dsat {
         // the rounded result, clamped (it widens and narrows exactly)
         if n == 32 {
             let ft = fx.tx.float(32);
@@ -285,7 +286,7 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
         bits
     };
     let bits = if ftz { flush(fx, bits, ty)? } else { bits };
-    fx.write(ins.opr("dst")?, bits, n)?;
+    fx.write(ins.opr(Role::Dst)?, bits, n)?;
     Ok(true)
 }
 
@@ -294,13 +295,13 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
 /// library's (`ir::mathlib`). Special values as the square root gives them
 /// (±0 → ±∞, +∞ → +0, negative → NaN), NaNs by the float core's rule.
 fn rsqrt64(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
-    let (x, raw) = f64_source(fx, ins, "src0", ty, ftz)?;
+    let (x, raw) = f64_source(fx, ins, Role::Src0, ty, ftz)?;
     let ut = fx.tx.uint(64);
     let y = fx.rsqrt64(x)?;
     let bits = fx.tx.b.bitcast(ut, None, y)?;
     let bits = nan_rules(fx, ty, &[raw], bits)?;
     let bits = if ftz { flush(fx, bits, ty)? } else { bits };
-    fx.write(ins.opr("dst")?, bits, 64)?;
+    fx.write(ins.opr(Role::Dst)?, bits, 64)?;
     Ok(true)
 }
 
@@ -356,13 +357,13 @@ fn mul_full(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     let Some(from) = super::rounding::Narrow::of(ty).filter(|n| n.bits() == 16) else {
         return Ok(false);
     };
-    let mode = ins.qual::<Rndmode>().unwrap_or(Rndmode::Re);
-    let ftz = ins.has("ftz");
+    let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
+    let ftz = ins.i.quals.ftz;
     let dt = fx.tx.float(64);
     let u32t = fx.tx.uint(32);
     let mut vals = Vec::new();
     let mut raw = Vec::new();
-    for name in ["src0", "src1"] {
+    for name in [Role::Src0, Role::Src1] {
         let h = fx.read(ins.opr(name)?, 16)?;
         let h = if ftz { flush(fx, h, ty)? } else { h };
         vals.push(fx.widen_to_f64(h, from)?);
@@ -396,7 +397,7 @@ fn mul_full(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     let p = fx.tx.b.f_mul(dt, None, vals[0], vals[1])?;
     let bits = fx.narrow(p, super::rounding::Narrow::F32, mode)?;
     let bits = nan_rules(fx, "f", &raw, bits)?;
-    let bits = if ins.has("dsat") {
+    let bits = if ins.i.quals.dsat {
         let ft = fx.tx.float(32);
         let f = fx.tx.b.bitcast(ft, None, bits)?;
         let s = saturate(fx, f, 32)?;
@@ -405,7 +406,7 @@ fn mul_full(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
         bits
     };
     let bits = if ftz { flush(fx, bits, "f")? } else { bits };
-    fx.write(ins.opr("dst")?, bits, 32)?;
+    fx.write(ins.opr(Role::Dst)?, bits, 32)?;
     Ok(true)
 }
 
@@ -414,7 +415,7 @@ fn mul_full(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
 pub(super) fn f64_source(
     fx: &mut FunctionCx,
     ins: &Ins,
-    name: &str,
+    name: Role,
     ty: &str,
     ftz: bool,
 ) -> R<(Word, Word)> {
@@ -460,7 +461,7 @@ pub fn flush(fx: &mut FunctionCx, bits: Word, ty: &str) -> R<Word> {
 }
 
 /// A floating-point source as a float value, flushed first with `.ftz`.
-pub(super) fn src(fx: &mut FunctionCx, ins: &Ins, name: &str, ty: &str, ftz: bool) -> R<Word> {
+pub(super) fn src(fx: &mut FunctionCx, ins: &Ins, name: Role, ty: &str, ftz: bool) -> R<Word> {
     let fbits = if ty == "df" { 64 } else { 32 };
     let op = ins.opr(name)?;
     if !ftz {
@@ -487,7 +488,7 @@ pub(super) fn src(fx: &mut FunctionCx, ins: &Ins, name: &str, ty: &str, ftz: boo
 fn half(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
     let mut srcs = Vec::new();
     let mut bits = Vec::new();
-    for name in ["src0", "src1", "src2"] {
+    for name in [Role::Src0, Role::Src1, Role::Src2] {
         if let Some(op) = ins.op(name) {
             let h = fx.read(op, 16)?;
             let h = if ftz { flush(fx, h, ty)? } else { h };
@@ -524,7 +525,7 @@ fn half(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
     // rounds to −0 stays −0 (clamping the f32 value first gave +0; fuzz
     // seed 20608). The rounded value widens exactly, and 0 and 1 narrow
     // exactly.
-    let h = if ins.has("dsat") {
+    let h = if ins.i.quals.dsat {
         let w = half_to_f32(fx, h, ty)?;
         let s = saturate(fx, w, 32)?;
         f32_to_half(fx, s, ty)?
@@ -532,7 +533,7 @@ fn half(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
         h
     };
     let h = if ftz { flush(fx, h, ty)? } else { h };
-    fx.write(ins.opr("dst")?, h, 16)?;
+    fx.write(ins.opr(Role::Dst)?, h, 16)?;
     Ok(true)
 }
 
@@ -693,7 +694,7 @@ fn frc(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<Word> {
     let ft = fx.tx.float(32);
     let ut = fx.tx.uint(32);
     let bt = fx.tx.bool_ty();
-    let a = src(fx, ins, "src0", ty, ftz)?;
+    let a = src(fx, ins, Role::Src0, ty, ftz)?;
     let fl = fx.tx.glsl_op(ft, G::Floor, &[a])?;
     let nfl = fx.tx.b.f_negate(ft, None, fl)?;
     let (s, e) = two_sum(fx, ft, a, nfl)?;
@@ -751,7 +752,7 @@ fn min_max(fx: &mut FunctionCx, ins: &Ins, fbits: u16, a: Word, b: Word) -> R<Wo
         .const_uint(fbits, 1 << (if fbits == 64 { 51 } else { 22 }));
     let bits = fx.tx.b.bitwise_or(ut, None, bits, quiet)?;
     let nan = fx.tx.b.bitcast(ft, None, bits)?;
-    let nan_result = if ins.has("nanp") {
+    let nan_result = if ins.i.quals.nanp {
         fx.tx.b.logical_or(bt, None, na, nb)?
     } else {
         fx.tx.b.logical_and(bt, None, na, nb)?
@@ -780,7 +781,7 @@ fn min_max_nan16(fx: &mut FunctionCx, ins: &Ins, ty: &str, a: Word, b: Word, v: 
     let first = fx.tx.b.select(t, None, na, a, b)?;
     let q = fx.tx.const_uint(16, quiet);
     let nan = fx.tx.b.bitwise_or(t, None, first, q)?;
-    let nan_result = if ins.has("nanp") {
+    let nan_result = if ins.i.quals.nanp {
         fx.tx.b.logical_or(bt, None, na, nb)?
     } else {
         fx.tx.b.logical_and(bt, None, na, nb)?

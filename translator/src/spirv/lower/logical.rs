@@ -6,11 +6,12 @@
 use super::{bits_of, Ins, R};
 use crate::ir::qualifier::Dir;
 use crate::ir::Opcode;
+use crate::ir::{Role, Type};
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
 
 pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let Some(ty) = ins.q("type") else {
+    let Some(ty) = ins.i.quals.ty.map(Type::text) else {
         return Ok(false);
     };
     if let Some((n, bits)) = crate::catalog::packed_shape(ty) {
@@ -21,8 +22,8 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let u32t = fx.tx.uint(32);
     let v = match ins.i.opcode {
         Opcode::And | Opcode::Or | Opcode::Xor => {
-            let a = fx.read(ins.opr("src0")?, bits)?;
-            let b = fx.read(ins.opr("src1")?, bits)?;
+            let a = fx.read(ins.opr(Role::Src0)?, bits)?;
+            let b = fx.read(ins.opr(Role::Src1)?, bits)?;
             match ins.i.opcode {
                 Opcode::And => fx.tx.b.bitwise_and(t, None, a, b)?,
                 Opcode::Or => fx.tx.b.bitwise_or(t, None, a, b)?,
@@ -30,13 +31,13 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             }
         }
         Opcode::Not => {
-            let a = fx.read(ins.opr("src0")?, bits)?;
+            let a = fx.read(ins.opr(Role::Src0)?, bits)?;
             fx.tx.b.not(t, None, a)?
         }
         Opcode::Shl | Opcode::Shr | Opcode::Asr => {
             // shift = src1[5:0]
-            let a = fx.read(ins.opr("src0")?, bits)?;
-            let n = fx.read(ins.opr("src1")?, 32)?;
+            let a = fx.read(ins.opr(Role::Src0)?, bits)?;
+            let n = fx.read(ins.opr(Role::Src1)?, 32)?;
             let m63 = fx.tx.const_u32(63);
             let n = fx.tx.b.bitwise_and(u32t, None, n, m63)?;
             shift(fx, ins.i.opcode, a, n, bits)?
@@ -45,15 +46,15 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             // (src0:src1 as a 64-bit value, src0 high) shifted by src2[4:0];
             // .l keeps the high word, .r the low one. Each half's shift is
             // split in two so that no shift amount reaches 32.
-            let hi = fx.read(ins.opr("src0")?, 32)?;
-            let lo = fx.read(ins.opr("src1")?, 32)?;
-            let s = fx.read(ins.opr("src2")?, 32)?;
+            let hi = fx.read(ins.opr(Role::Src0)?, 32)?;
+            let lo = fx.read(ins.opr(Role::Src1)?, 32)?;
+            let s = fx.read(ins.opr(Role::Src2)?, 32)?;
             let m31 = fx.tx.const_u32(31);
             let one = fx.tx.const_u32(1);
             let s = fx.tx.b.bitwise_and(u32t, None, s, m31)?;
             let rs = fx.tx.b.i_sub(u32t, None, m31, s)?; // 31 - s
             let b_ = &mut fx.tx.b;
-            if ins.qual() == Some(Dir::L) {
+            if ins.i.quals.dir == Some(Dir::L) {
                 // (hi << s) | (lo >> (32 - s)), and just hi when s == 0
                 let x = b_.shift_left_logical(u32t, None, hi, s)?;
                 let y = b_.shift_right_logical(u32t, None, lo, one)?;
@@ -71,9 +72,9 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             // offset = src2[4:0]; count = min(src1[5:0], 32 - offset):
             // OpBitField*Extract is then defined and matches the spec
             // (count 0 gives 0)
-            let a = fx.read(ins.opr("src0")?, 32)?;
-            let w = fx.read(ins.opr("src1")?, 32)?;
-            let o = fx.read(ins.opr("src2")?, 32)?;
+            let a = fx.read(ins.opr(Role::Src0)?, 32)?;
+            let w = fx.read(ins.opr(Role::Src1)?, 32)?;
+            let o = fx.read(ins.opr(Role::Src2)?, 32)?;
             let (off, count) = bit_range(fx, w, o)?;
             if ins.i.opcode == Opcode::Ubfe {
                 fx.tx.b.bit_field_u_extract(u32t, None, a, off, count)?
@@ -83,28 +84,25 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         }
         Opcode::Bfi => {
             // offset = src3[4:0]; count = min(src2[5:0], 32 - offset)
-            let base = fx.read(ins.opr("src0")?, 32)?;
-            let insert = fx.read(ins.opr("src1")?, 32)?;
-            let w = fx.read(ins.opr("src2")?, 32)?;
-            let o = fx.read(ins.opr("src3")?, 32)?;
+            let base = fx.read(ins.opr(Role::Src0)?, 32)?;
+            let insert = fx.read(ins.opr(Role::Src1)?, 32)?;
+            let w = fx.read(ins.opr(Role::Src2)?, 32)?;
+            let o = fx.read(ins.opr(Role::Src3)?, 32)?;
             let (off, count) = bit_range(fx, w, o)?;
             fx.tx
                 .b
                 .bit_field_insert(u32t, None, base, insert, off, count)?
         }
         Opcode::Bfn => {
-            let op = ins.q("operation").unwrap_or("0xaa");
-            let table = u8::from_str_radix(op.trim_start_matches("0x"), 16).map_err(|_| {
-                crate::spirv::TranslateError::Internal(format!("bad bfn operation `{op}`"))
-            })?;
-            let a = fx.read(ins.opr("src0")?, bits)?;
-            let b = fx.read(ins.opr("src1")?, bits)?;
-            let c = fx.read(ins.opr("src2")?, bits)?;
+            let table = ins.i.quals.operation.unwrap_or(0xaa);
+            let a = fx.read(ins.opr(Role::Src0)?, bits)?;
+            let b = fx.read(ins.opr(Role::Src1)?, bits)?;
+            let c = fx.read(ins.opr(Role::Src2)?, bits)?;
             bfn(fx, table, [a, b, c], bits)?
         }
         Opcode::Bfrev => {
             // OpBitReverse takes 32-bit values only (Vulkan)
-            let a = fx.read(ins.opr("src0")?, 32)?;
+            let a = fx.read(ins.opr(Role::Src0)?, 32)?;
             let r = fx.tx.b.bit_reverse(u32t, None, a)?;
             if bits == 32 {
                 r
@@ -117,7 +115,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         Opcode::Cbit | Opcode::Fbh | Opcode::Fbl => {
             // 16-bit values are zero-extended: OpBitCount and the GLSL bit
             // searches take 32-bit values only (Vulkan)
-            let a = fx.read(ins.opr("src0")?, bits)?;
+            let a = fx.read(ins.opr(Role::Src0)?, bits)?;
             let a = fx.resize(a, bits, 32, false)?;
             let r = match ins.i.opcode {
                 Opcode::Cbit => fx.tx.b.bit_count(u32t, None, a)?,
@@ -139,7 +137,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         }
         _ => return Ok(false),
     };
-    fx.write(ins.opr("dst")?, v, bits)?;
+    fx.write(ins.opr(Role::Dst)?, v, bits)?;
     Ok(true)
 }
 
@@ -237,8 +235,8 @@ fn packed(fx: &mut FunctionCx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
         return Ok(false);
     }
     let u32t = fx.tx.uint(32);
-    let a = fx.read_packed(ins.opr("src0")?, n, bits)?;
-    let amounts = fx.read(ins.opr("src1")?, 32)?;
+    let a = fx.read_packed(ins.opr(Role::Src0)?, n, bits)?;
+    let amounts = fx.read(ins.opr(Role::Src1)?, 32)?;
     let m63 = fx.tx.const_u32(63);
     let mut out = Vec::with_capacity(n as usize);
     for (i, &e) in a.iter().enumerate() {
@@ -251,6 +249,6 @@ fn packed(fx: &mut FunctionCx, ins: &Ins, n: u8, bits: u16) -> R<bool> {
         let s = fx.tx.b.bitwise_and(u32t, None, s, m63)?;
         out.push(shift(fx, ins.i.opcode, e, s, bits)?);
     }
-    fx.write_packed(ins.opr("dst")?, &out, bits)?;
+    fx.write_packed(ins.opr(Role::Dst)?, &out, bits)?;
     Ok(true)
 }

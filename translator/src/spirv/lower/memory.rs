@@ -10,7 +10,7 @@ use crate::spirv::memory::Mem;
 use crate::spirv::TranslateError;
 use rspirv::spirv::Word;
 
-fn addr_operand<'a>(ins: &'a Ins, name: &str) -> R<&'a AddrOperand> {
+fn addr_operand<'a>(ins: &'a Ins, name: Role) -> R<&'a AddrOperand> {
     match ins.opr(name)? {
         Operand::Addr(a) => Ok(a),
         _ => Err(TranslateError::Internal("address operand expected".into())),
@@ -41,19 +41,19 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         _ => return Ok(false),
     }
     // atomic forms carry a memory order other than `.weak`
-    if ins.qual::<Memorder>().is_some_and(|m| m != Memorder::Weak) {
+    if ins.i.quals.memorder.is_some_and(|m| m != Memorder::Weak) {
         return super::atomics::ordered(fx, ins);
     }
-    let bits = bits_of(ins.q("type").unwrap_or("32b"));
-    let count = ins
-        .q("vec")
-        .and_then(crate::catalog::vec_count)
-        .unwrap_or(1) as u8;
+    let bits = bits_of(ins.i.quals.ty.map(Type::text).unwrap_or("32b"));
+    let count = ins.i.quals.vec.unwrap_or(1);
     let (addr, mem) = if is_param {
-        (fx.param_address(addr_operand(ins, "vaddr")?)?, Mem::Device)
+        (
+            fx.param_address(addr_operand(ins, Role::Vaddr)?)?,
+            Mem::Device,
+        )
     } else {
         // without a space qualifier the address is generic
-        fx.address(addr_operand(ins, "addr")?, ins.qual())?
+        fx.address(addr_operand(ins, Role::Addr)?, ins.i.quals.addrspace)?
     };
     let step = bits as u64 / 8;
     // spec 09 §5.1: aligned to the type's size; below 32 bits, to the
@@ -66,7 +66,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         fx.checked_address(addr, mem, bytes, align, ins.i.span)?
     };
     if ins.i.opcode == Opcode::St {
-        let src = ins.opr("src0")?;
+        let src = ins.opr(Role::Src0)?;
         if count == 1 {
             let v = fx.read(src, bits)?;
             fx.store(addr, mem, v, bits)?;
@@ -81,7 +81,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             }
         }
     } else {
-        let dst = ins.opr("dst")?;
+        let dst = ins.opr(Role::Dst)?;
         if count == 1 {
             let v = fx.load(addr, mem, bits)?;
             fx.write(dst, v, bits)?;

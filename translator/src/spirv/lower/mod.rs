@@ -34,27 +34,18 @@ pub struct Ins<'a> {
 }
 
 impl Ins<'_> {
-    /// The value of a qualifier slot (`type`, `cop`, ...), if written.
-    pub fn q(&self, slot: &str) -> Option<&'static str> {
-        let s = self.form.slot(slot)?;
-        let v = self.i.form.quals[s];
-        (v != FormRef::ABSENT).then(|| self.form.quals[s].values[v as usize].as_str())
-    }
-    /// The value of a qualifier group with symbolic values, typed
-    /// (`ins.qual::<Rndmode>()`), if written.
-    pub fn qual<Q: crate::ir::Qualifier>(&self) -> Option<Q> {
-        self.q(Q::SLOT).and_then(Q::from_text)
-    }
-    pub fn has(&self, slot: &str) -> bool {
-        self.q(slot).is_some()
-    }
-    pub fn op(&self, name: &str) -> Option<&Operand> {
-        self.i.operands.get(self.form.operand(name)?)
+    /// The operand in role `role`, if the form has it and it is written.
+    pub fn op(&self, role: Role) -> Option<&Operand> {
+        self.i.operand(role)
     }
     /// A required operand (the validator guarantees it).
-    pub fn opr(&self, name: &str) -> R<&Operand> {
-        self.op(name).ok_or_else(|| {
-            TranslateError::Internal(format!("missing operand `{name}` of `{}`", self.name))
+    pub fn opr(&self, role: Role) -> R<&Operand> {
+        self.op(role).ok_or_else(|| {
+            TranslateError::Internal(format!(
+                "missing operand `{}` of `{}`",
+                role.name(),
+                self.name
+            ))
         })
     }
 }
@@ -70,13 +61,13 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
     };
     // a 16-bit float literal of this instruction is in its format (the
     // type, or the source type of a conversion)
-    fx.half_kind = [ins.q("type"), ins.q("from")]
+    fx.half_kind = [i.quals.ty, i.quals.from]
         .into_iter()
         .flatten()
-        .find_map(|t| match t {
-            "hf" | "hfx2" => Some(false),
-            "bf" | "bfx2" => Some(true),
-            _ => None,
+        .find_map(|t| match t.float() {
+            Some(FloatKind::Half) => Some(false),
+            Some(FloatKind::BFloat) => Some(true),
+            Some(FloatKind::Single | FloatKind::Double) | None => None,
         });
     // what a capability it declares first is for (kernel_info.rs)
     let program = fx.tx.program;

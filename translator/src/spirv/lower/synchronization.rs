@@ -25,12 +25,12 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         Opcode::Fence => {
             // `.system` (host-visible) ordering maps to Device scope: Vulkan
             // shaders have no wider scope (docs/abi.md)
-            let scope = match ins.qual() {
+            let scope = match ins.i.quals.memscope {
                 Some(Memscope::Subgroup) => Scope::Subgroup,
                 Some(Memscope::Workgroup) => Scope::Workgroup,
                 Some(Memscope::Gpu | Memscope::System) | None => Scope::Device,
             };
-            let order = match ins.qual() {
+            let order = match ins.i.quals.memorder {
                 Some(Memorder::Acquire) => MemorySemantics::ACQUIRE,
                 Some(Memorder::Release) => MemorySemantics::RELEASE,
                 Some(Memorder::SeqCst) => MemorySemantics::SEQUENTIALLY_CONSISTENT,
@@ -63,7 +63,9 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 let relaxed = fx.tx.const_u32(0);
                 fx.tx.b.atomic_or(u32t, None, ptr, s, relaxed, zero)?;
             } else {
-                let sem = fx.tx.const_u32((order | mem_sem(ins.qual())).bits());
+                let sem = fx
+                    .tx
+                    .const_u32((order | mem_sem(ins.i.quals.addrspace)).bits());
                 fx.tx.b.memory_barrier(s, sem)?;
             }
         }

@@ -15,6 +15,7 @@ use super::guarded;
 use crate::ir::qualifier::Op;
 use crate::ir::Opcode;
 use crate::ir::Qualifier;
+use crate::ir::{Role, Type};
 use crate::spirv::function::FunctionCx;
 use crate::spirv::lower::{Ins, R};
 use crate::spirv::TranslateError;
@@ -378,11 +379,13 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
 fn shfl(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
     let u32t = fx.tx.uint(32);
     let bt = fx.tx.bool_ty();
-    let src0 = fx.read(ins.opr("src0")?, 32)?;
-    let src1 = fx.read(ins.opr("src1")?, 32)?;
-    let src2 = fx.read(ins.opr("src2")?, 32)?;
+    let src0 = fx.read(ins.opr(Role::Src0)?, 32)?;
+    let src1 = fx.read(ins.opr(Role::Src1)?, 32)?;
+    let src2 = fx.read(ins.opr(Role::Src2)?, 32)?;
     let op = ins
-        .qual::<Op>()
+        .i
+        .quals
+        .op
         .ok_or_else(|| TranslateError::Internal("shfl without its operation".into()))?;
     let lanes = publish(fx, src0, active)?;
     let mask = lanes.mask;
@@ -390,7 +393,7 @@ fn shfl(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
     let c = |fx: &mut FunctionCx, v: u32| fx.tx.const_u32(v);
     let m5 = c(fx, 31);
     let offset = fx.tx.b.bitwise_and(u32t, None, src1, m5)?;
-    let (cval, segmask) = if ins.has("sg") {
+    let (cval, segmask) = if ins.i.quals.sg {
         let (s8, s16) = (c(fx, 8), c(fx, 16));
         let cv = fx.tx.b.shift_right_logical(u32t, None, src1, s8)?;
         let cv = fx.tx.b.bitwise_and(u32t, None, cv, m5)?;
@@ -428,7 +431,7 @@ fn shfl(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
     let v = fx.tx.b.select(u32t, None, take, theirs, src0)?;
     let me = lanes.bit(fx, part, lane)?;
     let write = fx.tx.b.logical_and(bt, None, active, me)?;
-    let dst = ins.opr("dst")?;
+    let dst = ins.opr(Role::Dst)?;
     guarded(fx, write, |fx| fx.write(dst, v, 32))
 }
 
@@ -456,13 +459,15 @@ fn fold(
 fn ired(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
     let u32t = fx.tx.uint(32);
     let bt = fx.tx.bool_ty();
-    let bits = crate::spirv::lower::bits_of(ins.q("type").unwrap_or("32b"));
+    let bits = crate::spirv::lower::bits_of(ins.i.quals.ty.map(Type::text).unwrap_or("32b"));
     let op = ins
-        .qual::<Op>()
+        .i
+        .quals
+        .op
         .ok_or_else(|| TranslateError::Internal("ired without its operation".into()))?;
-    let v = fx.read(ins.opr("src0")?, bits)?;
+    let v = fx.read(ins.opr(Role::Src0)?, bits)?;
     let v = fx.resize(v, bits, 32, false)?;
-    let src1 = fx.read(ins.opr("src1")?, 32)?;
+    let src1 = fx.read(ins.opr(Role::Src1)?, 32)?;
     let lanes = publish(fx, v, active)?;
     let mask = lanes.mask;
     let part = fx.tx.b.bitwise_and(u32t, None, src1, mask)?;
@@ -516,7 +521,7 @@ fn ired(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
     let r = fx.resize(r, 32, bits, false)?;
     let me = lanes.bit(fx, part, lanes.laneid)?;
     let write = fx.tx.b.logical_and(bt, None, active, me)?;
-    let dst = ins.opr("dst")?;
+    let dst = ins.opr(Role::Dst)?;
     guarded(fx, write, |fx| fx.write(dst, r, bits))
 }
 
@@ -524,7 +529,7 @@ fn ired(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
 /// spec's loop never ends; here the result is 32 (docs/spec-notes.md).
 fn redfirstidx(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
     let u32t = fx.tx.uint(32);
-    let src0 = fx.read(ins.opr("src0")?, 32)?;
+    let src0 = fx.read(ins.opr(Role::Src0)?, 32)?;
     let zero = fx.tx.const_u32(0);
     let lanes = publish(fx, zero, active)?;
     let mask = lanes.mask;
@@ -533,7 +538,7 @@ fn redfirstidx(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
     // FindILsb(0) is -1: 0xFFFFFFFF as unsigned, so the minimum gives 32
     let n32 = fx.tx.const_u32(32);
     let r = fx.tx.glsl_op(u32t, G::UMin, &[lsb, n32])?;
-    let dst = ins.opr("dst")?;
+    let dst = ins.opr(Role::Dst)?;
     guarded(fx, active, |fx| fx.write(dst, r, 32))
 }
 
@@ -661,13 +666,15 @@ fn fred_element(
 fn fred(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
     let u32t = fx.tx.uint(32);
     let bt = fx.tx.bool_ty();
-    let ty = ins.q("type").unwrap_or("f");
+    let ty = ins.i.quals.ty.map(Type::text).unwrap_or("f");
     let fb = float_bits(ty).ok_or_else(|| TranslateError::Internal(format!("fred on `.{ty}`")))?;
     let op = ins
-        .qual::<Op>()
+        .i
+        .quals
+        .op
         .ok_or_else(|| TranslateError::Internal("fred without its operation".into()))?;
     let packed = ty.ends_with("x2");
-    let src0 = ins.opr("src0")?;
+    let src0 = ins.opr(Role::Src0)?;
     let word = if packed {
         let e = fx.read_packed(src0, 2, 16)?;
         let lo = fx.resize(e[0], 16, 32, false)?;
@@ -679,14 +686,14 @@ fn fred(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
         let v = fx.read(src0, fb.bits)?;
         fx.resize(v, fb.bits, 32, false)?
     };
-    let src1 = fx.read(ins.opr("src1")?, 32)?;
+    let src1 = fx.read(ins.opr(Role::Src1)?, 32)?;
     let lanes = publish(fx, word, active)?;
     let mask = lanes.mask;
     let part = fx.tx.b.bitwise_and(u32t, None, src1, mask)?;
-    let nanp = ins.has("nanp");
+    let nanp = ins.i.quals.nanp;
     let me = lanes.bit(fx, part, lanes.laneid)?;
     let write = fx.tx.b.logical_and(bt, None, active, me)?;
-    let dst = ins.opr("dst")?;
+    let dst = ins.opr(Role::Dst)?;
     if packed {
         let lo = fred_element(fx, &lanes, part, op, nanp, fb, 0)?;
         let hi = fred_element(fx, &lanes, part, op, nanp, fb, 16)?;
