@@ -230,3 +230,20 @@ fn back_end_takes_the_finished_ir() {
         assert_eq!(spv.words, direct.words);
     }
 }
+
+/// docs/control-flow.md shows the pipeline as `pisa ir --passes
+/// --unroll-loops` prints it.
+#[test]
+fn docs_show_the_pipeline() {
+    let out = pisa()
+        .args(["ir", "--passes", "--unroll-loops"])
+        .output()
+        .unwrap();
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/control-flow.md"))
+        .unwrap();
+    let listed = format!("```\n{}```\n", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        doc.contains(&listed),
+        "docs/control-flow.md lacks:\n{listed}"
+    );
+}
