@@ -79,14 +79,29 @@ enum Command {
     },
     /// Print the intermediate representation of a PISA file: its functions
     /// as basic blocks, and with --structured the structured control flow
-    /// the SPIR-V back end emits.
+    /// the SPIR-V back end emits. --passes lists the IR passes a program
+    /// goes through before the back end; --print-after PASS prints the IR
+    /// after one of them.
     Ir {
         /// PISA source files (several are linked into one program).
-        #[arg(required = true)]
+        #[arg(required_unless_present = "passes")]
         files: Vec<PathBuf>,
         /// Also print each function's structured control-flow tree.
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["passes", "print_after"])]
         structured: bool,
+        /// List the IR passes run before the back end for the target the
+        /// other options give (name and what it does), in order; FILEs are
+        /// not read.
+        #[arg(long, conflicts_with = "print_after")]
+        passes: bool,
+        /// Print the IR after pass PASS (as `--passes` names it), with each
+        /// function's structured tree once `structurize` has run.
+        #[arg(long, value_name = "PASS")]
+        print_after: Option<String>,
+        /// With --passes or --print-after: the target's driver caps loop
+        /// iterations (as `pisa spirv --unroll-loops`).
+        #[arg(long)]
+        unroll_loops: bool,
     },
     /// Link PISA modules into one (`.import`s resolved against `.export`s,
     /// internal symbols kept apart) and print it as PISA text.
@@ -179,7 +194,26 @@ fn run(cli: Cli) -> Result<ExitCode> {
             dis,
             unroll_loops,
         } => spirv(&files, output.as_deref(), dis, unroll_loops),
-        Command::Ir { files, structured } => ir(&files, structured),
+        Command::Ir {
+            files,
+            structured,
+            passes,
+            print_after,
+            unroll_loops,
+        } => {
+            let target = pisa_translator::ir::pipeline::Target { unroll_loops };
+            if passes {
+                ir_passes(&target)
+            } else if let Some(pass) = print_after {
+                ir_print_after(&files, &pass, &target)
+            } else if unroll_loops {
+                anyhow::bail!(
+                    "--unroll-loops chooses the passes of --passes and --print-after: give one"
+                )
+            } else {
+                ir(&files, structured)
+            }
+        }
         Command::Link { files, output } => link(&files, output.as_deref()),
         Command::Run(a) => run::run(*a),
         Command::Devices { json } => run::devices(json),
@@ -349,21 +383,59 @@ fn ir(paths: &[PathBuf], structured: bool) -> Result<ExitCode> {
     let Some(module) = assemble_files(paths)? else {
         return Ok(ExitCode::from(1));
     };
-    let program = pisa_translator::ir::build(&module);
-    out!("{}", pisa_translator::ir::print::print(&program))?;
+    let mut program = pisa_translator::ir::build(&module);
     if structured {
-        for f in program.functions.iter().filter(|f| !f.is_declaration()) {
-            // the tree sub-groups reconverge by (docs/spec-notes.md); the
-            // Vulkan back end may unroll loops without sync points in it
-            let tree = pisa_translator::ir::structurize::structurize(f)?;
-            outln!("\nstructured @{}:", module.name(f.name))?;
-            let names = pisa_translator::ir::print::tree_names(&program, f);
-            out!(
-                "{}",
-                pisa_translator::ir::structurize::print_named(&tree, &names)
-            )?;
+        // the tree sub-groups reconverge by (docs/spec-notes.md); the
+        // Vulkan back end may unroll loops without sync points in it
+        for f in program.functions.iter_mut().filter(|f| !f.is_declaration()) {
+            f.structured = Some(pisa_translator::ir::structurize::structurize(f)?);
         }
     }
+    out!("{}", pisa_translator::ir::pipeline::print(&program))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `pisa ir --passes`: the IR pipeline for `target`, one pass a line.
+fn ir_passes(target: &pisa_translator::ir::pipeline::Target) -> Result<ExitCode> {
+    let pipeline = pisa_translator::ir::pipeline::Pipeline::for_target(target);
+    for pass in pipeline.passes() {
+        outln!("{:<12} {}", pass.name, pass.doc)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `pisa ir --print-after PASS`: the IR the pipeline for `target` leaves
+/// after `pass`.
+fn ir_print_after(
+    paths: &[PathBuf],
+    pass: &str,
+    target: &pisa_translator::ir::pipeline::Target,
+) -> Result<ExitCode> {
+    use pisa_translator::ir::pipeline;
+    let pass = pipeline::find(pass)?.name;
+    let pipeline = pipeline::Pipeline::for_target(target);
+    if !pipeline.runs(pass) {
+        let hint = if pass == "unroll" {
+            " (it runs with --unroll-loops)"
+        } else {
+            ""
+        };
+        anyhow::bail!("pass `{pass}` does not run for this target{hint}");
+    }
+    let Some(module) = assemble_files(paths)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let mut program = pisa_translator::ir::lower(&module);
+    let mut shown = None;
+    let result = pipeline.run_with(&mut program, &mut |p, program| {
+        if p.name == pass {
+            shown = Some(pisa_translator::ir::pipeline::print(program));
+        }
+    });
+    if let Some(text) = shown {
+        out!("{text}")?;
+    }
+    result?;
     Ok(ExitCode::SUCCESS)
 }
 

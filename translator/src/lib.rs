@@ -2,7 +2,8 @@
 //!
 //! The pipeline flows one way: text → [`syntax`] (tokens, AST) → [`validate`]
 //! (catalog-driven checks) → [`Module`], a validated module that later stages
-//! trust without re-checking.
+//! trust without re-checking → [`ir`] and its passes ([`ir::pipeline`]) →
+//! [`spirv`] ([`compile`]).
 
 #![forbid(unsafe_code)]
 
@@ -18,6 +19,19 @@ pub mod validate;
 
 pub use diag::{Diagnostic, Diagnostics, Severity};
 pub use module::Module;
+
+/// Translates a validated module to SPIR-V: its IR ([`ir::lower`]) goes
+/// through the IR pipeline for the options' target
+/// ([`ir::pipeline::Pipeline::for_target`]), then the finished IR to the
+/// SPIR-V back end ([`spirv::translate_program`]), which runs no pass.
+pub fn compile(
+    m: &Module,
+    options: &spirv::Options,
+) -> Result<spirv::Spirv, spirv::TranslateError> {
+    let mut program = ir::lower(m);
+    ir::pipeline::Pipeline::for_target(&options.target()).run(&mut program)?;
+    spirv::translate_program(&program, options)
+}
 
 /// Assembles and validates one PISA source file.
 ///

@@ -14,9 +14,18 @@ use crate::Module;
 use rustc_hash::FxHashMap as HashMap;
 
 /// Builds the IR of a validated module and runs the IR passes every back
-/// end relies on (reducible control flow, nested at most
-/// [`shallow::MAX_NESTING`] deep).
+/// end relies on: [`pipeline::Pipeline::base`] (reducible control flow,
+/// nested at most [`shallow::MAX_NESTING`] deep). The interpreter and
+/// tools read this; a back end's program goes through the whole
+/// [`pipeline::Pipeline::for_target`] instead.
 pub fn build(m: &Module) -> Program {
+    let mut p = lower(m);
+    pipeline::run_base(&mut p);
+    p
+}
+
+/// The IR of a validated module as written, before any pass.
+pub fn lower(m: &Module) -> Program {
     let functions: Vec<Function> = m
         .functions()
         .enumerate()
@@ -24,7 +33,7 @@ pub fn build(m: &Module) -> Program {
         .collect();
     let variables = variables(m);
     let address_taken = analysis::calls::address_taken(&variables, &functions);
-    let mut p = Program {
+    let p = Program {
         functions,
         variables,
         address_taken,
@@ -33,14 +42,6 @@ pub fn build(m: &Module) -> Program {
         library_uses: Vec::new(),
     };
     verify::debug_verify(&p, "build");
-    for f in &mut p.functions {
-        reducible::make_reducible(f);
-    }
-    verify::debug_verify(&p, "reducible");
-    for f in &mut p.functions {
-        shallow::limit_nesting(f);
-    }
-    verify::debug_verify(&p, "shallow");
     p
 }
 
@@ -82,6 +83,7 @@ impl<'m> FunctionBuilder<'m> {
                 reqd_work_group_size: int_attr(&d.attrs, "reqd_work_group_size")
                     .filter(|v| v.len() == 3)
                     .map(|v| [v[0], v[1], v[2]]),
+                structured: None,
             },
             scopes: vec![Vec::new()],
             names: HashMap::default(),

@@ -14,9 +14,12 @@
 //! operands) is kept as validated, so the back end lowers exactly what the
 //! validator checked.
 //!
-//! Passes run in a fixed order ([`build`]), and in debug builds the
-//! [`verify`] pass checks the invariants documented there after each one.
-//! Analyses ([`analysis`]) are computed from the IR, never during emission.
+//! The passes a back end's program goes through are one list,
+//! [`pipeline::Pipeline::for_target`], run before any back end; in debug
+//! builds the [`verify`] pass checks the invariants documented there after
+//! each one. [`build`] runs the target-independent first ones (for the
+//! interpreter and tools); [`lower`] none. Analyses ([`analysis`]) only
+//! compute facts from the IR.
 
 pub mod analysis;
 pub mod build;
@@ -24,6 +27,7 @@ pub mod literal;
 pub mod mathlib;
 mod opcode;
 pub mod opcode_gen;
+pub mod pipeline;
 pub mod print;
 pub mod qualifier;
 pub mod reducible;
@@ -43,7 +47,8 @@ pub use crate::syntax::ast::{
     FormRef, FuncKind, InitElem, IntLit, Interner, Linkage, Name, Space, Swizzle, Ty,
 };
 
-pub use build::build;
+pub use build::{build, lower};
+pub use structurize::{nesting_depth, Label, Node};
 
 /// Runs `f` with enough stack: passes over the structured tree recurse as
 /// deep as the program nests (a chain of 100,000 early exits nests 100,000
@@ -320,6 +325,11 @@ pub struct Function {
     pub param_align: Vec<u32>,
     /// Kernels: `.reqd_work_group_size(x, y, z)`.
     pub reqd_work_group_size: Option<[u32; 3]>,
+    /// The structured control flow of the body (what back ends emit), set
+    /// by the pipeline's `structurize` pass and rewritten by `unroll`;
+    /// `None` before it and for declarations. Passes after `structurize`
+    /// must not change the blocks, which the tree names.
+    pub structured: Option<Vec<Node>>,
 }
 
 impl Function {

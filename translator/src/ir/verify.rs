@@ -7,6 +7,8 @@
 //!    destinations are predicates; `SetConst`/`TestConst` registers are
 //!    32-bit values; kernel `.param` registers appear only in kernels.
 //! 4. Only functions with a return type return a value.
+//! 5. A structured tree ([`Function::structured`]) places only existing
+//!    blocks, and its conditions are predicates.
 //!
 //! [`debug_verify`] runs it after each pass in debug builds (and tests), and
 //! panics on a violation: that is a bug in a pass, never in the input.
@@ -94,7 +96,32 @@ fn verify_function(f: &Function) -> Result<(), String> {
             _ => {}
         }
     }
+    if let Some(tree) = &f.structured {
+        check_tree(f, tree, &pred)?;
+    }
     Ok(())
+}
+
+fn check_tree(
+    f: &Function,
+    nodes: &[Node],
+    pred: &dyn Fn(RegId, &str) -> Result<(), String>,
+) -> Result<(), String> {
+    stack_safe(|| {
+        for n in nodes {
+            match n {
+                Node::Code(b) if b.index() >= f.blocks.len() => {
+                    return Err(format!("the structured tree places missing block {}", b.0));
+                }
+                Node::If { cond, .. } => pred(cond.pred, "structured tree")?,
+                _ => {}
+            }
+            for body in n.bodies() {
+                check_tree(f, body, pred)?;
+            }
+        }
+        Ok(())
+    })
 }
 
 fn check_operand(f: &Function, op: &Operand) -> Result<(), String> {

@@ -1,5 +1,5 @@
 //! Structured control flow: the IR's structured tree
-//! ([`crate::ir::structurize`]) as SPIR-V selection and loop constructs
+//! ([`crate::ir::Function::structured`]) as SPIR-V selection and loop constructs
 //! (docs/control-flow.md).
 //!
 //! - `If` is a selection with its own merge block.
@@ -24,9 +24,9 @@ use super::function::{variable, FunctionCx, Reg};
 use super::lower::{self, R};
 use super::types::ModuleCx;
 use super::TranslateError;
-use crate::ir::structurize::{Label, Node};
 use crate::ir::FuncKind;
 use crate::ir::{BlockId, Cond, Inst, Operand};
+use crate::ir::{Label, Node};
 use rspirv::spirv::{self, LoopControl, SelectionControl, StorageClass, Word};
 use rustc_hash::FxHashMap as HashMap;
 

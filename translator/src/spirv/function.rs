@@ -1,6 +1,7 @@
 //! Functions: declarations, registers as `Function` variables (the driver's
-//! mem2reg turns them into SSA values), and bodies emitted from the IR's
-//! structured tree ([`super::control`]).
+//! mem2reg turns them into SSA values), and bodies emitted from the
+//! structured tree the IR pipeline left in each function
+//! ([`ir::Function::structured`], [`super::control`]).
 
 use super::control;
 use super::types::ModuleCx;
@@ -13,8 +14,8 @@ use rspirv::spirv::{self, StorageClass, Word};
 
 /// The deepest nesting of structured control flow emitted: Mesa 22's
 /// gallivm (lavapipe) ignores constructs nested deeper than 80 without a
-/// word (`LP_MAX_TGSI_NESTING`); `ir::shallow` keeps every function within
-/// 64, so this only catches a function that pass could not lower. (SPIR-V
+/// word (`LP_MAX_TGSI_NESTING`); the pipeline's `shallow` pass keeps every
+/// function within 64, so this only catches a function it could not lower. (SPIR-V
 /// itself allows 1,023.)
 const MAX_NESTING: usize = 80;
 
@@ -145,25 +146,13 @@ pub fn fn_type(tx: &mut ModuleCx, f: &ir::Function) -> (Word, Word, Vec<Word>) {
 }
 
 fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), TranslateError> {
-    let mut tree =
-        ir::structurize::structurize(f).map_err(|e| TranslateError::Internal(e.to_string()))?;
-    if tx.options.unroll_loops {
-        let program = tx.program;
-        let simt = &tx.simt_functions;
-        let index = &tx.function_index;
-        let sync = |b: ir::BlockId| {
-            f.block(b).insts.iter().any(|i| match i {
-                ir::Inst::Pisa(p) => super::simt::analysis::is_sync_point(program, index, simt, p),
-                _ => false,
-            })
-        };
-        // dispatch loops of over-deep regions stay loops: copies of their
-        // rounds would nest (`ir::shallow`)
-        let keep =
-            |b: ir::BlockId| sync(b) || ir::shallow::flatten_rule(f, f.block(b)) == Some(false);
-        ir::unroll::unroll_loops_except(f, &mut tree, &keep);
-    }
-    let depth = ir::structurize::nesting_depth(&tree);
+    let Some(tree) = f.structured.as_deref() else {
+        return Err(TranslateError::Internal(format!(
+            "function @{} has no structured tree (run ir::pipeline first)",
+            tx.program.name(f.name)
+        )));
+    };
+    let depth = ir::nesting_depth(tree);
     if depth > MAX_NESTING {
         return Err(tx.unsupported(
             f.span,
@@ -212,7 +201,7 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
     }
     let simt = tx.simt_functions.get(f.index as usize) == Some(&true);
     let simt_vars = simt.then(|| super::simt::SimtVars::declare(tx, f));
-    let mut control_vars = control::ControlVars::declare(tx, &tree)?;
+    let mut control_vars = control::ControlVars::declare(tx, tree)?;
     control_vars.init(tx)?;
     let entry_active = (simt && f.kind == FuncKind::Function)
         .then(|| param_ids.last().copied())
@@ -235,8 +224,8 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
         half_kind: None,
     };
     match simt_vars {
-        Some(vars) => super::simt::emit_body(&mut fx, &tree, control_vars, vars, entry_active)?,
-        None => control::emit_body(&mut fx, &tree, control_vars)?,
+        Some(vars) => super::simt::emit_body(&mut fx, tree, control_vars, vars, entry_active)?,
+        None => control::emit_body(&mut fx, tree, control_vars)?,
     }
     fx.tx.b.end_function()?;
     Ok(())

@@ -7,8 +7,9 @@
 //! push constants, built-ins), `function` (declarations, registers),
 //! `control` (structured control flow from the IR), `memory` (address
 //! spaces), and `lower/` (one file per instruction group). It reads the
-//! module only through the IR ([`crate::ir`]), except for names, source
-//! lines and the data layout. Once a module validates, translation never panics; it fails only
+//! module only through the IR ([`crate::ir`]) as the IR pipeline
+//! ([`crate::ir::pipeline`]) finished it, and runs no IR pass itself; the
+//! lowerings still done during emission are listed there. Once a module validates, translation never panics; it fails only
 //! with [`TranslateError`].
 
 pub mod checked;
@@ -61,6 +62,12 @@ pub enum TranslateError {
     Internal(String),
 }
 
+impl From<crate::ir::pipeline::PassError> for TranslateError {
+    fn from(e: crate::ir::pipeline::PassError) -> Self {
+        TranslateError::Internal(e.to_string())
+    }
+}
+
 impl From<rspirv::dr::Error> for TranslateError {
     fn from(e: rspirv::dr::Error) -> Self {
         TranslateError::Internal(e.to_string())
@@ -93,8 +100,9 @@ impl Spirv {
 /// loop cap (docs/abi.md) but are not unrolled.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// Unroll small innermost loops (`ir::unroll`), for drivers that end
-    /// loops after a fixed number of iterations (Mesa's llvmpipe).
+    /// Unroll small innermost loops (the IR pipeline's `unroll` pass), for
+    /// drivers that end loops after a fixed number of iterations (Mesa's
+    /// llvmpipe). Read by [`Options::target`], not by the back end.
     pub unroll_loops: bool,
     /// Give every loop the never-taken exit and the exit flag that tell a
     /// loop cut short by the driver from a finished one (`spirv::control`).
@@ -169,6 +177,15 @@ impl Default for Options {
 }
 
 impl Options {
+    /// What of these options the IR pipeline depends on: the passes
+    /// [`crate::ir::pipeline::Pipeline::for_target`] runs before the back
+    /// end.
+    pub fn target(&self) -> crate::ir::pipeline::Target {
+        crate::ir::pipeline::Target {
+            unroll_loops: self.unroll_loops,
+        }
+    }
+
     /// The options for a device that does (`true`) or does not cap loops:
     /// Mesa's llvmpipe, whose other quirks these options also work around.
     pub fn for_loop_cap(caps_loops: bool) -> Options {
@@ -204,20 +221,24 @@ impl Options {
 }
 
 /// Translates a validated module with the default [`Options`]. The output is
-/// deterministic: the same input gives byte-identical SPIR-V.
+/// deterministic: the same input gives byte-identical SPIR-V. Same as
+/// [`crate::compile`], which runs the IR pipeline first.
 pub fn translate(m: &Module) -> Result<Spirv, TranslateError> {
-    translate_with(m, &Options::default())
+    crate::compile(m, &Options::default())
 }
 
+/// [`crate::compile`]: the IR pipeline for [`Options::target`], then
+/// [`translate_program`].
 pub fn translate_with(m: &Module, options: &Options) -> Result<Spirv, TranslateError> {
-    let mut program = crate::ir::build(m);
-    crate::ir::mathlib::link(&mut program);
-    translate_program(&program, options)
+    crate::compile(m, options)
 }
 
-/// Translates a program in IR form: the back end reads nothing else. The
-/// instructions of the math library ([`crate::ir::mathlib`]) must have
-/// been linked already.
+/// Translates a program in IR form, as the IR pipeline
+/// ([`crate::ir::pipeline::Pipeline::for_target`] of
+/// [`Options::target`]) finished it: the back end reads nothing else and
+/// runs no pass. Every function with a body must carry its structured
+/// tree, and the instructions of the math library
+/// ([`crate::ir::mathlib`]) must have been linked.
 pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, TranslateError> {
     let layout = layout::layout(program)?;
     let mut tx = types::ModuleCx::new(program, layout);

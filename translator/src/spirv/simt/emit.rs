@@ -8,8 +8,8 @@
 
 use super::analysis::{is_cross_lane, reads_activemask};
 use super::{exchange, guarded, SimtCx};
-use crate::ir::structurize::{Label, Node};
 use crate::ir::{BlockId, Cond, FuncKind, Inst, Opcode, PisaInst};
+use crate::ir::{Label, Node};
 use crate::spirv::control::{self, code, ControlVars, Emitter};
 use crate::spirv::function::{variable, FunctionCx};
 use crate::spirv::lower::{self, Ins, R};

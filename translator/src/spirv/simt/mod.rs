@@ -29,7 +29,8 @@
 //! of a loop that contains one; functions without sync points are emitted
 //! as before.
 
-pub mod analysis;
+/// The analysis is the IR's (the pipeline's `unroll` pass needs it too).
+pub use crate::ir::analysis::simt as analysis;
 mod emit;
 pub mod exchange;
 

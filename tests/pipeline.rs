@@ -1,0 +1,249 @@
+//! The IR pipeline (`ir::pipeline`): the list of passes chosen from the
+//! target, `pisa ir --passes` and `pisa ir --print-after PASS` (golden
+//! output of each pass on a small program with a loop), and that the SPIR-V
+//! back end runs no pass: it refuses IR the pipeline has not finished.
+
+use pisa_translator::ir::{self, pipeline};
+use std::process::Command;
+
+fn pisa() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pisa"))
+}
+
+/// A cycle entered at two blocks (`reducible` gives it one entry, a
+/// dispatcher loop), small enough to unroll.
+const LOOP: &str = "// a cycle entered at two blocks
+.version 0.1;
+.target 100;
+.function .32b @twice_entered(.reg .32b %x)
+{
+\t.pred %p, %q;
+\tucmp.lt.32b %p, %x, 5;
+\tgoto.cond %p, b;
+a:
+\tiadd.32b %x, %x, 3;
+b:
+\tiadd.32b %x, %x, 1;
+\tucmp.lt.32b %q, %x, 50;
+\tgoto.cond %q, a;
+\treturn %x;
+}
+";
+
+fn write(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("pisa-pipeline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    // tests run in parallel and write the same files: whole, by a rename
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let tmp = dir.join(format!(
+        "{name}.{}",
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, &p).unwrap();
+    p
+}
+
+fn names(target: &pipeline::Target) -> Vec<&'static str> {
+    pipeline::Pipeline::for_target(target)
+        .passes()
+        .iter()
+        .map(|p| p.name)
+        .collect()
+}
+
+#[test]
+fn passes_for_default_and_unrolling_targets() {
+    assert_eq!(
+        names(&pipeline::Target::default()),
+        ["reducible", "shallow", "mathlib", "structurize"]
+    );
+    assert_eq!(
+        names(&pipeline::Target { unroll_loops: true }),
+        ["reducible", "shallow", "mathlib", "structurize", "unroll"]
+    );
+    // the target the SPIR-V options give
+    let options = pisa_translator::spirv::Options::for_loop_cap(true);
+    assert_eq!(
+        names(&options.target()),
+        ["reducible", "shallow", "mathlib", "structurize", "unroll"]
+    );
+}
+
+#[test]
+fn cli_lists_passes() {
+    let out = pisa().args(["ir", "--passes"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "\
+reducible    irreducible regions get one entry (a dispatcher): the graph is reducible
+shallow      parts nested deeper than 64 become flat dispatch loops
+mathlib      transcendental instructions become calls of the bundled math library
+structurize  each body becomes a tree of nested loop / block / if constructs
+"
+    );
+    let out = pisa()
+        .args(["ir", "--passes", "--unroll-loops"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().unwrap();
+    assert_eq!(text.lines().count(), 5);
+    assert_eq!(
+        last,
+        "unroll       small innermost loops run 16 iterations per back edge (drivers that cap loops)"
+    );
+}
+
+fn print_after(pass: &str) -> String {
+    let file = write("loop.pisa", LOOP);
+    let out = pisa()
+        .args(["ir", "--unroll-loops", "--print-after", pass])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The IR after each pass, as `pisa ir --print-after PASS` prints it.
+#[test]
+fn print_after_each_pass() {
+    for pass in ["reducible", "shallow", "mathlib", "structurize", "unroll"] {
+        insta::assert_snapshot!(format!("print_after_{pass}"), print_after(pass));
+    }
+}
+
+/// `--print-after` shows the same IR the library's callback gets.
+#[test]
+fn print_after_is_the_callbacks_ir() {
+    let m = pisa_translator::assemble("loop.pisa", LOOP).unwrap();
+    let mut program = ir::lower(&m);
+    let mut seen = Vec::new();
+    pipeline::Pipeline::for_target(&pipeline::Target { unroll_loops: true })
+        .run_with(&mut program, &mut |pass, p| {
+            seen.push((pass.name, pipeline::print(p)))
+        })
+        .unwrap();
+    assert_eq!(seen.len(), 5);
+    for (name, text) in seen {
+        assert_eq!(print_after(name), text, "{name}");
+    }
+}
+
+/// `mathlib` replaces a transcendental instruction by a call of the library
+/// and links the library's functions.
+#[test]
+fn print_after_mathlib_links_the_library() {
+    let src = ".version 0.1;\n.target 100;\n.function .32b @s(.reg .32b %x)\n{\n\tfsin.f %x, %x;\n\treturn %x;\n}\n";
+    let file = write("sin.pisa", src);
+    let run = |pass: &str| {
+        let out = pisa()
+            .args(["ir", "--print-after", pass])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(
+        run("shallow"),
+        "function @s(.32b %x) -> .32b {\nbb0:\n    fsin.f %x, %x\n    return %x\n}\n"
+    );
+    let linked = run("mathlib");
+    assert!(
+        linked.starts_with(
+            "function @s(.32b %x) -> .32b {\nbb0:\n    call %x, @__pisa_fsin_f(%x)\n    return %x\n}\n"
+        ),
+        "{linked}"
+    );
+    assert!(linked.contains("\nfunction @__pisa_fsin_f(.32b %src) -> .32b {\n"));
+}
+
+#[test]
+fn print_after_refuses_unknown_and_absent_passes() {
+    let file = write("loop.pisa", LOOP);
+    let out = pisa()
+        .args(["ir", "--print-after", "inline"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: unknown pass `inline` (passes: reducible, shallow, mathlib, structurize, unroll)\n"
+    );
+    let out = pisa()
+        .args(["ir", "--print-after", "unroll"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: pass `unroll` does not run for this target (it runs with --unroll-loops)\n"
+    );
+    let out = pisa()
+        .args(["ir", "--unroll-loops"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// The back end runs no pass: IR without its structured trees is refused
+/// (an internal error, not a panic), and the finished IR translates to the
+/// same SPIR-V as `spirv::translate_with`.
+#[test]
+fn back_end_takes_the_finished_ir() {
+    let m = pisa_translator::assemble("loop.pisa", LOOP).unwrap();
+    let options = pisa_translator::spirv::Options::default();
+    let unfinished = ir::build(&m);
+    match pisa_translator::spirv::translate_program(&unfinished, &options) {
+        Err(pisa_translator::spirv::TranslateError::Internal(e)) => assert_eq!(
+            e,
+            "function @twice_entered has no structured tree (run ir::pipeline first)"
+        ),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("translated IR the pipeline did not finish"),
+    }
+    for unroll_loops in [false, true] {
+        let options = pisa_translator::spirv::Options {
+            unroll_loops,
+            ..Default::default()
+        };
+        let mut program = ir::lower(&m);
+        pipeline::Pipeline::for_target(&options.target())
+            .run(&mut program)
+            .unwrap();
+        let spv = pisa_translator::spirv::translate_program(&program, &options).unwrap();
+        let direct = pisa_translator::spirv::translate_with(&m, &options).unwrap();
+        assert_eq!(spv.words, direct.words);
+    }
+}
+
+/// docs/control-flow.md shows the pipeline as `pisa ir --passes
+/// --unroll-loops` prints it.
+#[test]
+fn docs_show_the_pipeline() {
+    let out = pisa()
+        .args(["ir", "--passes", "--unroll-loops"])
+        .output()
+        .unwrap();
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/control-flow.md"))
+        .unwrap();
+    let listed = format!("```\n{}```\n", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        doc.contains(&listed),
+        "docs/control-flow.md lacks:\n{listed}"
+    );
+}

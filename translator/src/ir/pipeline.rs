@@ -1,0 +1,298 @@
+//! `ir::pipeline`: the IR passes a program goes through before a back end,
+//! as one list chosen from the target ([`Pipeline::for_target`]).
+//!
+//! ```text
+//! ir::lower → reducible → shallow → mathlib → structurize [→ unroll] → back end
+//! ```
+//!
+//! [`Pipeline::run`] runs the passes in order and, in debug builds, checks
+//! the IR ([`super::verify`]) after each; [`Pipeline::run_with`] also hands
+//! the IR to a callback after each pass (`pisa ir --print-after PASS`). The
+//! back end receives the finished [`Program`]: every function with a body
+//! carries its structured tree ([`Function::structured`]), and the SPIR-V
+//! back end runs no pass of its own. `pisa ir --passes` prints the list for
+//! a target, with the one-line docs of [`PASSES`].
+//!
+//! The [`Target`] holds what the choice of passes depends on, as a plain
+//! struct (it is derived from the device's description).
+//!
+//! Still done during SPIR-V emission, not as passes (each should become
+//! one): sub-group emulation (`spirv::simt`: SIMT functions run their
+//! lanes in turns), checked mode (`spirv::checked`: address checks of
+//! every load, store and atomic), the numerics of `spirv::Options`
+//! (`exact_division`, `fma_f32_via_f64`, `opaque_operands`, relaxed memory
+//! orders, in `spirv::lower`), and the loop-cap exit flags
+//! (`detect_loop_cap`, `spirv::control`). The back end also computes
+//! analyses, which only compute facts and change nothing: which functions
+//! run in SIMT mode ([`super::analysis::simt`]), the call graph (to refuse
+//! recursion), the instructions inlined per kernel, and the nesting depth
+//! of each tree ([`super::nesting_depth`], to refuse a tree nested deeper
+//! than drivers handle).
+
+use super::analysis::{calls, simt};
+use super::{reducible, shallow, structurize, unroll, verify, Inst, Program};
+
+/// What the choice of passes depends on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Target {
+    /// The driver ends loops after a fixed number of iterations (Mesa's
+    /// llvmpipe, docs/abi.md): small innermost loops are unrolled
+    /// (`unroll`).
+    pub unroll_loops: bool,
+}
+
+/// A pass failed: a bug in an earlier pass, never the input's fault.
+#[derive(Debug, thiserror::Error)]
+pub enum PassError {
+    #[error(transparent)]
+    Irreducible(#[from] structurize::Irreducible),
+}
+
+/// One IR pass.
+pub struct Pass {
+    /// Its name, as `pisa ir --passes` prints it and `--print-after` takes.
+    pub name: &'static str,
+    /// What it does, in one line.
+    pub doc: &'static str,
+    /// The passes that must have run before it.
+    pub needs: &'static [&'static str],
+    run: fn(&mut Program) -> Result<(), PassError>,
+}
+
+impl std::fmt::Debug for Pass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// Every pass, in the order pipelines run them.
+pub const PASSES: &[Pass] = &[
+    Pass {
+        name: "reducible",
+        doc: "irreducible regions get one entry (a dispatcher): the graph is reducible",
+        needs: &[],
+        run: run_reducible,
+    },
+    Pass {
+        name: "shallow",
+        doc: "parts nested deeper than 64 become flat dispatch loops",
+        needs: &["reducible"],
+        run: run_shallow,
+    },
+    Pass {
+        name: "mathlib",
+        doc: "transcendental instructions become calls of the bundled math library",
+        needs: &[],
+        run: run_mathlib,
+    },
+    Pass {
+        name: "structurize",
+        doc: "each body becomes a tree of nested loop / block / if constructs",
+        // after every pass that changes blocks or adds functions
+        needs: &["reducible", "shallow", "mathlib"],
+        run: run_structurize,
+    },
+    Pass {
+        name: "unroll",
+        doc: "small innermost loops run 16 iterations per back edge (drivers that cap loops)",
+        needs: &["structurize"],
+        run: run_unroll,
+    },
+];
+
+/// The pass named `name`.
+pub fn find(name: &str) -> Result<&'static Pass, UnknownPass> {
+    PASSES
+        .iter()
+        .find(|p| p.name == name)
+        .ok_or_else(|| UnknownPass(name.to_string()))
+}
+
+/// A pass name that names no pass.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown pass `{0}` (passes: {names})", names = pass_names())]
+pub struct UnknownPass(pub String);
+
+fn pass_names() -> String {
+    PASSES.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+}
+
+/// An ordered list of passes.
+#[derive(Debug, Clone)]
+pub struct Pipeline {
+    passes: Vec<&'static Pass>,
+}
+
+impl Pipeline {
+    /// The passes a back end's program goes through for `target`.
+    pub fn for_target(target: &Target) -> Pipeline {
+        let mut names = vec!["reducible", "shallow", "mathlib", "structurize"];
+        if target.unroll_loops {
+            names.push("unroll");
+        }
+        Pipeline::named(&names)
+    }
+
+    /// The target-independent passes every reader of the IR relies on
+    /// (reducible control flow, nested at most [`shallow::MAX_NESTING`]
+    /// deep): what [`super::build`] runs.
+    pub fn base() -> Pipeline {
+        Pipeline::named(&["reducible", "shallow"])
+    }
+
+    fn named(names: &[&str]) -> Pipeline {
+        Pipeline {
+            passes: names
+                .iter()
+                .filter_map(|n| PASSES.iter().find(|p| p.name == *n))
+                .collect(),
+        }
+    }
+
+    /// The passes, in the order they run.
+    pub fn passes(&self) -> &[&'static Pass] {
+        &self.passes
+    }
+
+    /// Whether the pipeline runs the pass named `name`.
+    pub fn runs(&self, name: &str) -> bool {
+        self.passes.iter().any(|p| p.name == name)
+    }
+
+    /// Runs the passes in order on `p` (as [`super::lower`] made it).
+    pub fn run(&self, p: &mut Program) -> Result<(), PassError> {
+        self.run_with(p, &mut |_, _| {})
+    }
+
+    /// Runs the passes in order, calling `after` with each pass and the IR
+    /// it left.
+    pub fn run_with(
+        &self,
+        p: &mut Program,
+        after: &mut dyn FnMut(&Pass, &Program),
+    ) -> Result<(), PassError> {
+        for pass in &self.passes {
+            (pass.run)(p)?;
+            verify::debug_verify(p, pass.name);
+            after(pass, p);
+        }
+        Ok(())
+    }
+}
+
+/// Runs [`Pipeline::base`], whose passes cannot fail.
+pub(super) fn run_base(p: &mut Program) {
+    for f in &mut p.functions {
+        reducible::make_reducible(f);
+    }
+    verify::debug_verify(p, "reducible");
+    for f in &mut p.functions {
+        shallow::limit_nesting(f);
+    }
+    verify::debug_verify(p, "shallow");
+}
+
+fn run_reducible(p: &mut Program) -> Result<(), PassError> {
+    for f in &mut p.functions {
+        reducible::make_reducible(f);
+    }
+    Ok(())
+}
+
+fn run_shallow(p: &mut Program) -> Result<(), PassError> {
+    for f in &mut p.functions {
+        shallow::limit_nesting(f);
+    }
+    Ok(())
+}
+
+fn run_mathlib(p: &mut Program) -> Result<(), PassError> {
+    super::mathlib::link(p);
+    Ok(())
+}
+
+fn run_structurize(p: &mut Program) -> Result<(), PassError> {
+    for f in &mut p.functions {
+        if !f.is_declaration() {
+            f.structured = Some(structurize::structurize(f)?);
+        }
+    }
+    Ok(())
+}
+
+/// Unrolls the small innermost loops of every tree, except loops with a
+/// sub-group sync point (each copy would cost their barriers whether lanes
+/// run it or not) and the dispatch loops of `shallow` (copies of their
+/// rounds would nest).
+fn run_unroll(p: &mut Program) -> Result<(), PassError> {
+    let simt_functions = simt::simt_functions(p);
+    let index = calls::function_index(p);
+    let keep: Vec<Vec<bool>> = p
+        .functions
+        .iter()
+        .map(|f| {
+            f.blocks
+                .iter()
+                .map(|b| {
+                    b.insts.iter().any(|i| match i {
+                        Inst::Pisa(i) => simt::is_sync_point(p, &index, &simt_functions, i),
+                        _ => false,
+                    }) || shallow::flatten_rule(f, b) == Some(false)
+                })
+                .collect()
+        })
+        .collect();
+    for (f, keep) in p.functions.iter_mut().zip(keep) {
+        if let Some(mut tree) = f.structured.take() {
+            unroll::unroll_loops_except(f, &mut tree, &|b| keep.get(b.index()) == Some(&true));
+            f.structured = Some(tree);
+        }
+    }
+    Ok(())
+}
+
+/// The IR as text ([`super::print::print`]), then each structured tree
+/// there is, with the source's names (`pisa ir --structured` and
+/// `--print-after`).
+pub fn print(p: &Program) -> String {
+    let mut out = super::print::print(p);
+    for f in &p.functions {
+        if let Some(tree) = &f.structured {
+            out.push_str(&format!("\nstructured @{}:\n", p.name(f.name)));
+            let names = super::print::tree_names(p, f);
+            out.push_str(&structurize::print_named(tree, &names));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every pipeline runs a pass's needs before it, and the one-line docs
+    /// give the numbers the passes use.
+    #[test]
+    fn order_and_docs() {
+        for unroll_loops in [false, true] {
+            let pipeline = Pipeline::for_target(&Target { unroll_loops });
+            let passes = pipeline.passes();
+            for (i, pass) in passes.iter().enumerate() {
+                for need in pass.needs {
+                    assert!(
+                        passes[..i].iter().any(|p| p.name == *need),
+                        "{} runs before {need}",
+                        pass.name
+                    );
+                }
+            }
+        }
+        let doc = |n| find(n).unwrap().doc;
+        assert!(doc("shallow").contains(&shallow::MAX_NESTING.to_string()));
+        assert!(doc("unroll").contains(&unroll::FACTOR.to_string()));
+        assert_eq!(
+            find("nope").unwrap_err().to_string(),
+            "unknown pass `nope` (passes: reducible, shallow, mathlib, structurize, unroll)"
+        );
+    }
+}
