@@ -18,7 +18,6 @@ mod synchronization;
 
 use super::function::{FunctionCx, Reg};
 use super::TranslateError;
-use crate::catalog::{catalog, Form};
 pub use crate::ir::literal::f64_to_16;
 use crate::ir::Opcode;
 use crate::ir::*;
@@ -29,7 +28,6 @@ pub type R<T> = Result<T, TranslateError>;
 /// What one instruction sees while it is lowered.
 pub struct Ins<'a> {
     pub i: &'a PisaInst,
-    pub form: &'static Form,
     pub name: &'static str,
 }
 
@@ -53,10 +51,8 @@ impl Ins<'_> {
 /// Lowers one instruction (control flow other than `call` is the IR's
 /// terminators, emitted by `spirv::control`).
 pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
-    let form = &catalog().forms[i.form.form as usize];
     let ins = Ins {
         i,
-        form,
         name: i.opcode.name(),
     };
     // a 16-bit float literal of this instruction is in its format (the
@@ -195,11 +191,6 @@ pub fn read_value(fx: &mut FunctionCx, op: &Operand, ty: Ty) -> R<Word> {
 /// The mnemonic as the catalog spells it (`fadd.ru.f`), for error messages.
 fn unsupported_what(ins: &Ins) -> String {
     ins.i.mnemonic_text()
-}
-
-/// Integer bit width of a type qualifier value (`32b`, `u8`, `f`, ...).
-pub fn bits_of(v: &str) -> u16 {
-    crate::catalog::value_bits(v).unwrap_or(32)
 }
 
 impl FunctionCx<'_, '_> {
