@@ -21,7 +21,9 @@ fn module(n: usize) -> String {
     let mut s = String::with_capacity(groups * 16 * 28 + 256);
     s.push_str(".version 0.1;\n.target 100;\n\n.kernel @k(.param[8] %out)\n{\n");
     s.push_str("\t.reg .32b %a, %b, %c, %i;\n\t.reg .64b %o;\n\t.pred %p;\n");
-    s.push_str("\tld.param.64b %o, [%out];\n\tmov.32b %a, 1;\n\tmov.32b %b, 2;\n\tmov.32b %c, 3;\n");
+    s.push_str(
+        "\tld.param.64b %o, [%out];\n\tmov.32b %a, 1;\n\tmov.32b %b, 2;\n\tmov.32b %c, 3;\n",
+    );
     for g in 0..groups {
         s.push_str("\tmov.32b %i, 0;\n");
         s.push_str(&format!("L{g}:\n"));
@@ -73,13 +75,19 @@ fn median<T: Copy + PartialOrd>(mut v: Vec<T>) -> T {
 
 fn main() {
     let mut args = std::env::args().skip(1).filter(|a| !a.starts_with("--"));
-    let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let n: usize = args
+        .next()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1_000_000);
     let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
     let dir = std::env::temp_dir().join(format!("pisa-tool-speed-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let src = dir.join("big.pisa");
     let text = module(n);
-    let instructions = text.lines().filter(|l| l.starts_with('\t') && !l.starts_with("\t.")).count();
+    let instructions = text
+        .lines()
+        .filter(|l| l.starts_with('\t') && !l.starts_with("\t."))
+        .count();
     std::fs::write(&src, &text).unwrap();
     let spv = dir.join("big.spv");
     let src_s = src.to_str().unwrap();
@@ -88,7 +96,10 @@ fn main() {
         "tool speed: {instructions} instructions ({} bytes of source), {rounds} rounds, median",
         text.len()
     );
-    println!("{:<8} {:>10} {:>16} {:>14} {:>12}", "command", "seconds", "instructions/s", "peak RSS MB", "bytes/instr");
+    println!(
+        "{:<8} {:>10} {:>16} {:>14} {:>12}",
+        "command", "seconds", "instructions/s", "peak RSS MB", "bytes/instr"
+    );
     for (name, cmd) in [
         ("check", vec!["check", src_s]),
         ("spirv", vec!["spirv", src_s, "-o", spv_s]),

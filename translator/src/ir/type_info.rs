@@ -69,4 +69,65 @@ impl Type {
     pub fn is_float(self) -> bool {
         self.float().is_some()
     }
+    /// The type of one element of a packed type; the type itself for a
+    /// scalar.
+    pub fn element(self) -> Type {
+        use Type::*;
+        match self {
+            B16x2 => B16,
+            Hfx2 => Hf,
+            Bfx2 => Bf,
+            U16x2 => U16,
+            S16x2 => S16,
+            B8x4 => B8,
+            B8 | U8 | S8 | B16 | U16 | S16 | Hf | Bf | B32 | U32 | S32 | F | B64 | U64 | S64
+            | Df | B128 => self,
+        }
+    }
+}
+
+impl FloatKind {
+    /// Bits of one value.
+    pub fn bits(self) -> u16 {
+        match self {
+            FloatKind::Half | FloatKind::BFloat => 16,
+            FloatKind::Single => 32,
+            FloatKind::Double => 64,
+        }
+    }
+    /// Bits of the fraction (the stored significand, without the hidden bit).
+    pub fn fraction_bits(self) -> u32 {
+        match self {
+            FloatKind::Half => 10,
+            FloatKind::BFloat => 7,
+            FloatKind::Single => 23,
+            FloatKind::Double => 52,
+        }
+    }
+    /// The exponent field, all ones: the encoding of +∞.
+    pub fn exponent_mask(self) -> u64 {
+        match self {
+            FloatKind::Half => 0x7C00,
+            FloatKind::BFloat => 0x7F80,
+            FloatKind::Single => 0x7F80_0000,
+            FloatKind::Double => 0x7FF0_0000_0000_0000,
+        }
+    }
+    /// The quiet bit of a NaN (the fraction's top bit).
+    pub fn quiet_bit(self) -> u64 {
+        1 << (self.fraction_bits() - 1)
+    }
+    /// The sign bit.
+    pub fn sign_bit(self) -> u64 {
+        1 << (self.bits() - 1)
+    }
+    /// The scalar type of this format.
+    pub fn scalar(self) -> Type {
+        match self {
+            FloatKind::Half => Type::Hf,
+            FloatKind::BFloat => Type::Bf,
+            FloatKind::Single => Type::F,
+            FloatKind::Double => Type::Df,
+        }
+    }
 }

@@ -1,21 +1,21 @@
 //! Integer arithmetic (spec chapter 12): scalar, packed (`.16bx2`, `.8bx4`,
 //! element by element) and saturating (`.dsat`) forms.
 
-use super::{bits_of, Ins, R};
+use super::{Ins, R};
 use crate::ir::qualifier::{Output, Precision, Signedness};
 use crate::ir::Opcode;
-use crate::ir::{Role, Type};
+use crate::ir::Role;
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::Word;
 
 pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let Some(ty) = ins.i.quals.ty.map(Type::text) else {
+    let Some(ty) = ins.i.quals.ty else {
         return Ok(false);
     };
-    if let Some((n, bits)) = crate::catalog::packed_shape(ty) {
-        return packed(fx, ins, n, bits);
+    if ty.lanes() > 1 {
+        return packed(fx, ins, ty.lanes(), ty.element_bits());
     }
-    let bits = bits_of(ty);
+    let bits = ty.bits();
     let t = fx.tx.uint(bits);
     match ins.i.opcode {
         Opcode::Iadd

@@ -18,7 +18,7 @@
 //!   is a plain read-modify-write, private memory being the work-item's own.
 
 use super::float16::{f32_to_half, half_to_f32};
-use super::{bits_of, Ins, R};
+use super::{Ins, R};
 use crate::ir::qualifier::{Addrspace, Memorder, Memscope, Op};
 use crate::ir::Qualifier;
 use crate::ir::*;
@@ -93,7 +93,9 @@ fn order(fx: &mut FunctionCx, ins: &Ins, mem: Mem, load: bool, store: bool) -> O
 fn scope_of(fx: &mut FunctionCx, ins: &Ins, mem: Mem) -> Word {
     let scope = match (ins.i.quals.memscope, mem) {
         (Some(Memscope::Workgroup), _) | (None, Mem::Shared) => Scope::Workgroup,
-        _ => Scope::Device,
+        (Some(Memscope::Subgroup | Memscope::Gpu | Memscope::System), _) | (None, _) => {
+            Scope::Device
+        }
     };
     fx.tx.const_u32(scope as u32)
 }
@@ -109,7 +111,7 @@ enum Access {
     Int(Op, Option<Word>, Option<Word>),
     /// `fatom`: the operation, whether the type is bfloat16 (for 16-bit
     /// values), and its sources.
-    Float(Op, bool, Word, Option<Word>),
+    Float(Op, FloatKind, Word, Option<Word>),
 }
 
 impl Access {
@@ -280,7 +282,7 @@ fn new_value(fx: &mut FunctionCx, acc: Access, bits: u16, old: Word) -> R<Word> 
             }
         }
         Access::Int(op, s0, s1) => int_new(fx, op, bits, old, s0, s1),
-        Access::Float(op, bf, s0, s1) => float_new(fx, op, bf, bits, old, s0, s1),
+        Access::Float(op, kind, s0, s1) => float_new(fx, op, kind, bits, old, s0, s1),
     }
 }
 
@@ -349,7 +351,7 @@ fn int_new(
 fn float_new(
     fx: &mut FunctionCx,
     op: Op,
-    bf: bool,
+    kind: FloatKind,
     bits: u16,
     old: Word,
     src0: Word,
@@ -362,12 +364,11 @@ fn float_new(
         let eq = fx.tx.b.i_equal(bt, None, old, src0)?;
         return Ok(fx.tx.b.select(t, None, eq, src1.unwrap_or(old), old)?);
     }
-    let ty = if bf { "bf" } else { "hf" };
     // 16-bit formats compute in f32 and round once
     let fb = if bits == 16 { 32 } else { bits };
     let ft = fx.tx.float(fb);
     let (a, b) = if bits == 16 {
-        (half_to_f32(fx, old, ty)?, half_to_f32(fx, src0, ty)?)
+        (half_to_f32(fx, old, kind)?, half_to_f32(fx, src0, kind)?)
     } else {
         (
             fx.tx.b.bitcast(ft, None, old)?,
@@ -378,10 +379,35 @@ fn float_new(
         Op::Add => fx.tx.b.f_add(ft, None, a, b)?,
         Op::Sub => fx.tx.b.f_sub(ft, None, a, b)?,
         Op::Min => fx.tx.glsl_op(ft, G::NMin, &[a, b])?,
-        _ => fx.tx.glsl_op(ft, G::NMax, &[a, b])?,
+        Op::Max => fx.tx.glsl_op(ft, G::NMax, &[a, b])?,
+        // `.cas` is handled above; the other values belong to other
+        // instructions
+        Op::Cas
+        | Op::Absmax
+        | Op::And
+        | Op::Dec
+        | Op::Decwrap
+        | Op::Dn
+        | Op::Idx
+        | Op::Inc
+        | Op::Incwrap
+        | Op::Or
+        | Op::Smax
+        | Op::Smin
+        | Op::Sum
+        | Op::Umax
+        | Op::Umin
+        | Op::Up
+        | Op::Xchg
+        | Op::Xor => {
+            return Err(TranslateError::Internal(format!(
+                "`.{}` in a floating-point atomic",
+                op.text()
+            )))
+        }
     };
     if bits == 16 {
-        f32_to_half(fx, r, ty)
+        f32_to_half(fx, r, kind)
     } else {
         let ut = fx.tx.uint(bits);
         Ok(fx.tx.b.bitcast(ut, None, r)?)
@@ -400,7 +426,7 @@ fn addr_of<'a>(ins: &'a Ins) -> R<&'a AddrOperand> {
 fn space_of(ins: &Ins) -> Option<Addrspace> {
     match ins.i.quals.addrspace {
         Some(s @ (Addrspace::Global | Addrspace::Shared)) => Some(s),
-        _ => None,
+        Some(Addrspace::Generic | Addrspace::Private | Addrspace::Const) | None => None,
     }
 }
 
@@ -776,7 +802,7 @@ fn source(fx: &mut FunctionCx, ins: &Ins, name: Role, bits: u16) -> R<Option<Wor
 
 /// Atomic `ld`/`st` (a memory order other than `.weak`).
 pub fn ordered(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let bits = bits_of(ins.i.quals.ty.map(Type::text).unwrap_or("32b"));
+    let bits = ins.i.quals.ty.map_or(32, Type::bits);
     let (addr, mem) = fx.address(addr_of(ins)?, space_of(ins))?;
     let size = bits as u32 / 8;
     let addr = fx.checked_address(addr, mem, size, size, ins.i.span)?;
@@ -791,7 +817,7 @@ pub fn ordered(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
 }
 
 pub fn iatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let bits = bits_of(ins.i.quals.ty.map(Type::text).unwrap_or("32b"));
+    let bits = ins.i.quals.ty.map_or(32, Type::bits);
     let Some(op) = ins.i.quals.op else {
         return Ok(false);
     };
@@ -806,8 +832,10 @@ pub fn iatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
 }
 
 pub fn fatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let ty = ins.i.quals.ty.map(Type::text).unwrap_or("f");
-    let bits = bits_of(ty);
+    let Some(kind) = ins.i.quals.ty.map_or(Some(FloatKind::Single), Type::float) else {
+        return Ok(false);
+    };
+    let bits = kind.bits();
     let Some(op) = ins.i.quals.op else {
         return Ok(false);
     };
@@ -819,7 +847,7 @@ pub fn fatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         Some(s) => Some(fx.read(s, bits)?),
         None => None,
     };
-    let acc = Access::Float(op, ty == "bf", src0, src1);
+    let acc = Access::Float(op, kind, src0, src1);
     let old = access(fx, ins, acc, addr, mem, bits)?;
     fx.write(ins.opr(Role::Dst)?, old, bits)?;
     Ok(true)

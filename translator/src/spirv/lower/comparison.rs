@@ -2,10 +2,10 @@
 
 use super::float16::half_to_f32;
 use super::floating_point::flush;
-use super::{bits_of, Ins, R};
+use super::{Ins, R};
 use crate::ir::qualifier::Cop;
 use crate::ir::Opcode;
-use crate::ir::{Role, Type};
+use crate::ir::{FloatKind, Role, Type};
 use crate::spirv::function::FunctionCx;
 use rspirv::dr::Builder;
 use rspirv::spirv::Word;
@@ -40,28 +40,24 @@ fn float_cmp(cop: Cop) -> Cmp {
 }
 
 pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let Some(ty) = ins.i.quals.ty.map(Type::text) else {
+    let Some(ty) = ins.i.quals.ty else {
         return Ok(false);
     };
-    if crate::catalog::packed_shape(ty).is_some() {
-        // packed compares (16: `dst[15:0] = (src0[15:0] .cop src1[15:0]) ?
-        // ~0 : 0`, bits 31:16 likewise): the scalar compare once per lane
-        // (`FunctionCx::lane`), each lane's ~0 truncated to 16 bits
-        let scalar = match (ins.i.opcode, ty) {
-            (Opcode::Fcmp, "hfx2") => "hf",
-            (Opcode::Fcmp, "bfx2") => "bf",
-            (Opcode::Ucmp, "16bx2") => "16b",
-            _ => return Ok(false),
-        };
-        return fx.per_lane(|fx| lower_type(fx, ins, scalar));
+    match (ty.lanes(), ty.element_bits()) {
+        (1, _) => lower_type(fx, ins, ty),
+        // packed compares (`fcmp.hfx2`/`.bfx2`, `ucmp.16bx2`; 16:
+        // `dst[15:0] = (src0[15:0] .cop src1[15:0]) ? ~0 : 0`, bits 31:16
+        // likewise): the scalar compare once per lane (`FunctionCx::lane`),
+        // each lane's ~0 truncated to 16 bits
+        (2, 16) => fx.per_lane(|fx| lower_type(fx, ins, ty.element())),
+        _ => Ok(false),
     }
-    lower_type(fx, ins, ty)
 }
 
 /// [`lower`] for scalar operands of `ty`.
-fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
+fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: Type) -> R<bool> {
     let ftz = ins.i.quals.ftz;
-    let bits = bits_of(ty);
+    let bits = ty.bits();
     let bt = fx.tx.bool_ty();
     match ins.i.opcode {
         Opcode::Scmp | Opcode::Ucmp | Opcode::Fcmp => {
@@ -70,22 +66,28 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
                 return Ok(false);
             };
             let p = if ins.i.opcode == Opcode::Fcmp {
+                // the validator requires a float type on `fcmp`
+                let Some(kind) = ty.float() else {
+                    return Ok(false);
+                };
                 let val = |fx: &mut FunctionCx, name: Role| -> R<Word> {
                     let op = ins.opr(name)?;
-                    if matches!(ty, "hf" | "bf") {
-                        // exact in f32
-                        let h = fx.read(op, 16)?;
-                        let h = if ftz { flush(fx, h, ty)? } else { h };
-                        half_to_f32(fx, h, ty)
-                    } else if ftz {
-                        let f = fx.read_f(op, bits)?;
-                        let t = fx.tx.uint(bits);
-                        let raw = fx.tx.b.bitcast(t, None, f)?;
-                        let raw = flush(fx, raw, ty)?;
-                        let ft = fx.tx.float(bits);
-                        Ok(fx.tx.b.bitcast(ft, None, raw)?)
-                    } else {
-                        fx.read_f(op, bits)
+                    match kind {
+                        FloatKind::Half | FloatKind::BFloat => {
+                            // exact in f32
+                            let h = fx.read(op, 16)?;
+                            let h = if ftz { flush(fx, h, kind)? } else { h };
+                            half_to_f32(fx, h, kind)
+                        }
+                        FloatKind::Single | FloatKind::Double if ftz => {
+                            let f = fx.read_f(op, bits)?;
+                            let t = fx.tx.uint(bits);
+                            let raw = fx.tx.b.bitcast(t, None, f)?;
+                            let raw = flush(fx, raw, kind)?;
+                            let ft = fx.tx.float(bits);
+                            Ok(fx.tx.b.bitcast(ft, None, raw)?)
+                        }
+                        FloatKind::Single | FloatKind::Double => fx.read_f(op, bits),
                     }
                 };
                 let a = val(fx, Role::Src0)?;

@@ -23,11 +23,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     if ins.i.opcode != Opcode::Call {
         return Ok(false);
     }
-    let cond = ins
-        .form
-        .quals
-        .first()
-        .is_some_and(|q| q.literal && q.name == "cond");
+    let cond = ins.i.quals.cond;
     let Operand::Call(c) = ins.opr(Role::Target)? else {
         return Err(TranslateError::Internal("call target expected".into()));
     };

@@ -3,7 +3,8 @@
 //! conversions `i2f`, `f2i`, `fext`, `ftrunc`, `frnd`.
 
 use super::float16::half_to_f32;
-use super::{bits_of, Ins, R};
+use super::rounding::Narrow;
+use super::{Ins, R};
 use crate::ir::qualifier::{Addrspace, Rndmode};
 use crate::ir::*;
 use crate::spirv::function::{FunctionCx, Reg};
@@ -16,15 +17,15 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         Opcode::Mov => mov(fx, ins)?,
         Opcode::Sext | Opcode::Zext | Opcode::Trunc => {
             let (to, from) = (
-                bits_of(ins.i.quals.to.map(Type::text).unwrap_or("32b")),
-                bits_of(ins.i.quals.from.map(Type::text).unwrap_or("32b")),
+                ins.i.quals.to.map_or(32, Type::bits),
+                ins.i.quals.from.map_or(32, Type::bits),
             );
             let v = fx.read(ins.opr(Role::Src0)?, from)?;
             let v = fx.resize(v, from, to, ins.i.opcode == Opcode::Sext)?;
             fx.write(ins.opr(Role::Dst)?, v, to)?;
         }
         Opcode::Addrof => {
-            let bits = bits_of(ins.i.quals.ty.map(Type::text).unwrap_or("64b"));
+            let bits = ins.i.quals.ty.map_or(64, Type::bits);
             let v = match ins.opr(Role::Src0)? {
                 Operand::Symbol(n, span) => {
                     let funcs: Vec<(usize, Name)> =
@@ -76,7 +77,9 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             let space = match ins.i.quals.addrspace {
                 Some(Addrspace::Private) => Mem::Private,
                 Some(Addrspace::Shared) => Mem::Shared,
-                _ => Mem::Device,
+                Some(Addrspace::Global | Addrspace::Const | Addrspace::Generic) | None => {
+                    Mem::Device
+                }
             };
             let p = fx.generic_is(g, space)?;
             let u32t = fx.tx.uint(32);
@@ -94,13 +97,13 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             // 15 §4.7: integral results keep the source's sign; `.ftz`
             // flushes the source (results are never subnormal); NaNs by the
             // float core's rule; .hf/.bf through f32, exactly both ways
-            let Some(ty) = ins.i.quals.ty.map(Type::text) else {
+            let Some(ty) = ins.i.quals.ty.and_then(Type::float) else {
                 return Ok(false);
             };
             let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
             let ftz = ins.i.quals.ftz;
             let (raw, bits, n) = match ty {
-                "hf" | "bf" => {
+                FloatKind::Half | FloatKind::BFloat => {
                     let h = fx.read(ins.opr(Role::Src0)?, 16)?;
                     let h = if ftz {
                         super::floating_point::flush(fx, h, ty)?
@@ -111,10 +114,8 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                     let v = round(fx, f, 32, mode)?;
                     (h, super::float16::f32_to_half(fx, v, ty)?, 16)
                 }
-                _ => {
-                    let Some(fbits) = float_bits(Some(ty)) else {
-                        return Ok(false);
-                    };
+                FloatKind::Single | FloatKind::Double => {
+                    let fbits = ty.bits();
                     let a = super::floating_point::src(fx, ins, Role::Src0, ty, ftz)?;
                     let ut = fx.tx.uint(fbits);
                     let raw = fx.tx.b.bitcast(ut, None, a)?;
@@ -128,14 +129,6 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         _ => return Ok(false),
     }
     Ok(true)
-}
-
-fn float_bits(t: Option<&str>) -> Option<u16> {
-    match t? {
-        "f" => Some(32),
-        "df" => Some(64),
-        _ => None,
-    }
 }
 
 /// Rounds a float to an integral float by a PISA rounding mode (IEEE
@@ -243,8 +236,8 @@ fn fconst(fx: &mut FunctionCx, fbits: u16, v: f64) -> Word {
 
 fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let (Some(to), Some(from)) = (
-        ins.i.quals.to.map(Type::text),
-        ins.i.quals.from.map(Type::text),
+        ins.i.quals.to.and_then(Type::float),
+        ins.i.quals.from.and_then(Type::float),
     ) else {
         return Ok(false);
     };
@@ -253,9 +246,9 @@ fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     // narrowing into .f, .hf, .bf: rounded once from f64 in any mode, with
     // the float core's NaN conversion (drivers drop NaN payloads: lavapipe
     // turned f32 0x7FE2B98A into half 0x7E00, not 0x7F15) (rounding.rs)
-    if let (Some(nto), "f" | "df") = (super::rounding::Narrow::of(to), from) {
-        if bits_of(to) < bits_of(from) {
-            let raw = fx.read(ins.opr(Role::Src0)?, bits_of(from))?;
+    if let (Some(nto), FloatKind::Single | FloatKind::Double) = (Narrow::of(to), from) {
+        if to.bits() < from.bits() {
+            let raw = fx.read(ins.opr(Role::Src0)?, from.bits())?;
             let bits = fx.ftrunc_rounded(raw, from, nto, mode, ftz, dsat)?;
             fx.write(ins.opr(Role::Dst)?, bits, nto.bits())?;
             return Ok(true);
@@ -264,26 +257,29 @@ fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     if mode != Rndmode::Re || ftz || dsat {
         return Ok(false);
     }
-    let (tb, fb) = (bits_of(to), bits_of(from));
+    let (tb, fb) = (to.bits(), from.bits());
     let src = ins.opr(Role::Src0)?;
     let v = match (to, from) {
-        ("f", "hf" | "bf") => {
+        (FloatKind::Single, FloatKind::Half | FloatKind::BFloat) => {
             let h = fx.read(src, 16)?;
             half_to_f32(fx, h, from)?
         }
-        ("df", "hf" | "bf") => {
+        (FloatKind::Double, FloatKind::Half | FloatKind::BFloat) => {
             let h = fx.read(src, 16)?;
             let f = half_to_f32(fx, h, from)?;
             let dt = fx.tx.float(64);
             fx.tx.b.f_convert(dt, None, f)?
         }
         // widening .f to .df (narrowing went through rounding.rs above)
-        ("df", "f") => {
+        (FloatKind::Double, FloatKind::Single) => {
             let a = fx.read_f(src, fb)?;
             let t = fx.tx.float(tb);
             fx.tx.b.f_convert(t, None, a)?
         }
-        _ => return Ok(false),
+        // not widening (narrowing went through rounding.rs above)
+        (FloatKind::Half | FloatKind::BFloat, _)
+        | (FloatKind::Single, FloatKind::Single | FloatKind::Double)
+        | (FloatKind::Double, FloatKind::Double) => return Ok(false),
     };
     fx.write_f(ins.opr(Role::Dst)?, v, tb)?;
     Ok(true)
@@ -292,17 +288,23 @@ fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
 /// `ftrunc2.hfx2` / `.bfx2` (15 §4.9): two f32 sources narrowed into a
 /// packed pair, `src0` in bits 15:0 and `src1` in bits 31:16.
 fn ftrunc2(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let to = match ins.i.quals.to.map(Type::text) {
-        Some("hfx2") => super::rounding::Narrow::Hf,
-        Some("bfx2") => super::rounding::Narrow::Bf,
-        _ => return Ok(false),
+    let Some(to) = ins
+        .i
+        .quals
+        .to
+        .filter(|t| t.lanes() == 2)
+        .and_then(Type::float)
+        .and_then(Narrow::of)
+        .filter(|n| n.bits() == 16)
+    else {
+        return Ok(false);
     };
     let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
     let (ftz, dsat) = (ins.i.quals.ftz, ins.i.quals.dsat);
     let mut halves = Vec::new();
     for name in [Role::Src0, Role::Src1] {
         let raw = fx.read(ins.opr(name)?, 32)?;
-        halves.push(fx.ftrunc_rounded(raw, "f", to, mode, ftz, dsat)?);
+        halves.push(fx.ftrunc_rounded(raw, FloatKind::Single, to, mode, ftz, dsat)?);
     }
     fx.write_packed(ins.opr(Role::Dst)?, &halves, 16)?;
     Ok(true)
@@ -378,49 +380,46 @@ pub(super) fn f64_to_f16_bits(fx: &mut FunctionCx, a: Word) -> R<Word> {
 }
 
 fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let (Some(to), Some(from)) = (
-        ins.i.quals.to.map(Type::text),
-        ins.i.quals.from.map(Type::text),
-    ) else {
+    let (Some(to), Some(from)) = (ins.i.quals.to.and_then(Type::float), ins.i.quals.from) else {
         return Ok(false);
     };
+    let signed = from.signed() == Some(true);
     let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
     let dsat = ins.i.quals.dsat;
     // into .f, .hf, .bf in a mode Vulkan lacks, with .dsat, or into .bf:
     // rounded once from f64 (rounding.rs)
-    if let Some(nto) = super::rounding::Narrow::of(to) {
-        if mode != Rndmode::Re || dsat || to == "bf" {
-            let fb = bits_of(from);
+    if let Some(nto) = Narrow::of(to) {
+        if mode != Rndmode::Re || dsat || nto == Narrow::Bf {
+            let fb = from.bits();
             let v = fx.read(ins.opr(Role::Src0)?, fb)?;
-            let bits = fx.i2f_rounded(v, fb, from.starts_with('s'), nto, mode, dsat)?;
+            let bits = fx.i2f_rounded(v, fb, signed, nto, mode, dsat)?;
             fx.write(ins.opr(Role::Dst)?, bits, nto.bits())?;
             return Ok(true);
         }
     }
     // into .df, integers of up to 32 bits are exact: every mode gives the
     // same value, and nothing saturates
-    let exact = to == "df" && bits_of(from) <= 32;
-    if to == "df" && !exact && mode != Rndmode::Re {
+    let to_df = to == FloatKind::Double;
+    let exact = to_df && from.bits() <= 32;
+    if to_df && !exact && mode != Rndmode::Re {
         // 64-bit integers: the nearest f64 corrected by its exact integer
         // error (rounding.rs); `.dsat` changes nothing (no integer reaches
         // f64's infinity)
         let v = fx.read(ins.opr(Role::Src0)?, 64)?;
-        let r = fx.i64_to_f64_rounded(v, from.starts_with('s'), mode)?;
+        let r = fx.i64_to_f64_rounded(v, signed, mode)?;
         fx.write_f(ins.opr(Role::Dst)?, r, 64)?;
         return Ok(true);
     }
     // `.dsat` into .df changes nothing: no integer reaches its infinity
-    if !exact && (mode != Rndmode::Re || (dsat && to != "df")) {
+    if !exact && (mode != Rndmode::Re || (dsat && !to_df)) {
         return Ok(false);
     }
     let tb = match to {
-        "f" => 32,
-        "df" => 64,
-        "hf" => 16,
-        _ => return Ok(false),
+        FloatKind::Single | FloatKind::Double | FloatKind::Half => to.bits(),
+        // (always rounded above)
+        FloatKind::BFloat => return Ok(false),
     };
-    let fb = bits_of(from);
-    let signed = from.starts_with('s');
+    let fb = from.bits();
     let v = fx.read(ins.opr(Role::Src0)?, fb)?;
     let w = fb.max(32);
     let v = fx.resize(v, fb, w, signed)?;
@@ -439,46 +438,39 @@ fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
 /// conversion truncates, as the LLVM backend's `fptosi` expects
 /// (docs/spec-notes.md).
 fn f2i(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let (Some(to), Some(from)) = (
-        ins.i.quals.to.map(Type::text),
-        ins.i.quals.from.map(Type::text),
-    ) else {
+    let (Some(to), Some(from)) = (ins.i.quals.to, ins.i.quals.from.and_then(Type::float)) else {
         return Ok(false);
     };
-    f2i_typed(fx, ins, to, from)
+    f2i_typed(fx, ins, to.bits(), to.signed() == Some(true), from)
 }
 
 /// `pf2i` (15 §4.15): `f2i` of each 16-bit lane into a 16-bit lane
 /// (`FunctionCx::lane`).
 fn pf2i(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let (Some(to), Some(from)) = (
-        ins.i.quals.to.map(Type::text),
-        ins.i.quals.from.map(Type::text),
-    ) else {
+    let (Some(to), Some(from)) = (ins.i.quals.to, ins.i.quals.from) else {
         return Ok(false);
     };
-    let (Some(to), Some(from)) = (to.strip_suffix("x2"), from.strip_suffix("x2")) else {
+    let (2, 2, Some(kind)) = (to.lanes(), from.lanes(), from.float()) else {
         return Ok(false);
     };
-    fx.per_lane(|fx| f2i_typed(fx, ins, to, from))
+    let (n, signed) = (to.element_bits(), to.signed() == Some(true));
+    fx.per_lane(|fx| f2i_typed(fx, ins, n, signed, kind))
 }
 
-/// `f2i` from `from` into the integer type `to`.
-fn f2i_typed(fx: &mut FunctionCx, ins: &Ins, to: &str, from: &str) -> R<bool> {
+/// `f2i` from `from` into the `n`-bit integer type, `signed` or not.
+fn f2i_typed(fx: &mut FunctionCx, ins: &Ins, n: u16, signed: bool, from: FloatKind) -> R<bool> {
     let src = ins.opr(Role::Src0)?;
     let (a, fbits) = match from {
-        "f" | "df" => {
-            let fb = bits_of(from);
+        FloatKind::Single | FloatKind::Double => {
+            let fb = from.bits();
             (fx.read_f(src, fb)?, fb)
         }
-        _ => {
+        FloatKind::Half | FloatKind::BFloat => {
             let h = fx.read(src, 16)?;
             (half_to_f32(fx, h, from)?, 32)
         }
     };
     let r = round(fx, a, fbits, ins.i.quals.rndmode.unwrap_or(Rndmode::Rz))?;
-    let n = bits_of(to);
-    let signed = to.starts_with('s');
     let w = n.max(32);
     let (lo, hi, imin, imax) = if signed {
         (
@@ -665,7 +657,7 @@ fn regroup(fx: &mut FunctionCx, chunks: Vec<Word>, from: u16, to: u16) -> R<Vec<
 /// `mov` in its four forms: scalar copy, and copies between a scalar and a
 /// run of vector elements (`.xy`, `.zw`, `.xyzw`) of possibly other widths.
 fn mov(fx: &mut FunctionCx, ins: &Ins) -> R<()> {
-    let bits = bits_of(ins.i.quals.ty.map(Type::text).unwrap_or("32b"));
+    let bits = ins.i.quals.ty.map_or(32, Type::bits);
     let src = ins.opr(Role::Src0)?;
     let dst = ins.opr(Role::Dst)?;
     let (chunks, cbits) = read_chunks(fx, src, bits)?;

@@ -6,16 +6,17 @@
 //! first (`floating_point::fmad16`).
 
 use super::R;
+use crate::ir::FloatKind;
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
 
 /// A 16-bit float source (`hf` or `bf` bits) extended exactly to f32.
-pub fn half_to_f32(fx: &mut FunctionCx, h: Word, from: &str) -> R<Word> {
+pub fn half_to_f32(fx: &mut FunctionCx, h: Word, from: FloatKind) -> R<Word> {
     // hidden from llvmpipe's fast-math folds (`FunctionCx::opaque`)
     let h = fx.opaque(h, 16)?;
     let f32t = fx.tx.float(32);
     let h32 = fx.resize(h, 16, 32, false)?;
-    if from == "bf" {
+    if from == FloatKind::BFloat {
         // bfloat16 is the top half of an f32
         let u32t = fx.tx.uint(32);
         let sixteen = fx.tx.const_u32(16);
@@ -50,8 +51,8 @@ pub fn f32_bits_to_bf16(fx: &mut FunctionCx, a: Word) -> R<Word> {
 
 /// An f32 value rounded to the 16-bit format `kind` (`hf` or `bf`), as bits
 /// in a u16.
-pub fn f32_to_half(fx: &mut FunctionCx, f: Word, kind: &str) -> R<Word> {
-    if kind == "bf" {
+pub fn f32_to_half(fx: &mut FunctionCx, f: Word, kind: FloatKind) -> R<Word> {
+    if kind == FloatKind::BFloat {
         let u32t = fx.tx.uint(32);
         let bits = fx.tx.b.bitcast(u32t, None, f)?;
         let v = f32_bits_to_bf16(fx, bits)?;

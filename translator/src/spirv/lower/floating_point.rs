@@ -8,42 +8,35 @@ use super::{Ins, R};
 use crate::ir::qualifier::Rndmode;
 use crate::ir::Opcode;
 use crate::ir::Operand;
-use crate::ir::{Role, Type};
+use crate::ir::{FloatKind, Role};
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
 
 pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let Some(ty) = ins.i.quals.ty.map(Type::text) else {
+    let Some(ty) = ins.i.quals.ty else {
+        return Ok(false);
+    };
+    let Some(kind) = ty.float() else {
         return Ok(false);
     };
     // packed halves (13: `dst[15:0] = op(src0[15:0], ...)`, `dst[31:16]`
     // likewise): the scalar lowering once per lane, the operands' lanes
     // read and written through `FunctionCx::lane`
-    let scalar = match ty {
-        "hfx2" => Some("hf"),
-        "bfx2" => Some("bf"),
-        _ => None,
-    };
-    if let Some(ty) = scalar {
-        return fx.per_lane(|fx| lower_type(fx, ins, ty));
+    if ty.lanes() > 1 {
+        return fx.per_lane(|fx| lower_type(fx, ins, kind));
     }
-    lower_type(fx, ins, ty)
+    lower_type(fx, ins, kind)
 }
 
-/// [`lower`] for scalars of `ty`.
-fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
-    let fbits = match ty {
-        "f" => 32,
-        "df" => 64,
-        "hf" | "bf" => 16,
-        _ => return Ok(false),
-    };
+/// [`lower`] for scalars of format `ty`.
+fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
+    let fbits = ty.bits();
     if ins.i.quals.precision.is_some() {
         return mul_full(fx, ins, ty);
     }
     // `.fast` bounds the error (13 §2.4, §2.17: 0.5-2.5 ULP); the exact
     // result is within every bound
-    let fast = ins.form.quals.iter().any(|q| q.literal && q.name == "fast");
+    let fast = ins.i.quals.fast;
     if fast && !matches!(ins.i.opcode, Opcode::Fdiv | Opcode::Fsqrt | Opcode::Frsqrt) {
         return Ok(false);
     }
@@ -85,12 +78,7 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
                 // cleared (payload kept); anything else just loses its sign
                 let mask = fx.tx.b.not(t, None, sign)?;
                 let abs = fx.tx.b.bitwise_and(t, None, a, mask)?;
-                let (inf, quiet): (u64, u64) = match ty {
-                    "df" => (0x7FF0_0000_0000_0000, 1 << 51),
-                    "hf" => (0x7C00, 0x0200),
-                    "bf" => (0x7F80, 0x0040),
-                    _ => (0x7F80_0000, 0x0040_0000),
-                };
+                let (inf, quiet) = (ty.exponent_mask(), ty.quiet_bit());
                 let inf = fx.tx.const_uint(fbits, inf);
                 let quiet = fx.tx.const_uint(fbits, quiet);
                 let bt = fx.tx.bool_ty();
@@ -166,7 +154,7 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
 /// rounded once into the format (quotients and roots rounded to odd by
 /// their exact remainder); `fadd`/`fsub` on `.df` through TwoSum's error.
 /// `.df` products, quotients and roots in these modes are not lowered yet.
-fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) -> R<bool> {
+fn directed(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind, mode: Rndmode, ftz: bool) -> R<bool> {
     let op = ins.i.opcode;
     if !matches!(
         op,
@@ -294,7 +282,7 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: &str, mode: Rndmode, ftz: bool) 
 /// has no wider format to compute in. The narrower types are the math
 /// library's (`ir::mathlib`). Special values as the square root gives them
 /// (±0 → ±∞, +∞ → +0, negative → NaN), NaNs by the float core's rule.
-fn rsqrt64(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
+fn rsqrt64(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind, ftz: bool) -> R<bool> {
     let (x, raw) = f64_source(fx, ins, Role::Src0, ty, ftz)?;
     let ut = fx.tx.uint(64);
     let y = fx.rsqrt64(x)?;
@@ -310,13 +298,8 @@ fn rsqrt64(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
 /// source is a NaN (`∞ − ∞`, `0 × ∞`). `raw` are the sources' encodings and
 /// `bits` the computed result's, in format `ty`. Drivers differ in which NaN
 /// an operation returns; this makes the result the same everywhere.
-pub(super) fn nan_rules(fx: &mut FunctionCx, ty: &str, raw: &[Word], bits: Word) -> R<Word> {
-    let (n, inf, quiet): (u16, u64, u64) = match ty {
-        "df" => (64, 0x7FF0_0000_0000_0000, 1 << 51),
-        "hf" => (16, 0x7C00, 0x0200),
-        "bf" => (16, 0x7F80, 0x0040),
-        _ => (32, 0x7F80_0000, 0x0040_0000),
-    };
+pub(super) fn nan_rules(fx: &mut FunctionCx, ty: FloatKind, raw: &[Word], bits: Word) -> R<Word> {
+    let (n, inf, quiet) = (ty.bits(), ty.exponent_mask(), ty.quiet_bit());
     let t = fx.tx.uint(n);
     let bt = fx.tx.bool_ty();
     // every bit but the sign
@@ -353,7 +336,7 @@ pub(super) fn nan_rules(fx: &mut FunctionCx, ty: &str, raw: &[Word], bits: Word)
 /// rounding: `.hf` products are exact in f32, `.bf` ones can overflow or
 /// underflow it); `.ftz` flushes the sources in their format and the
 /// result; NaNs by the float core's rule, in f32 encoding.
-fn mul_full(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
+fn mul_full(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
     let Some(from) = super::rounding::Narrow::of(ty).filter(|n| n.bits() == 16) else {
         return Ok(false);
     };
@@ -369,7 +352,7 @@ fn mul_full(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
         vals.push(fx.widen_to_f64(h, from)?);
         // the f32 encoding a NaN source extends to: sign, payload shifted up
         let w = fx.resize(h, 16, 32, false)?;
-        let raw32 = if ty == "bf" {
+        let raw32 = if from == super::rounding::Narrow::Bf {
             let c16 = fx.tx.const_u32(16);
             fx.tx.b.shift_left_logical(u32t, None, w, c16)?
         } else {
@@ -396,7 +379,7 @@ fn mul_full(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     }
     let p = fx.tx.b.f_mul(dt, None, vals[0], vals[1])?;
     let bits = fx.narrow(p, super::rounding::Narrow::F32, mode)?;
-    let bits = nan_rules(fx, "f", &raw, bits)?;
+    let bits = nan_rules(fx, FloatKind::Single, &raw, bits)?;
     let bits = if ins.i.quals.dsat {
         let ft = fx.tx.float(32);
         let f = fx.tx.b.bitcast(ft, None, bits)?;
@@ -405,7 +388,11 @@ fn mul_full(fx: &mut FunctionCx, ins: &Ins, ty: &str) -> R<bool> {
     } else {
         bits
     };
-    let bits = if ftz { flush(fx, bits, "f")? } else { bits };
+    let bits = if ftz {
+        flush(fx, bits, FloatKind::Single)?
+    } else {
+        bits
+    };
     fx.write(ins.opr(Role::Dst)?, bits, 32)?;
     Ok(true)
 }
@@ -416,24 +403,24 @@ pub(super) fn f64_source(
     fx: &mut FunctionCx,
     ins: &Ins,
     name: Role,
-    ty: &str,
+    ty: FloatKind,
     ftz: bool,
 ) -> R<(Word, Word)> {
     let dt = fx.tx.float(64);
     Ok(match ty {
-        "hf" | "bf" => {
+        FloatKind::Half | FloatKind::BFloat => {
             let h = fx.read(ins.opr(name)?, 16)?;
             let h = if ftz { flush(fx, h, ty)? } else { h };
             let f = half_to_f32(fx, h, ty)?;
             (fx.tx.b.f_convert(dt, None, f)?, h)
         }
-        "f" => {
+        FloatKind::Single => {
             let f = src(fx, ins, name, ty, ftz)?;
             let ut = fx.tx.uint(32);
             let r = fx.tx.b.bitcast(ut, None, f)?;
             (fx.tx.b.f_convert(dt, None, f)?, r)
         }
-        _ => {
+        FloatKind::Double => {
             let f = src(fx, ins, name, ty, ftz)?;
             let ut = fx.tx.uint(64);
             (f, fx.tx.b.bitcast(ut, None, f)?)
@@ -442,13 +429,8 @@ pub(super) fn f64_source(
 }
 
 /// `.ftz`: a denormal (exponent field zero) becomes a zero of its sign.
-pub fn flush(fx: &mut FunctionCx, bits: Word, ty: &str) -> R<Word> {
-    let (n, exp, sign): (u16, u64, u64) = match ty {
-        "df" => (64, 0x7FF0_0000_0000_0000, 1 << 63),
-        "hf" => (16, 0x7C00, 0x8000),
-        "bf" => (16, 0x7F80, 0x8000),
-        _ => (32, 0x7F80_0000, 0x8000_0000),
-    };
+pub fn flush(fx: &mut FunctionCx, bits: Word, ty: FloatKind) -> R<Word> {
+    let (n, exp, sign) = (ty.bits(), ty.exponent_mask(), ty.sign_bit());
     let t = fx.tx.uint(n);
     let bt = fx.tx.bool_ty();
     let e = fx.tx.const_uint(n, exp);
@@ -461,8 +443,12 @@ pub fn flush(fx: &mut FunctionCx, bits: Word, ty: &str) -> R<Word> {
 }
 
 /// A floating-point source as a float value, flushed first with `.ftz`.
-pub(super) fn src(fx: &mut FunctionCx, ins: &Ins, name: Role, ty: &str, ftz: bool) -> R<Word> {
-    let fbits = if ty == "df" { 64 } else { 32 };
+pub(super) fn src(fx: &mut FunctionCx, ins: &Ins, name: Role, ty: FloatKind, ftz: bool) -> R<Word> {
+    // (the 16-bit formats are read as halves by their callers)
+    let fbits = match ty {
+        FloatKind::Double => 64,
+        FloatKind::Single | FloatKind::Half | FloatKind::BFloat => 32,
+    };
     let op = ins.opr(name)?;
     if !ftz {
         return fx.read_f(op, fbits);
@@ -485,7 +471,7 @@ pub(super) fn src(fx: &mut FunctionCx, ins: &Ins, name: Role, ty: &str, ftz: boo
 }
 
 /// `.hf`/`.bf` arithmetic: widen exactly, compute in f32, round once.
-fn half(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<bool> {
+fn half(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind, ftz: bool) -> R<bool> {
     let mut srcs = Vec::new();
     let mut bits = Vec::new();
     for name in [Role::Src0, Role::Src1, Role::Src2] {
@@ -574,12 +560,12 @@ fn two_sum(fx: &mut FunctionCx, ft: Word, a: Word, b: Word) -> R<(Word, Word)> {
 /// A nonzero product below 2^-134 (where f32 may round it) is less than
 /// half of bfloat16's smallest spacing 2^-133: the exact result is then `c`,
 /// or a zero of the product's sign when `c` is ±0.
-fn fmad16(fx: &mut FunctionCx, ty: &str, a: Word, b: Word, c: Word) -> R<Word> {
+fn fmad16(fx: &mut FunctionCx, ty: FloatKind, a: Word, b: Word, c: Word) -> R<Word> {
     let ft = fx.tx.float(32);
     let ut = fx.tx.uint(32);
     let bt = fx.tx.bool_ty();
     let one = f32c(fx, 0x3F80_0000)?;
-    let (sa, sc, back) = if ty == "bf" {
+    let (sa, sc, back) = if ty == FloatKind::BFloat {
         let p0 = fx.tx.b.f_mul(ft, None, a, b)?;
         let ap = fx.tx.glsl_op(ft, G::FAbs, &[p0])?;
         let inf = f32c(fx, 0x7F80_0000)?;
@@ -690,7 +676,7 @@ fn fmad32(fx: &mut FunctionCx, a: Word, b: Word, c: Word) -> R<Word> {
 /// for −1 < src0 < 0; TwoSum gives its error, and a negative error (the
 /// rounded difference is above the exact one) steps it one ulp down.
 /// Integral values and ±0 give +0; ±inf give the default NaN 0x7FC00000.
-fn frc(fx: &mut FunctionCx, ins: &Ins, ty: &str, ftz: bool) -> R<Word> {
+fn frc(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind, ftz: bool) -> R<Word> {
     let ft = fx.tx.float(32);
     let ut = fx.tx.uint(32);
     let bt = fx.tx.bool_ty();
@@ -762,12 +748,15 @@ fn min_max(fx: &mut FunctionCx, ins: &Ins, fbits: u16, a: Word, b: Word) -> R<Wo
 
 /// The NaN rules of [`min_max`] on 16-bit operands `a`, `b` (`hf` or `bf`
 /// bits): `v` unless the result is a NaN, then the first NaN, quieted.
-fn min_max_nan16(fx: &mut FunctionCx, ins: &Ins, ty: &str, a: Word, b: Word, v: Word) -> R<Word> {
-    let (inf, quiet) = if ty == "bf" {
-        (0x7F80, 0x0040)
-    } else {
-        (0x7C00, 0x0200)
-    };
+fn min_max_nan16(
+    fx: &mut FunctionCx,
+    ins: &Ins,
+    ty: FloatKind,
+    a: Word,
+    b: Word,
+    v: Word,
+) -> R<Word> {
+    let (inf, quiet) = (ty.exponent_mask(), ty.quiet_bit());
     let t = fx.tx.uint(16);
     let bt = fx.tx.bool_ty();
     let abs_mask = fx.tx.const_uint(16, 0x7FFF);

@@ -3,21 +3,21 @@
 //! bit-field ranges past the MSB) get their arguments clamped to the spec's
 //! meaning first.
 
-use super::{bits_of, Ins, R};
+use super::{Ins, R};
 use crate::ir::qualifier::Dir;
 use crate::ir::Opcode;
-use crate::ir::{Role, Type};
+use crate::ir::Role;
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
 
 pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let Some(ty) = ins.i.quals.ty.map(Type::text) else {
+    let Some(ty) = ins.i.quals.ty else {
         return Ok(false);
     };
-    if let Some((n, bits)) = crate::catalog::packed_shape(ty) {
-        return packed(fx, ins, n, bits);
+    if ty.lanes() > 1 {
+        return packed(fx, ins, ty.lanes(), ty.element_bits());
     }
-    let bits = bits_of(ty);
+    let bits = ty.bits();
     let t = fx.tx.uint(bits);
     let u32t = fx.tx.uint(32);
     let v = match ins.i.opcode {

@@ -2,7 +2,7 @@
 //! `.shared`, `.private` and generic addresses, scalar and vector;
 //! `ld.param`. Atomics are in `atomics.rs`.
 
-use super::{bits_of, Ins, R};
+use super::{Ins, R};
 use crate::ir::qualifier::Memorder;
 use crate::ir::*;
 use crate::spirv::function::{FunctionCx, Reg};
@@ -29,11 +29,7 @@ fn vector_reg(fx: &FunctionCx, op: &Operand) -> R<(Word, Ty)> {
 }
 
 pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let is_param = ins
-        .form
-        .quals
-        .first()
-        .is_some_and(|q| q.literal && q.name == "param");
+    let is_param = ins.i.quals.param;
     match ins.i.opcode {
         Opcode::Iatom => return super::atomics::iatom(fx, ins),
         Opcode::Fatom => return super::atomics::fatom(fx, ins),
@@ -44,7 +40,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     if ins.i.quals.memorder.is_some_and(|m| m != Memorder::Weak) {
         return super::atomics::ordered(fx, ins);
     }
-    let bits = bits_of(ins.i.quals.ty.map(Type::text).unwrap_or("32b"));
+    let bits = ins.i.quals.ty.map_or(32, Type::bits);
     let count = ins.i.quals.vec.unwrap_or(1);
     let (addr, mem) = if is_param {
         (

@@ -18,7 +18,6 @@ mod synchronization;
 
 use super::function::{FunctionCx, Reg};
 use super::TranslateError;
-use crate::catalog::{catalog, Form};
 pub use crate::ir::literal::f64_to_16;
 use crate::ir::Opcode;
 use crate::ir::*;
@@ -29,7 +28,6 @@ pub type R<T> = Result<T, TranslateError>;
 /// What one instruction sees while it is lowered.
 pub struct Ins<'a> {
     pub i: &'a PisaInst,
-    pub form: &'static Form,
     pub name: &'static str,
 }
 
@@ -53,10 +51,8 @@ impl Ins<'_> {
 /// Lowers one instruction (control flow other than `call` is the IR's
 /// terminators, emitted by `spirv::control`).
 pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
-    let form = &catalog().forms[i.form.form as usize];
     let ins = Ins {
         i,
-        form,
         name: i.opcode.name(),
     };
     // a 16-bit float literal of this instruction is in its format (the
@@ -178,6 +174,289 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
     }
 }
 
+/// How the SPIR-V back end treats one qualifier slot of an instruction.
+#[allow(dead_code)] // (read by the test; it is here so that the build fails first)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handling {
+    /// The slot is not written (or the form has none).
+    Absent,
+    /// The value changes the lowering, in the file named.
+    Lowered(&'static str),
+    /// Written, with no effect on the SPIR-V, for the reason given.
+    NoEffect(&'static str),
+}
+
+/// Every qualifier slot of the typed view ([`Quals`]), each named (no
+/// `..`), with how the SPIR-V back end handles its value; every qualifier
+/// enum matched without `_`, so a slot or value added to the catalog does
+/// not compile until it is placed here (after `ir/view.rs` is
+/// regenerated), and the test `every_catalog_qualifier_value_is_handled`
+/// fails for a value of the catalog that comes out [`Handling::Absent`].
+/// The lowerings read the same fields.
+#[allow(dead_code)] // (read by the test; it is here so that the build fails first)
+pub fn qualifier_handling(q: &Quals) -> [(&'static str, Handling); 31] {
+    use crate::ir::qualifier::*;
+    use Handling::{Absent, Lowered, NoEffect};
+    let Quals {
+        signedness,
+        ty,
+        output,
+        precision,
+        rndmode,
+        operation,
+        dir,
+        to,
+        to_space,
+        from,
+        from_space,
+        vec,
+        index,
+        addrspace,
+        cop,
+        op,
+        memorder,
+        memscope,
+        cc,
+        dsat,
+        ci,
+        co,
+        ftz,
+        fast,
+        nanp,
+        dynamic,
+        cond,
+        sg,
+        param,
+        workgroup,
+        start,
+    } = *q;
+    let flag = |set: bool, h: Handling| if set { h } else { Absent };
+    // a type: its width, lanes and float format (`ir::type_info`)
+    let typed = |t: Option<Type>| match t.map(|t| (t.float(), t.lanes())) {
+        None => Absent,
+        Some((Some(_), 1)) => Lowered("floating_point.rs, data_movement.rs, comparison.rs"),
+        Some((Some(_), _)) => Lowered("floating_point.rs (per lane)"),
+        Some((None, 1)) => Lowered("arithmetic.rs, logical.rs, data_movement.rs, memory.rs"),
+        Some((None, _)) => Lowered("arithmetic.rs, logical.rs (packed)"),
+    };
+    let space = |a: Option<Addrspace>| match a {
+        None => Absent,
+        Some(Addrspace::Global | Addrspace::Const) => Lowered("memory.rs: device memory"),
+        Some(Addrspace::Shared) => Lowered("memory.rs: workgroup memory"),
+        Some(Addrspace::Private) => Lowered("memory.rs: private memory"),
+        Some(Addrspace::Generic) => Lowered("memory.rs: generic addresses"),
+    };
+    [
+        (
+            "signedness",
+            match signedness {
+                None => Absent,
+                Some(Signedness::Ss | Signedness::Su | Signedness::Us | Signedness::Uu) => {
+                    Lowered("arithmetic.rs: dp4a")
+                }
+            },
+        ),
+        ("type", typed(ty)),
+        (
+            "output",
+            match output {
+                None => Absent,
+                Some(Output::Quo | Output::Rem) => Lowered("arithmetic.rs: division"),
+            },
+        ),
+        (
+            "precision",
+            match precision {
+                None => Absent,
+                Some(Precision::Full) => Lowered("arithmetic.rs, floating_point.rs: mul_full"),
+            },
+        ),
+        (
+            "rndmode",
+            match rndmode {
+                None => Absent,
+                Some(Rndmode::Re) => Lowered("the driver's rounding, or rounding.rs"),
+                Some(Rndmode::Rz | Rndmode::Ru | Rndmode::Rd | Rndmode::Rna) => {
+                    Lowered("rounding.rs")
+                }
+            },
+        ),
+        (
+            "operation",
+            operation.map_or(Absent, |_| Lowered("logical.rs: bfn's truth table")),
+        ),
+        (
+            "dir",
+            match dir {
+                None => Absent,
+                Some(Dir::L | Dir::R) => Lowered("logical.rs: shf"),
+            },
+        ),
+        ("to", typed(to)),
+        ("to_space", space(to_space)),
+        ("from", typed(from)),
+        ("from_space", space(from_space)),
+        (
+            "vec",
+            vec.map_or(Absent, |_| Lowered("memory.rs, data_movement.rs")),
+        ),
+        (
+            "index",
+            index.map_or(Absent, |_| Lowered("data_movement.rs")),
+        ),
+        ("addrspace", space(addrspace)),
+        (
+            "cop",
+            match cop {
+                None => Absent,
+                Some(Cop::Eq | Cop::Ne | Cop::Gt | Cop::Ge | Cop::Lt | Cop::Le) => {
+                    Lowered("comparison.rs")
+                }
+            },
+        ),
+        (
+            "op",
+            match op {
+                None => Absent,
+                Some(
+                    Op::Add
+                    | Op::Sub
+                    | Op::Smin
+                    | Op::Smax
+                    | Op::Umin
+                    | Op::Umax
+                    | Op::And
+                    | Op::Or
+                    | Op::Xor
+                    | Op::Xchg
+                    | Op::Cas
+                    | Op::Inc
+                    | Op::Dec
+                    | Op::Incwrap
+                    | Op::Decwrap
+                    | Op::Min
+                    | Op::Max,
+                ) => Lowered("atomics.rs, simt/exchange.rs"),
+                Some(Op::Sum | Op::Absmax | Op::Up | Op::Dn | Op::Idx) => {
+                    Lowered("simt/exchange.rs")
+                }
+            },
+        ),
+        (
+            "memorder",
+            match memorder {
+                None => Absent,
+                Some(Memorder::Weak) => Lowered("memory.rs: a plain access"),
+                Some(
+                    Memorder::Relaxed
+                    | Memorder::Acquire
+                    | Memorder::Release
+                    | Memorder::AcqRel
+                    | Memorder::SeqCst,
+                ) => Lowered("atomics.rs, synchronization.rs"),
+            },
+        ),
+        (
+            "memscope",
+            match memscope {
+                None => Absent,
+                Some(
+                    Memscope::Subgroup | Memscope::Workgroup | Memscope::Gpu | Memscope::System,
+                ) => Lowered("atomics.rs, synchronization.rs"),
+            },
+        ),
+        (
+            "cc",
+            match cc {
+                None => Absent,
+                Some(
+                    Cc::L1cL2cL3c
+                    | Cc::L1cL2cL3uc
+                    | Cc::L1cL2ucL3c
+                    | Cc::L1cL2ucL3uc
+                    | Cc::L1sL2cL3c
+                    | Cc::L1sL2cL3uc
+                    | Cc::L1sL2ucL3c
+                    | Cc::L1sL2ucL3uc
+                    | Cc::L1sL2ucL3wb
+                    | Cc::L1sL2wbL3uc
+                    | Cc::L1ucL2cL3c
+                    | Cc::L1ucL2cL3uc
+                    | Cc::L1ucL2ucL3c
+                    | Cc::L1ucL2ucL3uc
+                    | Cc::L1ucL2ucL3wb
+                    | Cc::L1ucL2wbL3uc
+                    | Cc::L1ucL2wbL3wb
+                    | Cc::L1wbL2ucL3uc
+                    | Cc::L1wbL2ucL3wb
+                    | Cc::L1wbL2wbL3uc
+                    | Cc::L1wtL2ucL3uc
+                    | Cc::L1wtL2ucL3wb
+                    | Cc::L1wtL2wbL3uc
+                    | Cc::L1wtL2wbL3wb
+                    | Cc::L2wb
+                    | Cc::L3wb
+                    | Cc::Ri
+                    | Cc::Uc,
+                ) => NoEffect(
+                    "a cache hint: Vulkan has none; every access is coherent as the spec requires",
+                ),
+            },
+        ),
+        (
+            "dsat",
+            flag(
+                dsat,
+                Lowered("arithmetic.rs, floating_point.rs, rounding.rs"),
+            ),
+        ),
+        (
+            "ci",
+            flag(ci, Lowered("arithmetic.rs: the carry-in operand")),
+        ),
+        (
+            "co",
+            flag(co, Lowered("arithmetic.rs: the carry-out operand")),
+        ),
+        ("ftz", flag(ftz, Lowered("floating_point.rs: flush"))),
+        (
+            "fast",
+            flag(
+                fast,
+                Lowered("floating_point.rs: correctly rounded, within every bound"),
+            ),
+        ),
+        (
+            "nanp",
+            flag(nanp, Lowered("floating_point.rs, simt/exchange.rs")),
+        ),
+        (
+            "dynamic",
+            flag(
+                dynamic,
+                Lowered("data_movement.rs: extract.dynamic, insert.dynamic"),
+            ),
+        ),
+        (
+            "cond",
+            flag(cond, Lowered("control_flow.rs, spirv::control")),
+        ),
+        ("sg", flag(sg, Lowered("simt/exchange.rs: shfl segments"))),
+        ("param", flag(param, Lowered("memory.rs: ld.param"))),
+        (
+            "workgroup",
+            flag(workgroup, Lowered("synchronization.rs: barrier.workgroup")),
+        ),
+        (
+            "start",
+            flag(
+                start,
+                NoEffect("lifetime.start marks a variable; SPIR-V needs nothing"),
+            ),
+        ),
+    ]
+}
+
 /// The value of a whole register (scalar or vector) or of one element, as
 /// a value of `ty` (arguments and return values).
 pub fn read_value(fx: &mut FunctionCx, op: &Operand, ty: Ty) -> R<Word> {
@@ -195,11 +474,6 @@ pub fn read_value(fx: &mut FunctionCx, op: &Operand, ty: Ty) -> R<Word> {
 /// The mnemonic as the catalog spells it (`fadd.ru.f`), for error messages.
 fn unsupported_what(ins: &Ins) -> String {
     ins.i.mnemonic_text()
-}
-
-/// Integer bit width of a type qualifier value (`32b`, `u8`, `f`, ...).
-pub fn bits_of(v: &str) -> u16 {
-    crate::catalog::value_bits(v).unwrap_or(32)
 }
 
 impl FunctionCx<'_, '_> {
@@ -396,5 +670,45 @@ impl FunctionCx<'_, '_> {
         let t = self.tx.uint(fbits);
         let bits = self.tx.b.bitcast(t, None, v)?;
         self.write(op, bits, fbits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{qualifier_handling, Handling};
+    use crate::catalog::catalog;
+    use crate::ir::{FormRef, Quals};
+
+    /// Walks every value of every qualifier slot of every catalog form: the
+    /// typed view keeps it, and [`qualifier_handling`] places it (the slot
+    /// of that name is not [`Handling::Absent`]); with nothing written,
+    /// every slot is absent.
+    #[test]
+    fn every_catalog_qualifier_value_is_handled() {
+        assert!(qualifier_handling(&Quals::default())
+            .iter()
+            .all(|(_, h)| *h == Handling::Absent));
+        let mut checked = 0;
+        for form in &catalog().forms {
+            for (s, slot) in form.quals.iter().enumerate() {
+                for (v, value) in slot.values.iter().enumerate() {
+                    let mut choice = vec![FormRef::ABSENT; form.quals.len()];
+                    choice[s] = v as u8;
+                    let view = Quals::of(form, &choice);
+                    let handled: Vec<_> = qualifier_handling(&view)
+                        .into_iter()
+                        .filter(|(_, h)| *h != Handling::Absent)
+                        .collect();
+                    assert_eq!(
+                        handled.len(),
+                        1,
+                        "the SPIR-V back end handles `.{value}` of `{}` as {handled:?}",
+                        form.syntax
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
     }
 }

@@ -25,6 +25,7 @@ use super::data_movement::f64_to_f16_bits;
 use super::float16::{f32_bits_to_bf16, half_to_f32};
 use super::R;
 use crate::ir::qualifier::Rndmode;
+use crate::ir::FloatKind;
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
 
@@ -37,13 +38,22 @@ pub enum Narrow {
 }
 
 impl Narrow {
-    pub fn of(ty: &str) -> Option<Narrow> {
-        Some(match ty {
-            "f" => Narrow::F32,
-            "hf" => Narrow::Hf,
-            "bf" => Narrow::Bf,
-            _ => return None,
-        })
+    /// The format narrower than f64, `None` for f64 itself.
+    pub fn of(kind: FloatKind) -> Option<Narrow> {
+        match kind {
+            FloatKind::Single => Some(Narrow::F32),
+            FloatKind::Half => Some(Narrow::Hf),
+            FloatKind::BFloat => Some(Narrow::Bf),
+            FloatKind::Double => None,
+        }
+    }
+    /// The float format.
+    pub fn kind(self) -> FloatKind {
+        match self {
+            Narrow::F32 => FloatKind::Single,
+            Narrow::Hf => FloatKind::Half,
+            Narrow::Bf => FloatKind::BFloat,
+        }
     }
     pub fn bits(self) -> u16 {
         if self == Narrow::F32 {
@@ -71,8 +81,8 @@ impl FunctionCx<'_, '_> {
                 let ft = self.tx.float(32);
                 self.tx.b.bitcast(ft, None, bits)?
             }
-            Narrow::Hf => half_to_f32(self, bits, "hf")?,
-            Narrow::Bf => half_to_f32(self, bits, "bf")?,
+            Narrow::Hf => half_to_f32(self, bits, FloatKind::Half)?,
+            Narrow::Bf => half_to_f32(self, bits, FloatKind::BFloat)?,
         };
         Ok(self.tx.b.f_convert(dt, None, f)?)
     }
@@ -297,7 +307,7 @@ impl FunctionCx<'_, '_> {
             Rndmode::Rz => self.tx.b.constant_false(bt),
             Rndmode::Ru => self.tx.b.logical_not(bt, None, negative)?,
             Rndmode::Rd => negative,
-            _ => self.tx.b.constant_true(bt),
+            Rndmode::Re | Rndmode::Rna => self.tx.b.constant_true(bt),
         };
         let not_keeps = self.tx.b.logical_not(bt, None, keeps_inf)?;
         let to_max = self.tx.b.logical_and(bt, None, overflow, not_keeps)?;
@@ -336,18 +346,14 @@ impl FunctionCx<'_, '_> {
     /// The NaN `raw` (an encoding of `from`, `from_bits` wide) converted to
     /// `to`: its sign, the top of its payload, quieted (the float core's
     /// rule; drivers may return another NaN).
-    fn nan_narrow(&mut self, raw: Word, from: &str, from_bits: u16, to: Narrow) -> R<Word> {
-        let frac_from: u32 = match from {
-            "df" => 52,
-            "hf" => 10,
-            "bf" => 7,
-            _ => 23,
-        };
-        let (frac_to, inf, quiet): (u32, u64, u64) = match to {
-            Narrow::F32 => (23, 0x7F80_0000, 0x0040_0000),
-            Narrow::Hf => (10, 0x7C00, 0x0200),
-            Narrow::Bf => (7, 0x7F80, 0x0040),
-        };
+    fn nan_narrow(&mut self, raw: Word, from: FloatKind, from_bits: u16, to: Narrow) -> R<Word> {
+        let frac_from = from.fraction_bits();
+        let to_kind = to.kind();
+        let (frac_to, inf, quiet) = (
+            to_kind.fraction_bits(),
+            to_kind.exponent_mask(),
+            to_kind.quiet_bit(),
+        );
         let t = self.tx.uint(from_bits);
         let n = to.bits();
         let sign_sh = self.tx.const_uint(from_bits, from_bits as u64 - 1);
@@ -389,11 +395,7 @@ impl FunctionCx<'_, '_> {
             bits = self.tx.b.select(t, None, is_nan, nan, bits)?;
         }
         if dsat {
-            let inf = match to {
-                Narrow::F32 => 0x7F80_0000,
-                Narrow::Hf => 0x7C00,
-                Narrow::Bf => 0x7F80,
-            };
+            let inf = to.kind().exponent_mask();
             let abs_mask = self.tx.const_uint(n, (1 << (n - 1)) - 1);
             let mag = self.tx.b.bitwise_and(t, None, bits, abs_mask)?;
             let inf_c = self.tx.const_uint(n, inf);
@@ -404,12 +406,7 @@ impl FunctionCx<'_, '_> {
             bits = self.tx.b.select(t, None, is_inf, max, bits)?;
         }
         if ftz {
-            let ty = match to {
-                Narrow::F32 => "f",
-                Narrow::Hf => "hf",
-                Narrow::Bf => "bf",
-            };
-            bits = super::floating_point::flush(self, bits, ty)?;
+            bits = super::floating_point::flush(self, bits, to.kind())?;
         }
         Ok(bits)
     }
@@ -420,13 +417,16 @@ impl FunctionCx<'_, '_> {
     pub fn ftrunc_rounded(
         &mut self,
         raw: Word,
-        from: &str,
+        from: FloatKind,
         to: Narrow,
         mode: Rndmode,
         ftz: bool,
         dsat: bool,
     ) -> R<Word> {
-        let fb = if from == "df" { 64 } else { 32 };
+        let fb = match from {
+            FloatKind::Double => 64,
+            FloatKind::Single | FloatKind::Half | FloatKind::BFloat => 32,
+        };
         let raw = self.opaque(raw, fb)?;
         let raw = super::floating_point::flush(self, raw, from)?;
         let dt = self.tx.float(64);
@@ -823,7 +823,7 @@ impl FunctionCx<'_, '_> {
             Rndmode::Rz => self.tx.b.constant_false(bt),
             Rndmode::Ru => self.tx.b.logical_not(bt, None, negative)?,
             Rndmode::Rd => negative,
-            _ => self.tx.b.constant_true(bt),
+            Rndmode::Re | Rndmode::Rna => self.tx.b.constant_true(bt),
         };
         let inf = self.f64c(f64::INFINITY)?;
         let max = self.f64c(f64::MAX)?;
@@ -879,12 +879,14 @@ impl FunctionCx<'_, '_> {
             Rndmode::Rz => self.tx.b.constant_false(bt),
             Rndmode::Ru => self.tx.b.logical_not(bt, None, negative)?,
             Rndmode::Rd => negative,
-            _ => self.tx.b.constant_false(bt),
+            Rndmode::Re | Rndmode::Rna => self.tx.b.constant_false(bt),
         };
         let n = match mode {
             Rndmode::Rna => nearest,
             Rndmode::Re => nearest_even,
-            _ => self.tx.b.select(dt, None, grows, up, down)?,
+            Rndmode::Rz | Rndmode::Ru | Rndmode::Rd => {
+                self.tx.b.select(dt, None, grows, up, down)?
+            }
         };
         // deep: 0 or one unit
         let unit = self.tx.b.select(dt, None, grows, onef, zero_f)?;

@@ -10,7 +10,9 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let mem_sem = |space: Option<Addrspace>| match space {
         Some(Addrspace::Shared) => MemorySemantics::WORKGROUP_MEMORY,
         Some(Addrspace::Global) => MemorySemantics::UNIFORM_MEMORY,
-        _ => MemorySemantics::WORKGROUP_MEMORY | MemorySemantics::UNIFORM_MEMORY,
+        Some(Addrspace::Generic | Addrspace::Private | Addrspace::Const) | None => {
+            MemorySemantics::WORKGROUP_MEMORY | MemorySemantics::UNIFORM_MEMORY
+        }
     };
     match ins.i.opcode {
         Opcode::BarrierWorkgroup => {

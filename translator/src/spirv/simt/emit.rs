@@ -252,7 +252,6 @@ impl SimtEmitter {
         }
         let ins = Ins {
             i,
-            form: i.catalog_form(),
             name: i.opcode.name(),
         };
         let r = if is_cross_lane(i) {

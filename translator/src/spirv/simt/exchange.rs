@@ -15,7 +15,7 @@ use super::guarded;
 use crate::ir::qualifier::Op;
 use crate::ir::Opcode;
 use crate::ir::Qualifier;
-use crate::ir::{Role, Type};
+use crate::ir::{FloatKind, Role, Type};
 use crate::spirv::function::FunctionCx;
 use crate::spirv::lower::{Ins, R};
 use crate::spirv::TranslateError;
@@ -417,7 +417,25 @@ fn shfl(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
             let o = fx.tx.b.bitwise_and(u32t, None, offset, not_seg)?;
             fx.tx.b.bitwise_or(u32t, None, low, o)?
         }
-        other => return Err(TranslateError::Internal(format!("shfl.{}", other.text()))),
+        // values of `.op` that belong to other instructions
+        other @ (Op::Absmax
+        | Op::Add
+        | Op::And
+        | Op::Cas
+        | Op::Dec
+        | Op::Decwrap
+        | Op::Inc
+        | Op::Incwrap
+        | Op::Max
+        | Op::Min
+        | Op::Or
+        | Op::Smax
+        | Op::Smin
+        | Op::Sub
+        | Op::Sum
+        | Op::Umax
+        | Op::Umin
+        | Op::Xchg) => return Err(TranslateError::Internal(format!("shfl.{}", other.text()))),
     };
     // `up` goes below lane 0 as a negative number: compare signed
     let in_bounds = if op == Op::Up {
@@ -459,7 +477,7 @@ fn fold(
 fn ired(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
     let u32t = fx.tx.uint(32);
     let bt = fx.tx.bool_ty();
-    let bits = crate::spirv::lower::bits_of(ins.i.quals.ty.map(Type::text).unwrap_or("32b"));
+    let bits = ins.i.quals.ty.map_or(32, Type::bits);
     let op = ins
         .i
         .quals
@@ -481,7 +499,20 @@ fn ired(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
         Op::And | Op::Umin => all,
         Op::Smin => sign - 1,
         Op::Smax => sign,
-        other => return Err(TranslateError::Internal(format!("ired.{}", other.text()))),
+        // values of `.op` that belong to other instructions
+        other @ (Op::Add
+        | Op::Cas
+        | Op::Dec
+        | Op::Decwrap
+        | Op::Dn
+        | Op::Idx
+        | Op::Inc
+        | Op::Incwrap
+        | Op::Max
+        | Op::Min
+        | Op::Sub
+        | Op::Up
+        | Op::Xchg) => return Err(TranslateError::Internal(format!("ired.{}", other.text()))),
     };
     let init = fx.tx.const_u32(identity);
     let r = fold(fx, &lanes, part, init, |fx, acc, x| {
@@ -553,28 +584,17 @@ struct FloatBits {
     quiet_bit: u32,
 }
 
-fn float_bits(ty: &str) -> Option<FloatBits> {
-    Some(match ty {
-        "f" => FloatBits {
-            bits: 32,
-            sign: 0x8000_0000,
-            inf: 0x7F80_0000,
-            quiet_bit: 0x0040_0000,
-        },
-        "hf" | "hfx2" => FloatBits {
-            bits: 16,
-            sign: 0x8000,
-            inf: 0x7C00,
-            quiet_bit: 0x0200,
-        },
-        "bf" | "bfx2" => FloatBits {
-            bits: 16,
-            sign: 0x8000,
-            inf: 0x7F80,
-            quiet_bit: 0x0040,
-        },
-        _ => return None,
-    })
+/// The layout of `kind`, `None` for `.df` (not a type of `fred`).
+fn float_bits(kind: FloatKind) -> Option<FloatBits> {
+    match kind {
+        FloatKind::Single | FloatKind::Half | FloatKind::BFloat => Some(FloatBits {
+            bits: kind.bits(),
+            sign: kind.sign_bit() as u32,
+            inf: kind.exponent_mask() as u32,
+            quiet_bit: kind.quiet_bit() as u32,
+        }),
+        FloatKind::Double => None,
+    }
 }
 
 /// `fred` (18 §7.1): min, max or absmax of one element per lane (the
@@ -666,14 +686,17 @@ fn fred_element(
 fn fred(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
     let u32t = fx.tx.uint(32);
     let bt = fx.tx.bool_ty();
-    let ty = ins.i.quals.ty.map(Type::text).unwrap_or("f");
-    let fb = float_bits(ty).ok_or_else(|| TranslateError::Internal(format!("fred on `.{ty}`")))?;
+    let ty = ins.i.quals.ty.unwrap_or(Type::F);
+    let fb = ty
+        .float()
+        .and_then(float_bits)
+        .ok_or_else(|| TranslateError::Internal(format!("fred on `{ty:?}`")))?;
     let op = ins
         .i
         .quals
         .op
         .ok_or_else(|| TranslateError::Internal("fred without its operation".into()))?;
-    let packed = ty.ends_with("x2");
+    let packed = ty.lanes() > 1;
     let src0 = ins.opr(Role::Src0)?;
     let word = if packed {
         let e = fx.read_packed(src0, 2, 16)?;
