@@ -6,13 +6,13 @@
 //! become addresses (the data block's base is known when a module is loaded).
 
 use crate::float::{FloatTy, Round};
+use pisa_translator::abi::{function_address, Layout, MODULE_SCOPE};
 use pisa_translator::catalog::{self, catalog};
 use pisa_translator::ir::qualifier::{Addrspace, Cop, Memorder, Op as AtomOp};
 use pisa_translator::ir::{
     self, AddrBase, AddrOffset, Block, FuncKind, Function, Inst, Opcode, Operand, PisaInst,
     Program, Qualifier, RegKind, Terminator,
 };
-use pisa_translator::spirv::layout::{function_address, Layout, MODULE_SCOPE};
 
 /// A type qualifier value (`.32b`, `.s16`, `.hf`, `.16bx2`, `.v4` widths).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -6,8 +6,8 @@ use crate::decode::{decode, Decoded};
 use crate::exec::NdInfo;
 use crate::group::{Clock, GroupError, GroupRun};
 use crate::memory::{try_copy, try_zeroed, DeviceMemory};
+use pisa_translator::abi::{self, Layout};
 use pisa_translator::ir::{self, Space};
-use pisa_translator::spirv::layout::{self, Layout};
 use pisa_vk_runtime::{
     resolve_launch, BufferId, Device, DeviceInfo, DeviceKind, Features, GlobalInfo, KernelInfo,
     Launch, LaunchTiming, ProgramId, Result, RuntimeError,
@@ -104,15 +104,14 @@ impl CpuDevice {
         }
         // the ABI's per-work-item limit, as on Vulkan (docs/abi.md, "Arenas")
         let private = pisa_translator::ir::Space::Private;
-        if let Some((v, bytes, limit)) = layout::arena_limit(program, private) {
+        if let Some((v, bytes, limit)) = abi::arena_limit(program, private) {
             return Err(RuntimeError::Unsupported(format!(
                 "{}: {}",
                 program.source.describe(v.span),
-                layout::arena_limit_message(private, bytes, limit)
+                abi::arena_limit_message(private, bytes, limit)
             )));
         }
-        let layout =
-            layout::layout(program).map_err(pisa_translator::spirv::TranslateError::from)?;
+        let layout = abi::layout(program).map_err(pisa_translator::spirv::TranslateError::from)?;
         let data_base = self.alloc(layout.data_bytes, "the module's data block")?;
         if let Some(block) = self.memory.allocation_mut(data_base) {
             layout.write_data_block(data_base, block);

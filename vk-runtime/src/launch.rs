@@ -486,8 +486,8 @@ impl Runtime {
             }
             for (r, pipeline) in regions {
                 // the block the translator declares (spirv::PUSH_MEMBERS)
-                use pisa_translator::spirv::Push;
-                let mut pc = [0u8; pisa_translator::spirv::PUSH_BYTES as usize];
+                use pisa_translator::abi::Push;
+                let mut pc = [0u8; pisa_translator::abi::PUSH_BYTES as usize];
                 let mut put = |m: Push, bytes: &[u8]| {
                     let at = m.offset() as usize;
                     pc[at..at + bytes.len()].copy_from_slice(bytes)
@@ -907,7 +907,7 @@ impl Runtime {
         slot.printf_of = Vec::new();
         slot.check_of = Vec::new();
         let cmd = slot.cmd;
-        let pc = [0u8; pisa_translator::spirv::PUSH_BYTES as usize];
+        let pc = [0u8; pisa_translator::abi::PUSH_BYTES as usize];
         let d = &self.device;
         // SAFETY: as in `record`: `cmd` is the slot's command buffer from
         // `self.cmd_pool` (RESET_COMMAND_BUFFER), not pending (the slot is new

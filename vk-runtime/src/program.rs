@@ -5,7 +5,7 @@
 use crate::error::VkContext;
 use crate::{BufferId, Result, Runtime, RuntimeError};
 use ash::vk;
-use pisa_translator::spirv::layout::{Layout, ParamSlot};
+use pisa_translator::abi::{Layout, ParamSlot};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -111,7 +111,7 @@ pub const MAX_INLINED_INSTRUCTIONS: u64 = 2_000_000;
 /// `.private` arena's [`MAX_PRIVATE_BYTES`]: the translator's own words per
 /// invocation (sub-group parity flags, checked mode's sink and table).
 ///
-/// [`MAX_PRIVATE_BYTES`]: pisa_translator::spirv::layout::MAX_PRIVATE_BYTES
+/// [`MAX_PRIVATE_BYTES`]: pisa_translator::abi::MAX_PRIVATE_BYTES
 pub const PRIVATE_ALLOWANCE: u64 = 1024;
 
 fn check_inlined_size(inlined: u64) -> Result<()> {
@@ -152,7 +152,7 @@ pub(crate) fn module_processed(words: &[u32]) -> Vec<String> {
 }
 
 /// The kernel descriptions a module written by `pisa spirv` carries.
-fn kernel_descriptions(words: &[u32]) -> Vec<pisa_translator::spirv::layout::KernelLayout> {
+fn kernel_descriptions(words: &[u32]) -> Vec<pisa_translator::abi::KernelLayout> {
     module_processed(words)
         .iter()
         .filter_map(|s| pisa_translator::spirv::kernel_info::parse(s))
@@ -187,7 +187,7 @@ const STORAGE_PUSH_CONSTANT: u32 = 9;
 /// chain into a `PushConstant` variable whose first index is that member,
 /// or by loading or copying the whole block.
 fn reads_data_and_printf(words: &[u32]) -> (bool, bool) {
-    use pisa_translator::spirv::Push;
+    use pisa_translator::abi::Push;
     let mut blocks = std::collections::HashSet::new();
     let mut constants = HashMap::new();
     for (op, ops) in instructions(words) {
@@ -404,7 +404,7 @@ impl Runtime {
     /// exchange, the lock words of emulated atomics, checked mode's sinks)
     /// counts too.
     fn check_memory(&self, words: &[u32], layout: Option<&Layout>) -> Result<()> {
-        use pisa_translator::spirv::layout::MAX_PRIVATE_BYTES;
+        use pisa_translator::abi::MAX_PRIVATE_BYTES;
         let (workgroup, private) = declared_memory(words);
         let limit = self.info.max_shared_bytes as u64;
         if workgroup > limit {
@@ -456,7 +456,7 @@ impl Runtime {
         let range = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
             .offset(0)
-            .size(pisa_translator::spirv::PUSH_BYTES)];
+            .size(pisa_translator::abi::PUSH_BYTES)];
         let info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&range);
         // SAFETY: one push-constant range, COMPUTE, 0..PUSH_BYTES (a multiple
         // of 4 within the 128 bytes every device supports), on a live device.

@@ -16,7 +16,8 @@ mod control;
 mod entry;
 mod function;
 pub mod kernel_info;
-pub mod layout;
+// the memory layout is the ABI's, below every back end
+use crate::abi as layout;
 mod lower;
 mod memory;
 mod simt;

@@ -29,7 +29,9 @@
 //! of a loop that contains one; functions without sync points are emitted
 //! as before.
 
-pub mod analysis;
+/// Which functions run in SIMT mode and which instructions are sync points:
+/// an analysis of the IR.
+pub use crate::ir::analysis::subgroups as analysis;
 mod emit;
 pub mod exchange;
 
