@@ -3,60 +3,11 @@
 //! block holding `.global`/`.const` variables with relocations applied.
 
 use crate::error::VkContext;
-use crate::{BufferId, Result, Runtime, RuntimeError};
+use crate::features::FeaturesExt;
+use crate::{BufferId, GlobalInfo, KernelInfo, ProgramId, Result, Runtime, RuntimeError};
 use ash::vk;
-use pisa_translator::abi::{Layout, ParamSlot};
+use pisa_translator::abi::Layout;
 use std::collections::HashMap;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ProgramId(pub(crate) usize);
-
-impl ProgramId {
-    /// A handle from another device's numbering (`pisa-interp`).
-    pub fn from_index(i: usize) -> ProgramId {
-        ProgramId(i)
-    }
-    pub fn index(self) -> usize {
-        self.0
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct KernelInfo {
-    pub name: String,
-    /// `None` for raw SPIR-V, whose parameters are packed from the arguments.
-    pub params: Option<Vec<ParamSlot>>,
-    pub param_bytes: u32,
-    pub reqd_work_group_size: Option<[u32; 3]>,
-    /// The most work-items a work-group of this kernel may have, besides
-    /// the device's limit (kernels with emulated sub-groups).
-    pub max_work_group_items: Option<u32>,
-}
-
-#[derive(Debug, Clone)]
-pub struct GlobalInfo {
-    pub name: String,
-    /// The name the host uses: `.host_access("NAME")`, or the variable's own
-    /// name when exported.
-    pub host_name: Option<String>,
-    pub offset: u64,
-    pub size: u64,
-}
-
-impl GlobalInfo {
-    /// The data-block variables of a module's layout (docs/abi.md).
-    pub fn of_layout(l: &Layout) -> Vec<GlobalInfo> {
-        l.data
-            .iter()
-            .map(|v| GlobalInfo {
-                name: v.name.clone(),
-                host_name: v.host_name.clone(),
-                offset: v.offset,
-                size: v.size,
-            })
-            .collect()
-    }
-}
 
 pub(crate) struct Program {
     pub shader: vk::ShaderModule,
@@ -323,7 +274,7 @@ fn entry_points(words: &[u32]) -> Result<Vec<String>> {
 impl Runtime {
     /// Translates and loads a validated PISA module.
     pub fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId> {
-        let mut options = self.device_info().translate_options();
+        let mut options = crate::translate_options(self.device_info());
         options.checked_memory = self.checked_memory;
         if !options.fma_f32_via_f64 {
             // fmad.f needs the device's Fma to round once (fma_probe.rs)
@@ -347,7 +298,7 @@ impl Runtime {
             })
             .collect();
         let id = self.load_spirv_with_layout(&spv.words, Some(layout))?;
-        if let Some(Some(p)) = self.programs.get_mut(id.0) {
+        if let Some(Some(p)) = self.programs.get_mut(id.index()) {
             p.check_sites = sites;
         }
         Ok(id)
@@ -516,12 +467,12 @@ impl Runtime {
                     .collect()
             }),
         }));
-        Ok(ProgramId(self.programs.len() - 1))
+        Ok(ProgramId::from_index(self.programs.len() - 1))
     }
 
     pub(crate) fn program(&self, id: ProgramId) -> Result<&Program> {
         self.programs
-            .get(id.0)
+            .get(id.index())
             .and_then(|p| p.as_ref())
             .ok_or_else(|| RuntimeError::BadArgument("the module was unloaded".into()))
     }
@@ -538,7 +489,7 @@ impl Runtime {
             self.poisoned = true;
             return;
         }
-        if let Some(p) = self.programs.get_mut(id.0).and_then(|p| p.take()) {
+        if let Some(p) = self.programs.get_mut(id.index()).and_then(|p| p.take()) {
             p.destroy(self);
         }
     }
@@ -617,7 +568,7 @@ impl Runtime {
         }
         .map_err(|(_, e)| e)
         .vk("vkCreateComputePipelines")?[0];
-        if let Some(Some(p)) = self.programs.get_mut(id.0) {
+        if let Some(Some(p)) = self.programs.get_mut(id.index()) {
             p.pipelines.insert((kernel, local, check_depth), pl);
         }
         Ok(pl)
