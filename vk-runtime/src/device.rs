@@ -13,6 +13,29 @@ use std::time::Duration;
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
+/// A module translated for a device before a runtime is made on it
+/// ([`translate_for`]), with the options it was translated with.
+pub struct Translation {
+    pub spirv: pisa_translator::spirv::Spirv,
+    pub options: pisa_translator::spirv::Options,
+}
+
+/// Translates `module` as a runtime on the device `info` would, in checked
+/// mode or not (but for what only a running device can tell, probed at
+/// [`Runtime::load_pretranslated`]): what the program needs of the device,
+/// to make the runtime with ([`RuntimeOptions::only_for`]), and the
+/// translation that the runtime then loads.
+pub fn translate_for(
+    module: &pisa_translator::Module,
+    info: &DeviceInfo,
+    checked: bool,
+) -> Result<Translation> {
+    let mut options = translate_options(info);
+    options.checked_memory = checked;
+    let spirv = pisa_translator::spirv::translate_with(module, &options)?;
+    Ok(Translation { spirv, options })
+}
+
 /// How modules are translated for a device: the driver workarounds it
 /// needs (docs/abi.md) and the exact `fmad.f` where it has 64-bit floats and
 /// integers. `PISA_SPIRV_OPTIONS=unroll,loop-cap,relaxed,opaque,opaque-push,
@@ -301,6 +324,13 @@ pub fn default_device(devs: &[DeviceInfo]) -> Result<usize> {
 
 fn pick(devs: &[(vk::PhysicalDevice, DeviceInfo)], sel: Option<&str>) -> Result<usize> {
     pick_info(&devs.iter().map(|(_, d)| d).collect::<Vec<_>>(), sel)
+}
+
+/// The device a runtime with `device: sel` would take, as a position in
+/// `devs` (`None`: `PISA_DEVICE`, else the best kind).
+pub fn select_device(devs: &[DeviceInfo], sel: Option<&str>) -> Result<usize> {
+    let env = std::env::var("PISA_DEVICE").ok();
+    pick_info(&devs.iter().collect::<Vec<_>>(), sel.or(env.as_deref()))
 }
 
 /// Picks by index or name substring; else discrete, integrated, virtual, CPU.

@@ -17,7 +17,10 @@ mod program;
 pub mod spirv_val;
 pub mod values;
 
-pub use device::{default_device, list_devices, translate_options, Runtime, RuntimeOptions};
+pub use device::{
+    default_device, list_devices, select_device, translate_for, translate_options, Runtime,
+    RuntimeOptions, Translation,
+};
 pub use launch::Pending;
 // the device contract (`pisa-device`), which the runtime implements: under
 // its old paths too

@@ -272,15 +272,51 @@ fn entry_points(words: &[u32]) -> Result<Vec<String>> {
 }
 
 impl Runtime {
-    /// Translates and loads a validated PISA module.
-    pub fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId> {
+    /// How this runtime translates modules for its device: the device's
+    /// options ([`crate::translate_options`]), checked mode, and whether the
+    /// device's Fma rounds once (probed on the device when it matters).
+    fn load_options(&mut self) -> Result<pisa_translator::spirv::Options> {
         let mut options = crate::translate_options(self.device_info());
         options.checked_memory = self.checked_memory;
         if !options.fma_f32_via_f64 {
             // fmad.f needs the device's Fma to round once (fma_probe.rs)
             options.fma_f32_native_fused = self.fused_fma()?;
         }
+        Ok(options)
+    }
+
+    /// Translates and loads a validated PISA module.
+    pub fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId> {
+        let options = self.load_options()?;
         let spv = pisa_translator::spirv::translate_with(module, &options)?;
+        self.load_module_translated(module, spv)
+    }
+
+    /// Loads `module`, given its translation `t` made before this runtime
+    /// existed ([`crate::translate_for`], to learn which features the
+    /// runtime enables): `t` is used as it is when it was made with this
+    /// runtime's options, and the module is translated again only when not
+    /// (a device whose Fma the runtime had to probe). So a module is
+    /// translated once per launch of `pisa run` or `pisa.load`.
+    pub fn load_pretranslated(
+        &mut self,
+        module: &pisa_translator::Module,
+        t: crate::Translation,
+    ) -> Result<ProgramId> {
+        let options = self.load_options()?;
+        let spv = if t.options == options {
+            t.spirv
+        } else {
+            pisa_translator::spirv::translate_with(module, &options)?
+        };
+        self.load_module_translated(module, spv)
+    }
+
+    fn load_module_translated(
+        &mut self,
+        module: &pisa_translator::Module,
+        spv: pisa_translator::spirv::Spirv,
+    ) -> Result<ProgramId> {
         check_inlined_size(spv.layout.inlined_instructions)?;
         let layout = spv.layout.clone();
         // the instructions checked mode reports, as the reference device

@@ -92,7 +92,7 @@ impl Spirv {
 
 /// How to translate. The default suits any driver: loops report a driver's
 /// loop cap (docs/abi.md) but are not unrolled.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     /// Unroll small innermost loops (`ir::unroll`), for drivers that end
     /// loops after a fixed number of iterations (Mesa's llvmpipe).
