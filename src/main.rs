@@ -526,7 +526,7 @@ fn check_program(
 /// offset in the argument block) and required work-group size.
 fn print_kernels(m: &pisa_translator::Module, json: bool) -> Result<()> {
     use pisa_translator::diag::json_str;
-    let layout = pisa_translator::spirv::layout::layout(&pisa_translator::ir::build(m))?;
+    let layout = pisa_translator::abi::layout(&pisa_translator::ir::build(m))?;
     for k in &layout.kernels {
         if json {
             let params: Vec<String> = k

@@ -1,9 +1,8 @@
 //! `pisa run` and `pisa devices`: a thin layer over `pisa-vk-runtime`.
 
 use anyhow::{anyhow, bail, Context, Result};
-use pisa_interp::CpuDevice;
 use pisa_vk_runtime::values::{self, ArgSpec as Arg, Ty};
-use pisa_vk_runtime::{BufferId, Device, Launch, NdRange, ProgramId, Runtime, RuntimeOptions};
+use pisa_vk_runtime::{BufferId, Device, Launch, NdRange, ProgramId};
 use std::time::{Duration, Instant};
 
 // Options whose values may start with `-` (a negative number, a name) take
@@ -142,24 +141,9 @@ static CRASH_EXPLAINED: std::sync::atomic::AtomicBool = std::sync::atomic::Atomi
 /// driver's at its first dispatch), for the crash explanation.
 static KERNEL_RUNNING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Whether a device choice names the reference interpreter: `cpu`, or the
-/// index `pisa devices` gives it, after the `vulkan_count` Vulkan devices
-/// (`None`: not known yet, enumerated here when the choice is an index).
-pub fn is_cpu_choice(choice: Option<&str>, vulkan_count: Option<usize>) -> bool {
-    match choice {
-        Some(c) if c.eq_ignore_ascii_case("cpu") => true,
-        // (parsed as the Vulkan runtime parses indices)
-        Some(c) => c.parse::<usize>().is_ok_and(|i| {
-            i == vulkan_count
-                .unwrap_or_else(|| pisa_vk_runtime::list_devices().map_or(0, |devs| devs.len()))
-        }),
-        None => false,
-    }
-}
-
-/// Opens the chosen device and loads the program on it: the cpu device, or
-/// a Vulkan device (the cpu device when none can be found and none was
-/// named).
+/// Opens the chosen device and loads the program on it (`pisa_select`: the
+/// cpu device, or a Vulkan device; the cpu device when none can be found and
+/// none was named).
 fn open_device(
     a: &RunArgs,
     what: &str,
@@ -167,75 +151,40 @@ fn open_device(
     words: Option<Vec<u32>>,
     timeout: Duration,
 ) -> Result<(Box<dyn Device>, ProgramId)> {
-    let choice = a
-        .device
-        .clone()
-        .or_else(|| std::env::var("PISA_DEVICE").ok().filter(|v| !v.is_empty()));
-    let cpu = |module: &pisa_translator::Module| -> Result<(Box<dyn Device>, ProgramId)> {
-        let mut d = CpuDevice::new();
-        d.set_timeout(timeout);
-        let prog = d
-            .load(module)
-            .with_context(|| format!("cannot load {what}"))?;
-        Ok((Box::new(d), prog))
-    };
-    if is_cpu_choice(choice.as_deref(), None) {
-        return match module {
-            Some(m) => cpu(m),
-            None => bail!("the cpu device runs PISA programs, not SPIR-V modules"),
-        };
-    }
-    // translate first: the device then enables only what the module needs
-    let words = match (module, words) {
-        (Some(m), _) => {
-            pisa_translator::spirv::translate(m)
-                .with_context(|| format!("cannot translate {what}"))?
-                .words
-        }
-        (None, Some(w)) => w,
+    let program = match (module, &words) {
+        (Some(m), _) => pisa_select::Program::Pisa(m),
+        (None, Some(w)) => pisa_select::Program::Spirv(w),
         _ => bail!("nothing to run"),
     };
-    explain_crashes();
-    let rt = Runtime::new(RuntimeOptions {
-        device: choice.clone(),
-        timeout,
-        timestamps: a.time || a.json,
-        only_for: Some(vec![words.clone()]),
-        checked_memory: a.check,
-        // the exact `fmad.f` goes through f64 where the device has it
-        optional: pisa_vk_runtime::Features {
-            float64: true,
-            int64: true,
-            ..Default::default()
-        },
-        ..Default::default()
-    });
-    let mut rt = match (rt, module, &choice) {
-        (Ok(rt), _, _) => rt,
-        // no Vulkan at all, and no device named: the reference device runs it
-        (
-            Err(
-                e @ (pisa_vk_runtime::RuntimeError::NoLoader(_)
-                | pisa_vk_runtime::RuntimeError::NoDevice),
-            ),
-            Some(m),
-            None,
-        ) => {
-            eprintln!(
-                "note: {e}\nnote: running on the cpu device (the reference interpreter) instead"
-            );
-            return cpu(m);
-        }
-        (Err(e), _, _) => return Err(e).context("cannot start the Vulkan runtime"),
-    };
-    // translated again for the device, with the workarounds its driver
-    // needs (the features are the same)
-    let prog = match module {
-        Some(m) => rt.load(m),
-        None => rt.load_spirv(&words),
+    let choice = pisa_select::selector(a.device.as_deref());
+    if !pisa_select::is_cpu(choice.as_deref(), None) {
+        explain_crashes();
     }
-    .with_context(|| format!("cannot load {what}"))?;
-    Ok((Box::new(rt), prog))
+    let opened = pisa_select::open_device(
+        program,
+        &pisa_select::OpenOptions {
+            device: a.device.clone(),
+            validation: None,
+            timeout,
+            timestamps: a.time || a.json,
+            checked_memory: a.check,
+        },
+    );
+    use pisa_select::OpenError;
+    match opened {
+        Ok(o) => {
+            if let Some(e) = o.fell_back {
+                eprintln!(
+                    "note: {e}\nnote: running on the cpu device (the reference interpreter) instead"
+                );
+            }
+            Ok((o.dev.into_box(), o.prog))
+        }
+        Err(e @ OpenError::SpirvOnCpu) => Err(e.into()),
+        Err(OpenError::Translate(e)) => Err(e).with_context(|| format!("cannot translate {what}")),
+        Err(OpenError::Start(e)) => Err(e).context("cannot start the Vulkan runtime"),
+        Err(OpenError::Load(e)) => Err(e).with_context(|| format!("cannot load {what}")),
+    }
 }
 
 pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
@@ -541,8 +490,8 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
         }
     };
     // PISA_DEVICE naming no device is not an error here: nothing is default
-    let env = std::env::var("PISA_DEVICE").ok().filter(|v| !v.is_empty());
-    let default = if is_cpu_choice(env.as_deref(), Some(devs.len())) || devs.is_empty() {
+    let env = pisa_select::selector(None);
+    let default = if pisa_select::is_cpu(env.as_deref(), Some(devs.len())) || devs.is_empty() {
         Some(devs.len())
     } else {
         pisa_vk_runtime::default_device(&devs).ok()

@@ -2,7 +2,8 @@
 //! checked against the one definition they share (the push-constant block,
 //! the check block), so the document cannot drift from the code.
 
-use pisa_translator::spirv::{checked, is_address_member, PUSH_BYTES, PUSH_MEMBERS};
+use pisa_translator::abi::{is_address_member, PUSH_BYTES, PUSH_MEMBERS};
+use pisa_translator::spirv::checked;
 
 fn doc() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/abi.md")).unwrap()

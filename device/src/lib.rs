@@ -8,12 +8,19 @@
 //! [`DeviceDescription::intersect`] gives what two descriptions both offer ("profile ∩ real
 //! device"). docs/devices.md describes every field, where it comes from and the defaults.
 
+pub mod contract;
 mod error;
 mod parse;
 pub mod profiles;
 
 use serde::{Deserialize, Serialize};
 
+// the contract at the crate's root (its `Features` stays in `contract`: the
+// name is the description's here)
+pub use contract::{
+    resolve_launch, BufferId, Device, DeviceInfo, DeviceKind, GlobalInfo, KernelInfo, Launch,
+    LaunchTiming, NdRange, ProgramId, RuntimeError,
+};
 pub use error::ProfileError;
 pub use parse::MAX_SUBGROUP_SIZE;
 

@@ -13,13 +13,13 @@
 //! modules and a `pisa run main.pisa lib.pisa` command line.
 
 use pisa_fuzz::{
-    check, check_alone, generate, reduce, write_reproducer, write_split, ApiDevice, Build, Device,
-    GenConfig, VulkanDevice,
+    check, check_alone, generate, reduce, write_reproducer, write_split, ApiDevice, Build,
+    GenConfig, Runner, VulkanDevice,
 };
 use std::path::PathBuf;
 
 /// The devices this binary knows by name; a new device is one more arm.
-fn device_by_name(name: &str) -> Result<Box<dyn Device>, String> {
+fn device_by_name(name: &str) -> Result<Box<dyn Runner>, String> {
     match name {
         "vulkan" => Ok(Box::new(VulkanDevice::new()?)),
         "vulkan-checked" => Ok(Box::new(VulkanDevice::checked()?)),

@@ -29,7 +29,7 @@ impl LaunchShape {
     }
 }
 
-/// A program with its launch: what a [`crate::Device`] runs.
+/// A program with its launch: what a [`crate::Runner`] runs.
 #[derive(Debug, Clone)]
 pub struct Case {
     pub source: String,

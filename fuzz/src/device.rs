@@ -1,14 +1,17 @@
-//! Devices a case runs on: the [`Device`] trait the differential driver
-//! compares, [`ApiDevice`] for anything implementing the runtime's
-//! device-neutral API (`pisa_vk_runtime::Device`: the Vulkan runtime, the
-//! reference interpreter), and [`VulkanDevice`] (validation layer on; any
-//! message fails the case). Either runs the case's text assembled as one
-//! module or, built with [`Build::Linked`], the same program split into two
-//! modules (`split.rs`) linked by `pisa_translator::link` (spec 06 §2.5.2).
+//! Devices a case runs on. Every one is a device of the contract
+//! (`pisa_device::Device`: the Vulkan runtime, the reference interpreter);
+//! a [`Runner`] is such a device with what the differential driver adds:
+//! its name, and how the case's module is built. [`ApiDevice`] runs cases on
+//! any device of the contract, [`VulkanDevice`] on the Vulkan runtime with
+//! the validation layer on (any message fails the case). Either runs the
+//! case's text assembled as one module or, built with [`Build::Linked`], the
+//! same program split into two modules (`split.rs`) linked by
+//! `pisa_translator::link` (spec 06 §2.5.2).
 
 use crate::case::{Arg, Case, HOST_GLOBALS};
+use pisa_device::{Device, Launch, NdRange};
 use pisa_translator::link::{link, Input};
-use pisa_vk_runtime::{Launch, NdRange, Runtime, RuntimeOptions};
+use pisa_vk_runtime::{Runtime, RuntimeOptions};
 use std::time::Duration;
 
 /// What a launch left behind: the bytes of every buffer argument (by
@@ -19,8 +22,10 @@ pub struct Outputs {
     pub globals: Vec<(String, Vec<u8>)>,
 }
 
-/// A device the fuzzer runs cases on.
-pub trait Device {
+/// A device of the contract as the fuzzer runs cases on it: a name for
+/// reports, and the case run through [`Device`] (module built, loaded,
+/// launched, outputs read, everything freed).
+pub trait Runner {
     fn name(&self) -> String;
     /// Assembles, loads and launches the case; errors (invalid program,
     /// translation failure, device error, validation message) are `Err`.
@@ -64,14 +69,14 @@ impl Build {
     }
 }
 
-/// Runs cases on any implementation of the runtime's device API.
-pub struct ApiDevice<D: pisa_vk_runtime::Device> {
+/// Runs cases on any device of the contract.
+pub struct ApiDevice<D: Device> {
     pub name: String,
     pub dev: D,
     pub build: Build,
 }
 
-impl<D: pisa_vk_runtime::Device> ApiDevice<D> {
+impl<D: Device> ApiDevice<D> {
     pub fn new(name: &str, dev: D) -> Self {
         Self::with_build(name, dev, Build::Assemble)
     }
@@ -88,11 +93,7 @@ impl<D: pisa_vk_runtime::Device> ApiDevice<D> {
 /// Runs `case` on a runtime device with the module built as `build` says:
 /// the program loaded, and buffers allocated, before the launch, all freed
 /// after it (a campaign's memory stays flat).
-fn run_built(
-    dev: &mut dyn pisa_vk_runtime::Device,
-    case: &Case,
-    build: Build,
-) -> Result<Outputs, String> {
+fn run_built(dev: &mut dyn Device, case: &Case, build: Build) -> Result<Outputs, String> {
     let module = build.module(case)?;
     let prog = dev.load(&module).map_err(|e| format!("load: {e}"))?;
     let mut bufs = Vec::new();
@@ -152,7 +153,7 @@ fn run_built(
     result
 }
 
-impl<D: pisa_vk_runtime::Device> Device for ApiDevice<D> {
+impl<D: Device> Runner for ApiDevice<D> {
     fn name(&self) -> String {
         format!("{}{}", self.name, self.build.suffix())
     }
@@ -220,7 +221,7 @@ impl VulkanDevice {
     }
 }
 
-impl Device for VulkanDevice {
+impl Runner for VulkanDevice {
     fn name(&self) -> String {
         let checks = if self.checked { ", checked" } else { "" };
         format!(

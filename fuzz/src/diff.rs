@@ -2,7 +2,7 @@
 //! output bit for bit; a loop over seeds that reports programs per second.
 
 use crate::case::Case;
-use crate::device::{Device, Outputs};
+use crate::device::{Outputs, Runner};
 use crate::gen::{generate, GenConfig};
 use std::time::Instant;
 
@@ -138,7 +138,7 @@ pub fn compare(case: &Case, a: &Outputs, b: &Outputs) -> Verdict {
 }
 
 /// Runs `case` on both devices and compares the outputs.
-pub fn check(case: &Case, a: &mut dyn Device, b: &mut dyn Device) -> Verdict {
+pub fn check(case: &Case, a: &mut dyn Runner, b: &mut dyn Runner) -> Verdict {
     let ra = a.run(case);
     let rb = b.run(case);
     match (ra, rb) {
@@ -164,7 +164,7 @@ pub fn check(case: &Case, a: &mut dyn Device, b: &mut dyn Device) -> Verdict {
 }
 
 /// Runs `case` twice on one device: errors and nondeterminism are findings.
-pub fn check_alone(case: &Case, a: &mut dyn Device) -> Verdict {
+pub fn check_alone(case: &Case, a: &mut dyn Runner) -> Verdict {
     let name = a.name();
     match (a.run(case), a.run(case)) {
         (Ok(x), Ok(y)) => compare(case, &x, &y),
@@ -203,8 +203,8 @@ pub fn fuzz(
     seed: u64,
     count: u64,
     cfg: &GenConfig,
-    a: &mut dyn Device,
-    mut b: Option<&mut dyn Device>,
+    a: &mut dyn Runner,
+    mut b: Option<&mut dyn Runner>,
     on_finding: &mut dyn FnMut(u64, &Case, &Verdict),
 ) -> FuzzStats {
     let start = Instant::now();

@@ -1,5 +1,5 @@
 //! Differential fuzzing of PISA devices: seeded random programs
-//! ([`generate`]), devices that run them ([`Device`], [`VulkanDevice`]), a
+//! ([`generate`]), devices that run them ([`Runner`], [`VulkanDevice`]), a
 //! bit-for-bit comparison ([`check`], [`fuzz`]) and a reducer that shrinks a
 //! program while a predicate still holds ([`reduce`]); the same program
 //! split into two modules that link ([`print_split`], run by devices built
@@ -18,7 +18,7 @@ pub mod rng;
 pub mod split;
 
 pub use case::{Arg, Case, LaunchShape};
-pub use device::{ApiDevice, Build, Device, Outputs, VulkanDevice};
+pub use device::{ApiDevice, Build, Outputs, Runner, VulkanDevice};
 pub use diff::{check, check_alone, compare, declined, fuzz, FuzzStats, Verdict};
 pub use gen::{generate, GenConfig, VECTOR_TEMPS};
 pub use reduce::{reduce, write_reproducer};

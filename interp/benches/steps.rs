@@ -2,8 +2,8 @@
 //! integer kernels (`cargo bench -p pisa-interp --bench steps`). One core:
 //! work-groups run one after another.
 
+use pisa_device::{Device, Launch, NdRange};
 use pisa_interp::CpuDevice;
-use pisa_vk_runtime::{Device, Launch, NdRange};
 use std::time::Instant;
 
 const LOOP: &str = r#".version 0.1;

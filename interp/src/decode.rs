@@ -6,6 +6,7 @@
 //! become addresses (the data block's base is known when a module is loaded).
 
 use crate::float::{FloatTy, Round};
+use pisa_translator::abi::{function_address, Layout, MODULE_SCOPE};
 use pisa_translator::ir::qualifier::{
     Addrspace, Cc, Cop, Dir, Memorder, Memscope, Op as AtomOp, Output, Precision, Rndmode,
     Signedness,
@@ -14,7 +15,6 @@ use pisa_translator::ir::{
     self, AddrBase, AddrOffset, Block, FloatKind, FuncKind, Function, Inst, Opcode, Operand,
     PisaInst, Program, RegKind, Role, Terminator, Type,
 };
-use pisa_translator::spirv::layout::{function_address, Layout, MODULE_SCOPE};
 
 /// A type qualifier value (`.32b`, `.s16`, `.hf`, `.16bx2`, `.v4` widths).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

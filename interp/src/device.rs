@@ -6,12 +6,12 @@ use crate::decode::{decode, Decoded};
 use crate::exec::NdInfo;
 use crate::group::{Clock, GroupError, GroupRun};
 use crate::memory::{try_copy, try_zeroed, DeviceMemory};
-use pisa_translator::ir::{self, Space};
-use pisa_translator::spirv::layout::{self, Layout};
-use pisa_vk_runtime::{
-    resolve_launch, BufferId, Device, DeviceInfo, DeviceKind, Features, GlobalInfo, KernelInfo,
-    Launch, LaunchTiming, ProgramId, Result, RuntimeError,
+use pisa_device::contract::{
+    printf, resolve_launch, BufferId, Device, DeviceInfo, DeviceKind, Features, GlobalInfo,
+    KernelInfo, Launch, LaunchTiming, ProgramId, Result, RuntimeError,
 };
+use pisa_translator::abi::{self, Layout};
+use pisa_translator::ir::{self, Space};
 use std::time::{Duration, Instant};
 
 /// The name `pisa devices` lists and `--device cpu` selects.
@@ -78,7 +78,7 @@ impl CpuDevice {
             programs: Vec::new(),
             buffers: Vec::new(),
             timeout: Duration::from_secs(10),
-            printf_bytes: pisa_vk_runtime::printf::DEFAULT_PRINTF_BUFFER_BYTES,
+            printf_bytes: printf::DEFAULT_PRINTF_BUFFER_BYTES,
             last_steps: 0,
         }
     }
@@ -104,15 +104,14 @@ impl CpuDevice {
         }
         // the ABI's per-work-item limit, as on Vulkan (docs/abi.md, "Arenas")
         let private = pisa_translator::ir::Space::Private;
-        if let Some((v, bytes, limit)) = layout::arena_limit(program, private) {
+        if let Some((v, bytes, limit)) = abi::arena_limit(program, private) {
             return Err(RuntimeError::Unsupported(format!(
                 "{}: {}",
                 program.source.describe(v.span),
-                layout::arena_limit_message(private, bytes, limit)
+                abi::arena_limit_message(private, bytes, limit)
             )));
         }
-        let layout =
-            layout::layout(program).map_err(pisa_translator::spirv::TranslateError::from)?;
+        let layout = abi::layout(program)?;
         let data_base = self.alloc(layout.data_bytes, "the module's data block")?;
         if let Some(block) = self.memory.allocation_mut(data_base) {
             layout.write_data_block(data_base, block);
@@ -206,6 +205,7 @@ impl CpuDevice {
     fn kernel_error(&self, p: &Loaded, e: GroupError, group: [u32; 3]) -> RuntimeError {
         match e {
             GroupError::Timeout => RuntimeError::Timeout(self.timeout),
+            GroupError::Cancelled => RuntimeError::Interrupted,
             GroupError::Barrier(m) => RuntimeError::Kernel(m),
             GroupError::OutOfMemory(m) => RuntimeError::OutOfMemory(m),
             GroupError::Trap { trap, local } if trap.out_of_memory => {
@@ -335,6 +335,32 @@ impl Device for CpuDevice {
     }
 
     fn launch(&mut self, l: &Launch) -> Result<LaunchTiming> {
+        self.run_launch(l, None)
+    }
+
+    /// Runs the launch, asking `cancel` whenever the interpreter checks
+    /// its deadline (every [`SLICE`](crate::group::SLICE) instructions):
+    /// giving up stops the kernel there, with
+    /// [`RuntimeError::Interrupted`]. The device stays usable; what the
+    /// kernel wrote until then stays written.
+    fn launch_with_cancel(
+        &mut self,
+        l: &Launch,
+        cancel: &mut dyn FnMut() -> bool,
+    ) -> Result<LaunchTiming> {
+        if cancel() {
+            return Err(RuntimeError::Interrupted);
+        }
+        self.run_launch(l, Some(cancel))
+    }
+}
+
+impl CpuDevice {
+    fn run_launch(
+        &mut self,
+        l: &Launch,
+        cancel: Option<&mut dyn FnMut() -> bool>,
+    ) -> Result<LaunchTiming> {
         let t0 = Instant::now();
         let p = self.program(l.program)?;
         let (ki, local, args) = resolve_launch(&p.kernels, l, MAX_WORKGROUP_INVOCATIONS)?;
@@ -353,10 +379,10 @@ impl Device for CpuDevice {
         // a printf buffer for a program that prints, starting with its write
         // offset (docs/abi.md, "The printf buffer")
         let printf_buffer = if uses_printf {
-            let bytes = pisa_vk_runtime::printf::allocation_bytes(self.printf_bytes);
+            let bytes = printf::allocation_bytes(self.printf_bytes);
             let b = self.alloc(bytes as u64, "a printf buffer")?;
             if let Some(m) = self.memory.allocation_mut(b) {
-                m[..4].copy_from_slice(&pisa_vk_runtime::printf::PRINTF_HEADER_BYTES.to_le_bytes());
+                m[..4].copy_from_slice(&printf::PRINTF_HEADER_BYTES.to_le_bytes());
             }
             b
         } else {
@@ -377,7 +403,10 @@ impl Device for CpuDevice {
             .ok_or_else(|| RuntimeError::BadArgument("unknown program".into()))?;
         let mut steps = 0;
         let mut result = Ok(());
-        let mut clock = Clock::new(t0 + self.timeout);
+        let mut clock = match cancel {
+            Some(cancel) => Clock::with_cancel(t0 + self.timeout, cancel),
+            None => Clock::new(t0 + self.timeout),
+        };
         for linear in 0..group_count(groups) {
             let id = group_id(linear, groups);
             let size = group_size(id, local, global);
@@ -404,9 +433,8 @@ impl Device for CpuDevice {
             let buf = self.memory.allocation(printf_buffer).unwrap_or(&[]);
             let buf = &buf[..buf.len().min(self.printf_bytes as usize)];
             let data = self.memory.allocation(loaded.data_base).unwrap_or(&[]);
-            let string_at =
-                |a: u64| pisa_vk_runtime::printf::c_string_at(data, loaded.data_base, a);
-            pisa_vk_runtime::printf::decode(buf, &string_at)
+            let string_at = |a: u64| printf::c_string_at(data, loaded.data_base, a);
+            printf::decode(buf, &string_at)
         });
         if printf_buffer != 0 {
             self.memory.free(printf_buffer);
@@ -482,6 +510,65 @@ mod tests {
             [1023, 1, 1]
         );
         assert_eq!(group_size([0, 0, 0], [64, 1, 1], [10, 1, 1]), [10, 1, 1]);
+    }
+
+    /// A launch given up by its cancel callback stops with `Interrupted`
+    /// while it runs, and the device stays usable (issue "One typed
+    /// instruction, one device contract", item 2: Ctrl-C in Python on the
+    /// cpu device).
+    #[test]
+    fn a_cancelled_launch_stops_and_the_device_stays_usable() {
+        let src = ".version 0.1;\n.target 100;\n\
+            .kernel @forever(.param[8] %out)\n{\n\t.reg .32b %i;\n\t.reg .64b %o;\n\
+            \tld.param.64b %o, [%out];\n\tmov.32b %i, 0;\nspin:\n\tiadd.32b %i, %i, 1;\n\
+            \tst.global.32b [%o], %i;\n\tgoto spin;\n}\n\
+            .kernel @once(.param[8] %out)\n{\n\t.reg .32b %i;\n\t.reg .64b %o;\n\
+            \tld.param.64b %o, [%out];\n\tmov.32b %i, 7;\n\tst.global.32b [%o], %i;\n\
+            \treturn;\n}\n";
+        let m = pisa_translator::assemble("c.pisa", src).expect("assembles");
+        let mut dev = CpuDevice::new();
+        dev.set_timeout(Duration::from_secs(600));
+        let p = dev.load(&m).expect("loads");
+        let b = dev.alloc_buffer(4).expect("allocates");
+        let addr = dev
+            .buffer_address(b)
+            .expect("address")
+            .to_le_bytes()
+            .to_vec();
+        let launch = |kernel: &str| Launch {
+            program: p,
+            kernel: kernel.to_string(),
+            range: pisa_device::NdRange::d1(1),
+            args: vec![addr.clone()],
+        };
+        let mut asked = 0;
+        let t0 = Instant::now();
+        let e = dev
+            .launch_with_cancel(&launch("forever"), &mut || {
+                asked += 1;
+                asked == 3
+            })
+            .expect_err("cancelled");
+        assert!(matches!(e, RuntimeError::Interrupted), "{e}");
+        // asked before the launch, then at two deadline checks
+        assert_eq!(asked, 3);
+        assert!(t0.elapsed() < Duration::from_secs(60));
+        // the loop ran: two slices of instructions
+        let n = u32::from_le_bytes(dev.download(b).unwrap()[..4].try_into().unwrap());
+        assert!(n > 1000, "{n}");
+        // asked before it starts: nothing runs
+        let e = dev
+            .launch_with_cancel(&launch("once"), &mut || true)
+            .expect_err("cancelled");
+        assert!(matches!(e, RuntimeError::Interrupted), "{e}");
+        assert_eq!(
+            dev.download(b).unwrap(),
+            n.to_le_bytes(),
+            "nothing ran after a cancel before the launch"
+        );
+        dev.launch_with_cancel(&launch("once"), &mut || false)
+            .expect("runs");
+        assert_eq!(dev.download(b).unwrap(), [7, 0, 0, 0]);
     }
 
     /// Unloading frees the program's data block, and its id is an error

@@ -32,25 +32,38 @@ pub enum GroupError {
     },
     Barrier(String),
     Timeout,
+    /// The launch's cancel callback asked to give up.
+    Cancelled,
     /// The host could not allocate a work-group's memory (what, in words).
     OutOfMemory(String),
 }
 
-/// A launch's deadline and the instructions left before it is checked
-/// again. Every run of a work-item or sub-group is charged to it, at
-/// least one instruction each (so is setting up each work-group), so the
-/// deadline holds for every kernel shape.
-#[derive(Debug)]
-pub struct Clock {
+/// A launch's deadline, its cancel callback, and the instructions left
+/// before they are checked again. Every run of a work-item or sub-group is
+/// charged to it, at least one instruction each (so is setting up each
+/// work-group), so the deadline holds for every kernel shape.
+pub struct Clock<'c> {
     deadline: Instant,
     left: u64,
+    /// Asked at each check whether to give up (`Device::launch_with_cancel`).
+    cancel: Option<&'c mut dyn FnMut() -> bool>,
 }
 
-impl Clock {
-    pub fn new(deadline: Instant) -> Clock {
+impl<'c> Clock<'c> {
+    pub fn new(deadline: Instant) -> Clock<'c> {
         Clock {
             deadline,
             left: SLICE,
+            cancel: None,
+        }
+    }
+
+    /// A clock that also asks `cancel` at each check whether to give up.
+    pub fn with_cancel(deadline: Instant, cancel: &'c mut dyn FnMut() -> bool) -> Clock<'c> {
+        Clock {
+            deadline,
+            left: SLICE,
+            cancel: Some(cancel),
         }
     }
 
@@ -60,7 +73,8 @@ impl Clock {
     }
 
     /// Counts `steps` instructions (at least one); when [`SLICE`] have been
-    /// counted since the last check, checks the deadline.
+    /// counted since the last check, checks the deadline and asks the
+    /// cancel callback.
     pub fn charge(&mut self, steps: u64) -> Result<(), GroupError> {
         self.left = self.left.saturating_sub(steps.max(1));
         if self.left == 0 {
@@ -68,12 +82,17 @@ impl Clock {
             if Instant::now() > self.deadline {
                 return Err(GroupError::Timeout);
             }
+            if let Some(cancel) = self.cancel.as_mut() {
+                if cancel() {
+                    return Err(GroupError::Cancelled);
+                }
+            }
         }
         Ok(())
     }
 }
 
-pub struct GroupRun<'a> {
+pub struct GroupRun<'a, 'c> {
     pub prog: &'a Decoded,
     pub kernel: u32,
     pub mem: &'a mut DeviceMemory,
@@ -81,10 +100,10 @@ pub struct GroupRun<'a> {
     pub nd: &'a NdInfo,
     pub shared_bytes: u32,
     pub private_bytes: u32,
-    pub clock: &'a mut Clock,
+    pub clock: &'a mut Clock<'c>,
 }
 
-impl GroupRun<'_> {
+impl GroupRun<'_, '_> {
     /// Runs one work-group; returns the instructions executed.
     pub fn run(&mut self, group_id: [u32; 3], size: [u32; 3]) -> Result<u64, GroupError> {
         let frame = self.prog.functions[self.kernel as usize].frame_bytes;
@@ -139,7 +158,7 @@ fn run_items(
     exec: &mut Exec,
     items: &mut [Item],
     group_id: [u32; 3],
-    clock: &mut Clock,
+    clock: &mut Clock<'_>,
 ) -> Result<(), GroupError> {
     let mut state: Vec<Stop> = vec![Stop::Yield; items.len()];
     loop {
@@ -187,7 +206,7 @@ fn run_subgroups(
     exec: &mut Exec,
     items: &mut [Item],
     group_id: [u32; 3],
-    clock: &mut Clock,
+    clock: &mut Clock<'_>,
 ) -> Result<(), GroupError> {
     let mut groups: Vec<SubGroup> = items.chunks(32).map(|c| SubGroup::new(c.len())).collect();
     let mut state: Vec<Stop> = vec![Stop::Yield; groups.len()];

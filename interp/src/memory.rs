@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 /// arena tags (docs/abi.md), so every device allocation lies below.
 const ADDRESS_END: u64 = 1 << 48;
 
-pub use pisa_translator::spirv::layout::{GENERIC_PRIVATE_TAG, GENERIC_SHARED_TAG};
+pub use pisa_translator::abi::{GENERIC_PRIVATE_TAG, GENERIC_SHARED_TAG};
 
 /// Where device allocations start: far from small integers, so an arena
 /// offset or a counter used as a pointer does not hit a buffer by chance.

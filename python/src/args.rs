@@ -17,7 +17,7 @@ use crate::buffer::Buffer;
 use crate::error::err;
 use crate::session::Shared;
 use numpy::{PyArray1, PyUntypedArray};
-use pisa_translator::spirv::layout::ParamSlot;
+use pisa_translator::abi::ParamSlot;
 use pisa_vk_runtime::{BufferId, KernelInfo};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt};

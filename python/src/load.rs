@@ -119,7 +119,7 @@ pub fn load(
     }
     let kernels = dev.kernels(opened.prog).map_err(err)?;
     let globals = dev.globals(opened.prog).map_err(err)?;
-    let device = opened.dev.name();
+    let device = opened.dev.info().name.clone();
     Ok(Program {
         shared: Shared::new(Session {
             dev: opened.dev,

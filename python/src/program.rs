@@ -4,7 +4,6 @@
 use crate::args::{marshal, Packed};
 use crate::arrays::{copy_back, to_array};
 use crate::buffer::{value_bytes, Buffer};
-use crate::device::Dev;
 use crate::error::{err, warn};
 use crate::ndrange;
 use crate::session::Shared;
@@ -168,23 +167,19 @@ impl Program {
                 };
                 // (the runtime has the driver compile the kernel first,
                 // outside `timeout`, which bounds the run: Runtime::prepare)
-                let timing =
-                    match device {
-                        // Python's signal handlers (KeyboardInterrupt) run while
-                        // the launch is waited for: an exception gives the wait
-                        // up, and the runtime is unusable after, as after a
-                        // timeout (the kernel cannot be stopped)
-                        Dev::Vulkan(rt) => rt.launch_with_cancel(&launch, &mut || {
-                            match Python::attach(|py| py.check_signals()) {
-                                Ok(()) => false,
-                                Err(e) => {
-                                    *interrupted = Some(e);
-                                    true
-                                }
-                            }
-                        })?,
-                        Dev::Cpu(d) => d.launch(&launch)?,
-                    };
+                // Python's signal handlers (KeyboardInterrupt) run while the
+                // launch runs: an exception gives it up. The Vulkan runtime is
+                // unusable after, as after a timeout (the kernel cannot be
+                // stopped); the cpu device stops the kernel and stays usable
+                let timing = device.get().launch_with_cancel(&launch, &mut || {
+                    match Python::attach(|py| py.check_signals()) {
+                        Ok(()) => false,
+                        Err(e) => {
+                            *interrupted = Some(e);
+                            true
+                        }
+                    }
+                })?;
                 let dev = device.get();
                 let outs = ids
                     .iter()

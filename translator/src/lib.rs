@@ -7,6 +7,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod abi;
 pub mod catalog;
 pub mod diag;
 pub mod ir;

@@ -58,7 +58,7 @@ fn raw_ash(words: &[u32]) -> Duration {
             .unwrap();
         let range = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
-            .size(pisa_translator::spirv::PUSH_BYTES)];
+            .size(pisa_translator::abi::PUSH_BYTES)];
         let layout = dev
             .create_pipeline_layout(
                 &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&range),
@@ -97,7 +97,7 @@ fn raw_ash(words: &[u32]) -> Duration {
             .create_fence(&vk::FenceCreateInfo::default(), None)
             .unwrap();
         // global size 1 in the push constants, everything else zero
-        let mut pc = vec![0u8; pisa_translator::spirv::PUSH_BYTES as usize];
+        let mut pc = vec![0u8; pisa_translator::abi::PUSH_BYTES as usize];
         pc[32..36].copy_from_slice(&1u32.to_le_bytes());
         pc[28..32].copy_from_slice(&1u32.to_le_bytes());
         pc[56..60].copy_from_slice(&1u32.to_le_bytes());

@@ -48,7 +48,7 @@ impl Buffer {
                 // SAFETY: `buffer` was created above on this device, is bound
                 // to no memory and was never used by the device.
                 unsafe { rt.device.destroy_buffer(buffer, None) };
-                return Err(e.into());
+                return Err(crate::error::allocation_error(e));
             }
         };
         // SAFETY: `buffer` is not yet bound; the allocator was created for
@@ -110,7 +110,7 @@ impl Runtime {
         b.bytes_mut()?.fill(0);
         b.size = size;
         self.buffers.push(Some(b));
-        Ok(BufferId(self.buffers.len() - 1))
+        Ok(BufferId::from_index(self.buffers.len() - 1))
     }
 
     /// A buffer holding `data`.
@@ -123,18 +123,18 @@ impl Runtime {
 
     fn buf(&self, id: BufferId) -> Result<&Buffer> {
         self.buffers
-            .get(id.0)
+            .get(id.index())
             .and_then(|b| b.as_ref())
-            .ok_or_else(|| RuntimeError::BadArgument(format!("buffer {} was freed", id.0)))
+            .ok_or_else(|| RuntimeError::BadArgument(format!("buffer {} was freed", id.index())))
     }
 
     pub fn upload(&mut self, id: BufferId, offset: u64, data: &[u8]) -> Result<()> {
         self.usable()?;
         let b = self
             .buffers
-            .get_mut(id.0)
+            .get_mut(id.index())
             .and_then(|b| b.as_mut())
-            .ok_or_else(|| RuntimeError::BadArgument(format!("buffer {} was freed", id.0)))?;
+            .ok_or_else(|| RuntimeError::BadArgument(format!("buffer {} was freed", id.index())))?;
         let size = b.size;
         let end = offset
             .checked_add(data.len() as u64)
@@ -194,7 +194,7 @@ impl Runtime {
         if self.poisoned {
             return;
         }
-        if let Some(b) = self.buffers.get_mut(id.0).and_then(|b| b.take()) {
+        if let Some(b) = self.buffers.get_mut(id.index()).and_then(|b| b.take()) {
             b.destroy(&self.device, self.allocator.as_mut());
         }
     }

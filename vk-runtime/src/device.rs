@@ -2,8 +2,9 @@
 //! on the device.
 
 use crate::error::VkContext;
-use crate::features::Features;
-use crate::{Result, RuntimeError};
+use crate::features::FeaturesExt;
+use crate::Features;
+use crate::{DeviceInfo, DeviceKind, Result, RuntimeError};
 use ash::{ext, vk};
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use std::ffi::{c_void, CStr};
@@ -12,49 +13,39 @@ use std::time::Duration;
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeviceKind {
-    Discrete,
-    Integrated,
-    Virtual,
-    Cpu,
-    Other,
+/// A module translated for a device before a runtime is made on it
+/// ([`translate_for`]), with the options it was translated with.
+pub struct Translation {
+    pub spirv: pisa_translator::spirv::Spirv,
+    pub options: pisa_translator::spirv::Options,
 }
 
-#[derive(Debug, Clone)]
-pub struct DeviceInfo {
-    pub index: usize,
-    pub name: String,
-    pub kind: DeviceKind,
-    pub driver: String,
-    pub api_version: (u32, u32, u32),
-    pub subgroup_size: u32,
-    pub max_workgroup_invocations: u32,
-    /// `maxComputeWorkGroupCount`: the most work-groups one dispatch may
-    /// have per dimension (launches with more are split).
-    pub max_workgroup_count: [u32; 3],
-    pub max_shared_bytes: u32,
-    pub buffer_device_address: bool,
-    pub features: Features,
-    /// The driver ends long-running loops by itself (Mesa's llvmpipe: after
-    /// 65,535 iterations per invocation in all); modules for it are
-    /// translated with small loops unrolled (docs/control-flow.md).
-    pub caps_loops: bool,
-    /// `shaderSignedZeroInfNanPreserveFloat16/32/64`: the device can be
-    /// told to keep the sign of zeros, infinities and NaNs (no `x + 0 → x`).
-    pub signed_zero_inf_nan_preserve: [bool; 3],
+/// Translates `module` as a runtime on the device `info` would, in checked
+/// mode or not (but for what only a running device can tell, probed at
+/// [`Runtime::load_pretranslated`]): what the program needs of the device,
+/// to make the runtime with ([`RuntimeOptions::only_for`]), and the
+/// translation that the runtime then loads.
+pub fn translate_for(
+    module: &pisa_translator::Module,
+    info: &DeviceInfo,
+    checked: bool,
+) -> Result<Translation> {
+    let mut options = translate_options(info);
+    options.checked_memory = checked;
+    let spirv = pisa_translator::spirv::translate_with(module, &options)?;
+    Ok(Translation { spirv, options })
 }
 
-impl DeviceInfo {
-    /// How modules are translated for this device: the driver workarounds
-    /// it needs (docs/abi.md) and the exact `fmad.f` where it has 64-bit
-    /// floats and integers. `PISA_SPIRV_OPTIONS=unroll,loop-cap,relaxed,
-    /// opaque,opaque-push,fma-f64,exact-division` (any subset) overrides the workarounds, to track
-    /// down driver bugs (README).
-    pub fn translate_options(&self) -> pisa_translator::spirv::Options {
-        let mut options = pisa_translator::spirv::Options::for_loop_cap(self.caps_loops)
-            .with_signed_zeros(self.signed_zero_inf_nan_preserve)
-            .with_f64(self.features.float64 && self.features.int64);
+/// How modules are translated for a device: the driver workarounds it
+/// needs (docs/abi.md) and the exact `fmad.f` where it has 64-bit floats and
+/// integers. `PISA_SPIRV_OPTIONS=unroll,loop-cap,relaxed,opaque,opaque-push,
+/// fma-f64,exact-division` (any subset) overrides the workarounds, to track
+/// down driver bugs (README).
+pub fn translate_options(info: &DeviceInfo) -> pisa_translator::spirv::Options {
+    {
+        let mut options = pisa_translator::spirv::Options::for_loop_cap(info.caps_loops)
+            .with_signed_zeros(info.signed_zero_inf_nan_preserve)
+            .with_f64(info.features.float64 && info.features.int64);
         if let Ok(v) = std::env::var("PISA_SPIRV_OPTIONS") {
             let on: Vec<&str> = v.split(',').map(str::trim).collect();
             options.unroll_loops = on.contains(&"unroll");
@@ -195,7 +186,7 @@ impl Instance {
         let instance = unsafe { entry.create_instance(&info, None) }.map_err(|e| match e {
             vk::Result::ERROR_INCOMPATIBLE_DRIVER => RuntimeError::NoDevice,
             e => RuntimeError::Vulkan {
-                result: e,
+                result: format!("{e:?}"),
                 call: "vkCreateInstance",
             },
         })?;
@@ -333,6 +324,13 @@ pub fn default_device(devs: &[DeviceInfo]) -> Result<usize> {
 
 fn pick(devs: &[(vk::PhysicalDevice, DeviceInfo)], sel: Option<&str>) -> Result<usize> {
     pick_info(&devs.iter().map(|(_, d)| d).collect::<Vec<_>>(), sel)
+}
+
+/// The device a runtime with `device: sel` would take, as a position in
+/// `devs` (`None`: `PISA_DEVICE`, else the best kind).
+pub fn select_device(devs: &[DeviceInfo], sel: Option<&str>) -> Result<usize> {
+    let env = std::env::var("PISA_DEVICE").ok();
+    pick_info(&devs.iter().collect::<Vec<_>>(), sel.or(env.as_deref()))
 }
 
 /// Picks by index or name substring; else discrete, integrated, virtual, CPU.
@@ -486,7 +484,7 @@ impl Runtime {
                 // allocator allocated nothing it keeps), was given no work, and
                 // is destroyed once, before its instance.
                 unsafe { device.destroy_device(None) };
-                return Err(e.into());
+                return Err(crate::error::allocation_error(e));
             }
         };
         let pool_info = vk::CommandPoolCreateInfo::default()

@@ -1,22 +1,22 @@
-//! Device features PISA modules need, and the SPIR-V capability each serves.
+//! Device features PISA modules need, and the SPIR-V capability each serves:
+//! the Vulkan side of the contract's [`Features`].
 
+use crate::Features;
 use ash::vk;
 
-/// The PISA-relevant optional features, as the device reports them.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Features {
-    pub int8: bool,
-    pub int16: bool,
-    pub int64: bool,
-    pub float16: bool,
-    pub float64: bool,
-    pub storage8: bool,
-    pub storage16: bool,
-    pub int64_atomics: bool,
+/// What the Vulkan runtime reads of [`Features`]: the device's, and those a
+/// SPIR-V module needs.
+pub trait FeaturesExt: Sized {
+    /// The device's features, and whether it has `bufferDeviceAddress`.
+    fn query(instance: &ash::Instance, pdev: vk::PhysicalDevice) -> (Self, bool);
+    /// The features a module's capabilities need.
+    fn needed_by(spirv: &[u32]) -> Self;
+    /// Checks a module's capabilities against the enabled features.
+    fn check(&self, spirv: &[u32]) -> crate::Result<()>;
 }
 
-impl Features {
-    pub fn query(instance: &ash::Instance, pdev: vk::PhysicalDevice) -> (Features, bool) {
+impl FeaturesExt for Features {
+    fn query(instance: &ash::Instance, pdev: vk::PhysicalDevice) -> (Features, bool) {
         let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
@@ -43,8 +43,7 @@ impl Features {
         )
     }
 
-    /// The features a module's capabilities need.
-    pub fn needed_by(spirv: &[u32]) -> Features {
+    fn needed_by(spirv: &[u32]) -> Features {
         let mut f = Features::default();
         for cap in capabilities(spirv) {
             match cap {
@@ -62,48 +61,7 @@ impl Features {
         f
     }
 
-    /// Every feature (a device that lacks none, such as the reference
-    /// interpreter).
-    pub const ALL: Features = Features {
-        int8: true,
-        int16: true,
-        int64: true,
-        float16: true,
-        float64: true,
-        storage8: true,
-        storage16: true,
-        int64_atomics: true,
-    };
-
-    /// The features both sets have.
-    pub fn intersection(self, o: Features) -> Features {
-        Features {
-            int8: self.int8 && o.int8,
-            int16: self.int16 && o.int16,
-            int64: self.int64 && o.int64,
-            float16: self.float16 && o.float16,
-            float64: self.float64 && o.float64,
-            storage8: self.storage8 && o.storage8,
-            storage16: self.storage16 && o.storage16,
-            int64_atomics: self.int64_atomics && o.int64_atomics,
-        }
-    }
-
-    pub fn union(self, o: Features) -> Features {
-        Features {
-            int8: self.int8 || o.int8,
-            int16: self.int16 || o.int16,
-            int64: self.int64 || o.int64,
-            float16: self.float16 || o.float16,
-            float64: self.float64 || o.float64,
-            storage8: self.storage8 || o.storage8,
-            storage16: self.storage16 || o.storage16,
-            int64_atomics: self.int64_atomics || o.int64_atomics,
-        }
-    }
-
-    /// Checks a module's capabilities against the enabled features.
-    pub fn check(&self, spirv: &[u32]) -> crate::Result<()> {
+    fn check(&self, spirv: &[u32]) -> crate::Result<()> {
         for cap in capabilities(spirv) {
             let (have, feature, construct) = match cap {
                 39 => (

@@ -43,7 +43,7 @@ impl Runtime {
         }
         let m = pisa_translator::assemble("<fma probe>", PROBE)
             .map_err(|d| crate::RuntimeError::BadArgument(format!("fma probe: {d}")))?;
-        let mut options = self.device_info().translate_options();
+        let mut options = crate::translate_options(self.device_info());
         options.fma_f32_via_f64 = false;
         options.fma_f32_native_fused = true;
         let spv = pisa_translator::spirv::translate_with(&m, &options)?;

@@ -3,8 +3,9 @@
 //! timeout, and GPU timestamps.
 
 use crate::error::VkContext;
-use crate::program::{KernelInfo, ProgramId};
-use crate::{BufferId, Result, Runtime, RuntimeError};
+use crate::{
+    resolve_launch, BufferId, Launch, LaunchTiming, ProgramId, Result, Runtime, RuntimeError,
+};
 use ash::vk;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -21,50 +22,6 @@ pub const CANCEL_POLL: Duration = Duration::from_millis(50);
 /// Numbers submissions across all runtimes, so a [`Pending`] names its
 /// submission's objects in the runtime that made it and in no other.
 static NEXT_SUBMISSION: AtomicU64 = AtomicU64::new(0);
-
-/// A 1–3 dimensional NDRange.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NdRange {
-    pub global: [u32; 3],
-    /// `None`: the kernel's `.reqd_work_group_size`, else a default.
-    pub local: Option<[u32; 3]>,
-    pub offset: [u32; 3],
-    pub dims: u32,
-}
-
-impl NdRange {
-    pub fn d1(global: u32) -> NdRange {
-        NdRange {
-            global: [global, 1, 1],
-            local: None,
-            offset: [0; 3],
-            dims: 1,
-        }
-    }
-    pub fn local(mut self, local: [u32; 3]) -> NdRange {
-        self.local = Some(local);
-        self
-    }
-}
-
-/// One kernel launch: arguments are the bytes of each parameter, in order.
-#[derive(Debug, Clone)]
-pub struct Launch {
-    pub program: ProgramId,
-    pub kernel: String,
-    pub range: NdRange,
-    pub args: Vec<Vec<u8>>,
-}
-
-/// What a finished launch reports besides its memory.
-#[derive(Debug, Clone, Default)]
-pub struct LaunchTiming {
-    /// GPU time of each launch's dispatch, from timestamps (when the queue
-    /// supports them).
-    pub kernel_ns: Option<u64>,
-    /// What the kernel printed, when it can print (reads `%printfbuffer`).
-    pub printf: Option<crate::printf::PrintfOutput>,
-}
 
 /// Launches submitted but not yet waited for. The runtime keeps the
 /// submission's objects until it is waited for (or the runtime is dropped).
@@ -208,10 +165,6 @@ fn ndrange_regions(global: [u32; 3], local: [u32; 3]) -> Vec<Region> {
         }
     }
     out
-}
-
-fn align_up(x: u32, a: u32) -> u32 {
-    x.div_ceil(a.max(1)) * a.max(1)
 }
 
 impl Runtime {
@@ -486,8 +439,8 @@ impl Runtime {
             }
             for (r, pipeline) in regions {
                 // the block the translator declares (spirv::PUSH_MEMBERS)
-                use pisa_translator::spirv::Push;
-                let mut pc = [0u8; pisa_translator::spirv::PUSH_BYTES as usize];
+                use pisa_translator::abi::Push;
+                let mut pc = [0u8; pisa_translator::abi::PUSH_BYTES as usize];
                 let mut put = |m: Push, bytes: &[u8]| {
                     let at = m.offset() as usize;
                     pc[at..at + bytes.len()].copy_from_slice(bytes)
@@ -688,7 +641,7 @@ impl Runtime {
         self.buffers
             .iter()
             .enumerate()
-            .filter(|(i, _)| !internal.contains(&BufferId(*i)))
+            .filter(|(i, _)| !internal.contains(&BufferId::from_index(*i)))
             .filter_map(|(_, b)| b.as_ref())
             .map(|b| (b.address, b.address + b.size))
             .collect()
@@ -888,7 +841,7 @@ impl Runtime {
         }
         let layout = p.layout;
         self.dispatch_empty(layout, &cold)?;
-        if let Some(Some(p)) = self.programs.get_mut(program.0) {
+        if let Some(Some(p)) = self.programs.get_mut(program.index()) {
             p.warm.extend(cold);
         }
         Ok(())
@@ -907,7 +860,7 @@ impl Runtime {
         slot.printf_of = Vec::new();
         slot.check_of = Vec::new();
         let cmd = slot.cmd;
-        let pc = [0u8; pisa_translator::spirv::PUSH_BYTES as usize];
+        let pc = [0u8; pisa_translator::abi::PUSH_BYTES as usize];
         let d = &self.device;
         // SAFETY: as in `record`: `cmd` is the slot's command buffer from
         // `self.cmd_pool` (RESET_COMMAND_BUFFER), not pending (the slot is new
@@ -973,98 +926,6 @@ impl Runtime {
     pub fn timeout(&self) -> Duration {
         self.timeout
     }
-}
-
-/// Checks a launch against its module's kernels and the device's work-group
-/// limit, and builds the argument block: (kernel index, local size, block).
-/// Every device resolves launches this way (docs/abi.md).
-pub fn resolve_launch(
-    kernels: &[KernelInfo],
-    l: &Launch,
-    max_workgroup_invocations: u32,
-) -> Result<(usize, [u32; 3], Vec<u8>)> {
-    let name = l.kernel.trim_start_matches('@');
-    let ki =
-        kernels
-            .iter()
-            .position(|k| k.name == name)
-            .ok_or_else(|| RuntimeError::UnknownKernel {
-                name: name.to_string(),
-                kernels: kernels.iter().map(|k| format!("@{}", k.name)).collect(),
-            })?;
-    let k = &kernels[ki];
-    let local = match (l.range.local, k.reqd_work_group_size) {
-        (Some(a), Some(b)) if a != b => {
-            return Err(RuntimeError::BadLaunch(format!(
-                "local size {a:?} disagrees with the kernel's .reqd_work_group_size{b:?}"
-            )))
-        }
-        (Some(a), _) => a,
-        (None, Some(b)) => b,
-        (None, None) => [l.range.global[0].clamp(1, 64), 1, 1],
-    };
-    if let Some(r) = k.reqd_work_group_size {
-        // as in OpenCL: a kernel that requires its work-group size gets
-        // no smaller, partial work-groups
-        if (0..3).any(|d| !l.range.global[d].is_multiple_of(r[d])) {
-            return Err(RuntimeError::BadLaunch(format!(
-                "the global size {:?} is not a multiple of the kernel's .reqd_work_group_size{r:?}",
-                l.range.global
-            )));
-        }
-    }
-    if local.contains(&0) {
-        return Err(RuntimeError::BadLaunch(
-            "local sizes must be at least 1".into(),
-        ));
-    }
-    let total = local.iter().map(|&v| v as u64).product::<u64>();
-    if total > max_workgroup_invocations as u64 {
-        return Err(RuntimeError::BadLaunch(format!(
-            "local size {local:?} has {total} work-items; the device allows {}",
-            max_workgroup_invocations
-        )));
-    }
-    if let Some(max) = k.max_work_group_items.filter(|&m| total > m as u64) {
-        return Err(RuntimeError::BadLaunch(format!(
-            "local size {local:?} has {total} work-items; kernel `{name}` uses sub-groups, whose emulation serves work-groups of up to {max}"
-        )));
-    }
-    // the argument block
-    let block = match &k.params {
-        Some(params) => {
-            if params.len() != l.args.len() {
-                return Err(RuntimeError::BadArgument(format!(
-                    "kernel `{name}` takes {} arguments, {} given",
-                    params.len(),
-                    l.args.len()
-                )));
-            }
-            let mut block = vec![0u8; k.param_bytes as usize];
-            for (i, (slot, a)) in params.iter().zip(&l.args).enumerate() {
-                if a.len() != slot.size as usize {
-                    return Err(RuntimeError::BadArgument(format!(
-                        "argument {i} (`%{}`) is .param[{}] but {} bytes were given",
-                        slot.name,
-                        slot.size,
-                        a.len()
-                    )));
-                }
-                block[slot.offset as usize..(slot.offset + slot.size) as usize].copy_from_slice(a);
-            }
-            block
-        }
-        None => {
-            let mut block = Vec::new();
-            for a in &l.args {
-                let off = align_up(block.len() as u32, 8) as usize;
-                block.resize(off, 0);
-                block.extend_from_slice(a);
-            }
-            block
-        }
-    };
-    Ok((ki, local, block))
 }
 
 #[cfg(test)]

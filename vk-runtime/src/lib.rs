@@ -13,30 +13,18 @@ mod error;
 mod features;
 mod fma_probe;
 mod launch;
-pub mod printf;
 mod program;
 pub mod spirv_val;
 pub mod values;
 
-pub use api::Device;
-pub use device::{default_device, list_devices, DeviceInfo, DeviceKind, Runtime, RuntimeOptions};
-pub use error::RuntimeError;
-pub use features::Features;
-pub use launch::{resolve_launch, Launch, LaunchTiming, NdRange, Pending};
-pub use program::{GlobalInfo, KernelInfo, ProgramId};
-
-/// A buffer allocated by a [`Runtime`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct BufferId(pub(crate) usize);
-
-impl BufferId {
-    /// A handle from another device's numbering (`pisa-interp`).
-    pub fn from_index(i: usize) -> BufferId {
-        BufferId(i)
-    }
-    pub fn index(self) -> usize {
-        self.0
-    }
-}
-
-pub type Result<T> = std::result::Result<T, RuntimeError>;
+pub use device::{
+    default_device, list_devices, select_device, translate_for, translate_options, Runtime,
+    RuntimeOptions, Translation,
+};
+pub use launch::Pending;
+// the device contract (`pisa-device`), which the runtime implements: under
+// its old paths too
+pub use pisa_device::contract::{
+    printf, resolve_launch, BufferId, Device, DeviceInfo, DeviceKind, Features, GlobalInfo,
+    KernelInfo, Launch, LaunchTiming, NdRange, ProgramId, Result, RuntimeError,
+};

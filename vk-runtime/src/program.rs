@@ -3,60 +3,11 @@
 //! block holding `.global`/`.const` variables with relocations applied.
 
 use crate::error::VkContext;
-use crate::{BufferId, Result, Runtime, RuntimeError};
+use crate::features::FeaturesExt;
+use crate::{BufferId, GlobalInfo, KernelInfo, ProgramId, Result, Runtime, RuntimeError};
 use ash::vk;
-use pisa_translator::spirv::layout::{Layout, ParamSlot};
+use pisa_translator::abi::Layout;
 use std::collections::HashMap;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ProgramId(pub(crate) usize);
-
-impl ProgramId {
-    /// A handle from another device's numbering (`pisa-interp`).
-    pub fn from_index(i: usize) -> ProgramId {
-        ProgramId(i)
-    }
-    pub fn index(self) -> usize {
-        self.0
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct KernelInfo {
-    pub name: String,
-    /// `None` for raw SPIR-V, whose parameters are packed from the arguments.
-    pub params: Option<Vec<ParamSlot>>,
-    pub param_bytes: u32,
-    pub reqd_work_group_size: Option<[u32; 3]>,
-    /// The most work-items a work-group of this kernel may have, besides
-    /// the device's limit (kernels with emulated sub-groups).
-    pub max_work_group_items: Option<u32>,
-}
-
-#[derive(Debug, Clone)]
-pub struct GlobalInfo {
-    pub name: String,
-    /// The name the host uses: `.host_access("NAME")`, or the variable's own
-    /// name when exported.
-    pub host_name: Option<String>,
-    pub offset: u64,
-    pub size: u64,
-}
-
-impl GlobalInfo {
-    /// The data-block variables of a module's layout (docs/abi.md).
-    pub fn of_layout(l: &Layout) -> Vec<GlobalInfo> {
-        l.data
-            .iter()
-            .map(|v| GlobalInfo {
-                name: v.name.clone(),
-                host_name: v.host_name.clone(),
-                offset: v.offset,
-                size: v.size,
-            })
-            .collect()
-    }
-}
 
 pub(crate) struct Program {
     pub shader: vk::ShaderModule,
@@ -111,7 +62,7 @@ pub const MAX_INLINED_INSTRUCTIONS: u64 = 2_000_000;
 /// `.private` arena's [`MAX_PRIVATE_BYTES`]: the translator's own words per
 /// invocation (sub-group parity flags, checked mode's sink and table).
 ///
-/// [`MAX_PRIVATE_BYTES`]: pisa_translator::spirv::layout::MAX_PRIVATE_BYTES
+/// [`MAX_PRIVATE_BYTES`]: pisa_translator::abi::MAX_PRIVATE_BYTES
 pub const PRIVATE_ALLOWANCE: u64 = 1024;
 
 fn check_inlined_size(inlined: u64) -> Result<()> {
@@ -152,7 +103,7 @@ pub(crate) fn module_processed(words: &[u32]) -> Vec<String> {
 }
 
 /// The kernel descriptions a module written by `pisa spirv` carries.
-fn kernel_descriptions(words: &[u32]) -> Vec<pisa_translator::spirv::layout::KernelLayout> {
+fn kernel_descriptions(words: &[u32]) -> Vec<pisa_translator::abi::KernelLayout> {
     module_processed(words)
         .iter()
         .filter_map(|s| pisa_translator::spirv::kernel_info::parse(s))
@@ -187,7 +138,7 @@ const STORAGE_PUSH_CONSTANT: u32 = 9;
 /// chain into a `PushConstant` variable whose first index is that member,
 /// or by loading or copying the whole block.
 fn reads_data_and_printf(words: &[u32]) -> (bool, bool) {
-    use pisa_translator::spirv::Push;
+    use pisa_translator::abi::Push;
     let mut blocks = std::collections::HashSet::new();
     let mut constants = HashMap::new();
     for (op, ops) in instructions(words) {
@@ -321,15 +272,51 @@ fn entry_points(words: &[u32]) -> Result<Vec<String>> {
 }
 
 impl Runtime {
-    /// Translates and loads a validated PISA module.
-    pub fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId> {
-        let mut options = self.device_info().translate_options();
+    /// How this runtime translates modules for its device: the device's
+    /// options ([`crate::translate_options`]), checked mode, and whether the
+    /// device's Fma rounds once (probed on the device when it matters).
+    fn load_options(&mut self) -> Result<pisa_translator::spirv::Options> {
+        let mut options = crate::translate_options(self.device_info());
         options.checked_memory = self.checked_memory;
         if !options.fma_f32_via_f64 {
             // fmad.f needs the device's Fma to round once (fma_probe.rs)
             options.fma_f32_native_fused = self.fused_fma()?;
         }
+        Ok(options)
+    }
+
+    /// Translates and loads a validated PISA module.
+    pub fn load(&mut self, module: &pisa_translator::Module) -> Result<ProgramId> {
+        let options = self.load_options()?;
         let spv = pisa_translator::spirv::translate_with(module, &options)?;
+        self.load_module_translated(module, spv)
+    }
+
+    /// Loads `module`, given its translation `t` made before this runtime
+    /// existed ([`crate::translate_for`], to learn which features the
+    /// runtime enables): `t` is used as it is when it was made with this
+    /// runtime's options, and the module is translated again only when not
+    /// (a device whose Fma the runtime had to probe). So a module is
+    /// translated once per launch of `pisa run` or `pisa.load`.
+    pub fn load_pretranslated(
+        &mut self,
+        module: &pisa_translator::Module,
+        t: crate::Translation,
+    ) -> Result<ProgramId> {
+        let options = self.load_options()?;
+        let spv = if t.options == options {
+            t.spirv
+        } else {
+            pisa_translator::spirv::translate_with(module, &options)?
+        };
+        self.load_module_translated(module, spv)
+    }
+
+    fn load_module_translated(
+        &mut self,
+        module: &pisa_translator::Module,
+        spv: pisa_translator::spirv::Spirv,
+    ) -> Result<ProgramId> {
         check_inlined_size(spv.layout.inlined_instructions)?;
         let layout = spv.layout.clone();
         // the instructions checked mode reports, as the reference device
@@ -347,7 +334,7 @@ impl Runtime {
             })
             .collect();
         let id = self.load_spirv_with_layout(&spv.words, Some(layout))?;
-        if let Some(Some(p)) = self.programs.get_mut(id.0) {
+        if let Some(Some(p)) = self.programs.get_mut(id.index()) {
             p.check_sites = sites;
         }
         Ok(id)
@@ -404,7 +391,7 @@ impl Runtime {
     /// exchange, the lock words of emulated atomics, checked mode's sinks)
     /// counts too.
     fn check_memory(&self, words: &[u32], layout: Option<&Layout>) -> Result<()> {
-        use pisa_translator::spirv::layout::MAX_PRIVATE_BYTES;
+        use pisa_translator::abi::MAX_PRIVATE_BYTES;
         let (workgroup, private) = declared_memory(words);
         let limit = self.info.max_shared_bytes as u64;
         if workgroup > limit {
@@ -456,7 +443,7 @@ impl Runtime {
         let range = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
             .offset(0)
-            .size(pisa_translator::spirv::PUSH_BYTES)];
+            .size(pisa_translator::abi::PUSH_BYTES)];
         let info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&range);
         // SAFETY: one push-constant range, COMPUTE, 0..PUSH_BYTES (a multiple
         // of 4 within the 128 bytes every device supports), on a live device.
@@ -516,12 +503,12 @@ impl Runtime {
                     .collect()
             }),
         }));
-        Ok(ProgramId(self.programs.len() - 1))
+        Ok(ProgramId::from_index(self.programs.len() - 1))
     }
 
     pub(crate) fn program(&self, id: ProgramId) -> Result<&Program> {
         self.programs
-            .get(id.0)
+            .get(id.index())
             .and_then(|p| p.as_ref())
             .ok_or_else(|| RuntimeError::BadArgument("the module was unloaded".into()))
     }
@@ -538,7 +525,7 @@ impl Runtime {
             self.poisoned = true;
             return;
         }
-        if let Some(p) = self.programs.get_mut(id.0).and_then(|p| p.take()) {
+        if let Some(p) = self.programs.get_mut(id.index()).and_then(|p| p.take()) {
             p.destroy(self);
         }
     }
@@ -617,7 +604,7 @@ impl Runtime {
         }
         .map_err(|(_, e)| e)
         .vk("vkCreateComputePipelines")?[0];
-        if let Some(Some(p)) = self.programs.get_mut(id.0) {
+        if let Some(Some(p)) = self.programs.get_mut(id.index()) {
             p.pipelines.insert((kernel, local, check_depth), pl);
         }
         Ok(pl)

@@ -20,8 +20,8 @@ pub use subgroup::{LaneTrap, SubGroup};
 
 use crate::decode::{flag, Decoded, Kind, Op, Opnd, Special};
 use crate::memory::{try_zeroed, DeviceMemory, Fault};
+use pisa_translator::abi::function_address;
 use pisa_translator::ir::Opcode;
-use pisa_translator::spirv::layout::function_address;
 
 /// How deep calls may nest (PISA has no call stack limit; a runaway
 /// recursion must end in an error, not a host stack overflow: frames are

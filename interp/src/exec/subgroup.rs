@@ -20,7 +20,7 @@
 //! - Lanes that return from the kernel leave for good.
 //!
 //! So the lanes of a sub-group walk the same structured tree the Vulkan
-//! back end's emulation walks (`pisa_translator::spirv::simt`), and the two
+//! back end's emulation walks (translator/src/spirv/simt/), and the two
 //! agree on every `%activemask` and cross-lane result.
 
 use super::{mask, set, sext, Exec, Item, Stop, Trap};
@@ -400,14 +400,14 @@ mod tests {
     use super::*;
     use crate::exec::NdInfo;
     use crate::memory::DeviceMemory;
-    use pisa_translator::{ir, spirv::layout};
+    use pisa_translator::{abi, ir};
 
     /// Runs a one-work-group kernel of `n` lanes, with no parameters, as
     /// one sub-group; returns its lanes and lockstep state.
     fn run(src: &str, n: u32) -> (Vec<Item>, SubGroup) {
         let m = pisa_translator::assemble("t.pisa", src).expect("assembles");
         let p = ir::build(&m);
-        let l = layout::layout(&p).unwrap();
+        let l = abi::layout(&p).unwrap();
         let d = crate::decode::decode(&p, src, &l, 0).expect("decodes");
         assert!(d.subgroups);
         let mut mem = DeviceMemory::default();

@@ -24,12 +24,12 @@
 //! orders, in `spirv::lower`), and the loop-cap exit flags
 //! (`detect_loop_cap`, `spirv::control`). The back end also computes
 //! analyses, which only compute facts and change nothing: which functions
-//! run in SIMT mode ([`super::analysis::simt`]), the call graph (to refuse
+//! run in SIMT mode ([`super::analysis::subgroups`]), the call graph (to refuse
 //! recursion), the instructions inlined per kernel, and the nesting depth
 //! of each tree ([`super::nesting_depth`], to refuse a tree nested deeper
 //! than drivers handle).
 
-use super::analysis::{calls, simt};
+use super::analysis::{calls, subgroups as simt};
 use super::{reducible, shallow, structurize, unroll, verify, Inst, Program};
 
 /// What the choice of passes depends on.

@@ -19,11 +19,11 @@
 //! the flag clear was cut short by the driver, and stores 1 to the launch's
 //! status word, which the runtime reports as an error.
 
-use super::entry::Push;
 use super::function::{variable, FunctionCx, Reg};
 use super::lower::{self, R};
 use super::types::ModuleCx;
 use super::TranslateError;
+use crate::abi::Push;
 use crate::ir::FuncKind;
 use crate::ir::{BlockId, Cond, Inst, Operand};
 use crate::ir::{Label, Node};

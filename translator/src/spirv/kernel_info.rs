@@ -15,7 +15,7 @@
 //! variables with their host names (`pisa-global`). [`parse_program`] reads
 //! them back and refuses a set that is not whole.
 
-use super::layout::{DataVar, KernelLayout, Layout, ParamSlot, RelocTarget, Relocation};
+use crate::abi::{DataVar, KernelLayout, Layout, ParamSlot, RelocTarget, Relocation};
 use crate::ir::{Linkage, Space};
 
 const TAG: &str = "pisa-kernel ";

@@ -4,11 +4,11 @@
 //! computed, stored and passed around, and sub-word accesses read back what
 //! was written.
 
-use super::entry::Push;
 use super::function::{FunctionCx, Reg};
-use super::layout::MODULE_SCOPE;
 use super::lower::R;
 use super::TranslateError;
+use crate::abi::Push;
+use crate::abi::MODULE_SCOPE;
 use crate::ir::qualifier::Addrspace;
 use crate::ir::*;
 use rspirv::dr::Operand as SOp;
@@ -25,7 +25,7 @@ pub enum Mem {
     Generic,
 }
 
-pub use super::layout::{GENERIC_PRIVATE_TAG, GENERIC_SHARED_TAG};
+pub use crate::abi::{GENERIC_PRIVATE_TAG, GENERIC_SHARED_TAG};
 
 impl FunctionCx<'_, '_> {
     fn arena(&mut self, mem: Mem) -> Word {

@@ -17,7 +17,8 @@ mod control;
 mod entry;
 mod function;
 pub mod kernel_info;
-pub mod layout;
+// the memory layout is the ABI's, below every back end
+use crate::abi as layout;
 mod lower;
 mod memory;
 mod simt;
@@ -98,7 +99,7 @@ impl Spirv {
 
 /// How to translate. The default suits any driver: loops report a driver's
 /// loop cap (docs/abi.md) but are not unrolled.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     /// Unroll small innermost loops (the IR pipeline's `unroll` pass), for
     /// drivers that end loops after a fixed number of iterations (Mesa's

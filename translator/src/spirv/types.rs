@@ -1,8 +1,8 @@
 //! The translation context: the SPIR-V builder, cached types and constants,
 //! and the capabilities a module actually uses (declared only when used).
 
-use super::layout::Layout;
 use super::TranslateError;
+use crate::abi::Layout;
 use crate::diag::Span;
 use crate::ir::{Function, Program};
 use crate::ir::{Name, Ty};

@@ -5,7 +5,7 @@ pub mod calls;
 pub mod cfg;
 pub mod dominators;
 pub mod loops;
-pub mod simt;
+pub mod subgroups;
 pub mod uniformity;
 
 pub use calls::CallGraph;

@@ -126,7 +126,7 @@ fn simt_call(
             let sel = fx.resize(ptr, 64, 32, false)?;
             let bt = fx.tx.bool_ty();
             for f in candidates(fx, ins, actual) {
-                let addr = crate::spirv::layout::function_address(f.index as usize) as u32;
+                let addr = crate::abi::function_address(f.index as usize) as u32;
                 let a = fx.tx.const_u32(addr);
                 let hit = fx.tx.b.i_equal(bt, None, sel, a)?;
                 let lane = fx.tx.b.logical_and(bt, None, active, hit)?;
@@ -201,9 +201,9 @@ fn indirect_call(fx: &mut FunctionCx, ins: &Ins, target: &Operand, actual: &[Ope
         done,
         candidates.iter().zip(&labels).map(|(f, &l)| {
             (
-                rspirv::dr::Operand::LiteralBit32(crate::spirv::layout::function_address(
-                    f.index as usize,
-                ) as u32),
+                rspirv::dr::Operand::LiteralBit32(
+                    crate::abi::function_address(f.index as usize) as u32
+                ),
                 l,
             )
         }),

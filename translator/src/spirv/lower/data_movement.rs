@@ -31,9 +31,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                     let funcs: Vec<(usize, Name)> =
                         fx.tx.functions().map(|(i, f)| (i, f.name)).collect();
                     match funcs.iter().find(|(_, f)| f == n) {
-                        Some(&(i, _)) => fx
-                            .tx
-                            .const_uint(64, crate::spirv::layout::function_address(i)),
+                        Some(&(i, _)) => fx.tx.const_uint(64, crate::abi::function_address(i)),
                         None => fx.var_address_value(*n, *span)?,
                     }
                 }

@@ -21,9 +21,9 @@ use crate::spirv::lower::{Ins, R};
 use crate::spirv::TranslateError;
 use rspirv::spirv::{GlslStd450Op as G, LoopControl, MemorySemantics, Scope, StorageClass, Word};
 
-/// The largest work-group the exchange serves (Vulkan devices allow at most
-/// 1024 invocations per work-group in practice; the runtime checks).
-pub const MAX_ITEMS: u32 = 1024;
+/// The largest work-group the exchange serves (the ABI's
+/// [`SUBGROUP_EXCHANGE_ITEMS`](crate::abi::SUBGROUP_EXCHANGE_ITEMS)).
+pub const MAX_ITEMS: u32 = crate::abi::SUBGROUP_EXCHANGE_ITEMS;
 /// The first of the two sets of per-sub-group active masks.
 const MASKS: u32 = MAX_ITEMS;
 /// Sub-groups of 32 in the largest work-group: words per set of masks.

@@ -29,8 +29,9 @@
 //! of a loop that contains one; functions without sync points are emitted
 //! as before.
 
-/// The analysis is the IR's (the pipeline's `unroll` pass needs it too).
-pub use crate::ir::analysis::simt as analysis;
+/// Which functions run in SIMT mode and which instructions are sync points:
+/// an analysis of the IR (the pipeline's `unroll` pass needs it too).
+pub use crate::ir::analysis::subgroups as analysis;
 mod emit;
 pub mod exchange;
 

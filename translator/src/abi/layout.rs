@@ -1,7 +1,8 @@
 //! Memory layout of a module (docs/abi.md): the data block that holds the
 //! `.global`/`.const` variables with their initial bytes and relocations, the
 //! per-invocation `.private` and per-work-group `.shared` arenas, and each
-//! kernel's argument block. The runtime uses the same layout.
+//! kernel's argument block. The SPIR-V back end, the Vulkan runtime and the
+//! reference device all use this layout.
 
 use crate::ir::{FuncKind, InitElem, Linkage, Name, Program, RegKind, Space};
 use std::collections::HashMap;
@@ -52,8 +53,8 @@ pub struct KernelLayout {
     pub param_bytes: u32,
     pub reqd_work_group_size: Option<[u32; 3]>,
     /// The most work-items a work-group may have: kernels whose sub-groups
-    /// the translator emulates exchange values through a fixed-size
-    /// `Workgroup` array (`spirv::simt`).
+    /// the SPIR-V back end emulates exchange values through a fixed-size
+    /// `Workgroup` array of [`SUBGROUP_EXCHANGE_ITEMS`] slots.
     pub max_work_group_items: Option<u32>,
 }
 
@@ -81,7 +82,7 @@ pub struct Layout {
     /// (docs/abi.md, "The printf buffer").
     pub uses_printf: bool,
     /// Checked mode: the instruction of each checked access, by the site
-    /// number the check block reports (`spirv::checked`).
+    /// number the check block reports (the SPIR-V back end's checked mode).
     pub check_sites: Vec<crate::diag::Span>,
     /// What a driver that inlines every call builds from the kernels
     /// (`ir::analysis::calls::inlined_instructions`): the runtime refuses
@@ -213,6 +214,11 @@ pub fn arena_limit_message(space: Space, bytes: u64, limit: u64) -> String {
     }
 }
 
+/// The largest work-group whose sub-groups the SPIR-V back end emulates:
+/// the slots of its exchange array (Vulkan devices allow at most 1024
+/// invocations per work-group in practice; the runtime checks).
+pub const SUBGROUP_EXCHANGE_ITEMS: u32 = 1024;
+
 /// Generic addresses of the arenas carry a tag in their top 16 bits (device
 /// addresses never have these bits set); the low 32 bits are the offset.
 pub const GENERIC_SHARED_TAG: u64 = 0xFFFE;
@@ -286,7 +292,7 @@ pub fn layout(p: &Program) -> Result<Layout, LayoutError> {
             }
         }
     }
-    let simt = super::simt::analysis::simt_functions(p);
+    let simt = crate::ir::analysis::subgroups::simt_functions(p);
     for f in p.functions.iter().filter(|f| f.kind == FuncKind::Kernel) {
         let mut params = Vec::new();
         let mut used = 0u64;
@@ -312,8 +318,7 @@ pub fn layout(p: &Program) -> Result<Layout, LayoutError> {
             params,
             param_bytes: u32::try_from(used).unwrap_or(u32::MAX),
             reqd_work_group_size: f.reqd_work_group_size,
-            max_work_group_items: simt[f.index as usize]
-                .then_some(super::simt::exchange::MAX_ITEMS),
+            max_work_group_items: simt[f.index as usize].then_some(SUBGROUP_EXCHANGE_ITEMS),
         });
     }
     // the initial image ends at its last initialized byte (the rest of the
