@@ -78,7 +78,14 @@ fn occurs_as_word(haystack: &str, word: &str) -> bool {
 fn docs_cite_paths_and_names_that_exist() {
     let mut files = Vec::new();
     for dir in [
-        "src", "translator", "vk-runtime", "interp", "fuzz", "device", "python/src", "tests",
+        "src",
+        "translator",
+        "vk-runtime",
+        "interp",
+        "fuzz",
+        "device",
+        "python/src",
+        "tests",
         "benches",
     ] {
         rust_sources(&root().join(dir), &mut files);
@@ -114,8 +121,15 @@ fn docs_cite_paths_and_names_that_exist() {
             }
         }
     }
-    assert!(checked > 20, "only {checked} citations found: is the parsing right?");
-    assert!(missing.is_empty(), "cited but not found:\n{}", missing.join("\n"));
+    assert!(
+        checked > 20,
+        "only {checked} citations found: is the parsing right?"
+    );
+    assert!(
+        missing.is_empty(),
+        "cited but not found:\n{}",
+        missing.join("\n")
+    );
 }
 
 /// The check itself can fail: a made-up path and name are reported.
@@ -126,7 +140,10 @@ fn a_made_up_citation_is_found_missing() {
     assert_eq!(codes.len(), 3);
     assert!(!root().join("translator/src/no_such_file.rs").exists());
     assert!(is_identifier("no_such_function_xyz"));
-    assert!(!occurs_as_word("fn no_such_function_xy() {}", "no_such_function_xyz"));
+    assert!(!occurs_as_word(
+        "fn no_such_function_xy() {}",
+        "no_such_function_xyz"
+    ));
     assert!(occurs_as_word("fn lower(fx)", "lower"));
     assert!(!occurs_as_word("fn lowered(fx)", "lower"));
 }
