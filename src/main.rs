@@ -76,6 +76,11 @@ enum Command {
         /// iterations (Mesa's llvmpipe; `pisa run` does this by itself).
         #[arg(long)]
         unroll_loops: bool,
+        /// Translate for the device a Vulkan Profiles JSON file describes
+        /// (FILE or FILE#PROFILE; default: PISA_DEVICE_PROFILE), as it is,
+        /// and refuse (exit 3) a program that device cannot run.
+        #[arg(long, value_name = "FILE")]
+        profile: Option<String>,
     },
     /// Print the intermediate representation of a PISA file: its functions
     /// as basic blocks, and with --structured the structured control flow
@@ -115,11 +120,17 @@ enum Command {
     },
     /// Run a kernel on a Vulkan device and print its results.
     Run(Box<run::RunArgs>),
-    /// List the Vulkan devices (the default one marked).
+    /// List the Vulkan devices (the default one marked), and what PISA
+    /// does with each feature group on them; with --profile, on the
+    /// devices the Vulkan Profiles JSON files describe.
     Devices {
         /// One JSON object per device, for tools.
         #[arg(long)]
         json: bool,
+        /// Vulkan Profiles JSON files (FILE or FILE#PROFILE), each taken as
+        /// it is (default: PISA_DEVICE_PROFILE).
+        #[arg(long, value_name = "FILE", num_args = 1..)]
+        profile: Vec<String>,
     },
 }
 
@@ -140,8 +151,39 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            // a program the device cannot run: 3 (README, "pisa run")
+            if e.chain().any(is_refusal) {
+                ExitCode::from(3)
+            } else {
+                ExitCode::from(2)
+            }
         }
+    }
+}
+
+/// Whether an error is a device's refusal of a program (a missing feature
+/// or limit, what the device cannot compute): exit status 3.
+fn is_refusal(e: &(dyn std::error::Error + 'static)) -> bool {
+    if let Some(e) = e.downcast_ref::<pisa_vk_runtime::RuntimeError>() {
+        return e.is_refusal();
+    }
+    matches!(
+        e.downcast_ref::<pisa_translator::spirv::TranslateError>(),
+        Some(pisa_translator::spirv::TranslateError::UnsupportedOnDevice { .. })
+    )
+}
+
+/// The profile `--profile` names, else `PISA_DEVICE_PROFILE` (FILE or
+/// FILE#PROFILE), read.
+pub(crate) fn read_profile(arg: Option<&str>) -> Result<Option<pisa_device::DeviceDescription>> {
+    let env = std::env::var("PISA_DEVICE_PROFILE")
+        .ok()
+        .filter(|v| !v.is_empty());
+    match arg.map(str::to_string).or(env) {
+        Some(a) => Ok(Some(
+            pisa_device::apply::read_profile(&a).context("cannot read the device profile")?,
+        )),
+        None => Ok(None),
     }
 }
 
@@ -193,7 +235,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             output,
             dis,
             unroll_loops,
-        } => spirv(&files, output.as_deref(), dis, unroll_loops),
+            profile,
+        } => spirv(
+            &files,
+            output.as_deref(),
+            dis,
+            unroll_loops,
+            profile.as_deref(),
+        ),
         Command::Ir {
             files,
             structured,
@@ -216,7 +265,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Link { files, output } => link(&files, output.as_deref()),
         Command::Run(a) => run::run(*a),
-        Command::Devices { json } => run::devices(json),
+        Command::Devices { json, profile } => run::devices(json, &profile),
     }
 }
 
@@ -343,19 +392,42 @@ fn spirv(
     output: Option<&Path>,
     dis: bool,
     unroll_loops: bool,
+    profile: Option<&str>,
 ) -> Result<ExitCode> {
     if let Some(out) = output {
         refuse_overwriting_inputs(out, paths)?;
     }
+    let profile = read_profile(profile)?;
     let Some(module) = assemble_program(paths)? else {
         return Ok(ExitCode::from(1));
     };
-    let options = pisa_translator::spirv::Options {
-        unroll_loops,
-        ..Default::default()
+    let spv = match &profile {
+        // the module that device would get, as `pisa run` translates it
+        // there (the profile as it is: no real device to restrict it to)
+        Some(p) => {
+            let mut info = p.device_info(0);
+            info.caps_loops |= unroll_loops;
+            let t = pisa_vk_runtime::translate_for(&module, &info, false)
+                .with_context(|| format!("cannot translate {}", display_names(paths)))?;
+            pisa_vk_runtime::check_for_device(&info, &t.spirv.words, Some(&t.spirv.layout))
+                .with_context(|| {
+                    format!(
+                        "{} cannot run on {}",
+                        display_names(paths),
+                        p.display_name()
+                    )
+                })?;
+            t.spirv
+        }
+        None => {
+            let options = pisa_translator::spirv::Options {
+                unroll_loops,
+                ..Default::default()
+            };
+            pisa_translator::spirv::translate_with(&module, &options)
+                .with_context(|| format!("cannot translate {}", display_names(paths)))?
+        }
     };
-    let spv = pisa_translator::spirv::translate_with(&module, &options)
-        .with_context(|| format!("cannot translate {}", display_names(paths)))?;
     match output {
         Some(out) if is_stdio(out) => {
             if dis {

@@ -53,6 +53,12 @@ pub struct RunArgs {
     /// (default: PISA_DEVICE, else the best Vulkan device, else cpu).
     #[arg(long, allow_hyphen_values = true)]
     pub device: Option<String>,
+    /// Behave exactly as the device a Vulkan Profiles JSON file describes
+    /// (FILE or FILE#PROFILE: a device report or a requirement profile;
+    /// default: PISA_DEVICE_PROFILE): the Vulkan device restricted to it,
+    /// with only the features both offer enabled and the smaller limits.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<String>,
     /// Seconds a launch may run before it is reported as hung.
     #[arg(long, default_value_t = 10.0, allow_hyphen_values = true)]
     pub timeout: f64,
@@ -150,6 +156,7 @@ fn open_device(
     module: Option<&pisa_translator::Module>,
     words: Option<Vec<u32>>,
     timeout: Duration,
+    profile: Option<pisa_device::DeviceDescription>,
 ) -> Result<(Box<dyn Device>, ProgramId)> {
     let program = match (module, &words) {
         (Some(m), _) => pisa_select::Program::Pisa(m),
@@ -168,6 +175,7 @@ fn open_device(
             timeout,
             timestamps: a.time || a.json,
             checked_memory: a.check,
+            profile,
         },
     );
     use pisa_select::OpenError;
@@ -180,7 +188,13 @@ fn open_device(
             }
             Ok((o.dev.into_box(), o.prog))
         }
-        Err(e @ OpenError::SpirvOnCpu) => Err(e.into()),
+        Err(e @ (OpenError::SpirvOnCpu | OpenError::ProfileOnCpu)) => Err(e.into()),
+        // a refusal (exit 3) says so, whichever step found it
+        Err(OpenError::Start(e) | OpenError::Load(e) | OpenError::Translate(e))
+            if e.is_refusal() =>
+        {
+            Err(e).with_context(|| format!("{what} cannot run on this device"))
+        }
         Err(OpenError::Translate(e)) => Err(e).with_context(|| format!("cannot translate {what}")),
         Err(OpenError::Start(e)) => Err(e).context("cannot start the Vulkan runtime"),
         Err(OpenError::Load(e)) => Err(e).with_context(|| format!("cannot load {what}")),
@@ -288,6 +302,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     };
     let timeout = seconds(a.timeout, "timeout")?;
     let compile_timeout = seconds(a.compile_timeout, "compile-timeout")?;
+    let profile = crate::read_profile(a.profile.as_deref())?;
     let t_start = Instant::now();
     let watchdog = crate::watchdog::CompileWatchdog::start(compile_timeout);
     let module = if is_spirv {
@@ -318,7 +333,7 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     };
 
     watchdog.phase("translating and loading the program");
-    let (mut device, prog) = open_device(&a, &what, module.as_ref(), words, timeout)?;
+    let (mut device, prog) = open_device(&a, &what, module.as_ref(), words, timeout, profile)?;
     let rt: &mut dyn Device = device.as_mut();
     rt.set_printf_buffer_size(a.printf_buffer);
     for (name, bytes) in &set_globals {
@@ -480,7 +495,110 @@ pub fn run(a: RunArgs) -> Result<std::process::ExitCode> {
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-pub fn devices(json: bool) -> Result<std::process::ExitCode> {
+/// What PISA does with each feature group (`pisa devices`): as lines
+/// under a device (`   group: status (how or why)`), or as a JSON object.
+fn support_text(info: &pisa_vk_runtime::DeviceInfo, denormals: Option<bool>, json: bool) -> String {
+    use pisa_translator::diag::json_str as q;
+    let rows = pisa_device::apply::support(info, denormals);
+    if json {
+        let fields: Vec<String> = rows
+            .iter()
+            .map(|(g, s)| {
+                format!(
+                    "{}:{{\"status\":{},\"detail\":{}}}",
+                    q(g),
+                    q(s.status()),
+                    q(s.detail())
+                )
+            })
+            .collect();
+        format!("{{{}}}", fields.join(","))
+    } else {
+        rows.iter().map(|(g, s)| format!("\n   {g}: {s}")).collect()
+    }
+}
+
+/// `pisa devices --profile FILE...`: the devices the files describe, each
+/// taken as it is; with one file, also the Vulkan devices here restricted
+/// to it, as `pisa run --profile` runs them.
+fn profile_devices(json: bool, files: &[String]) -> Result<std::process::ExitCode> {
+    use pisa_translator::diag::json_str as q;
+    let mut descs = Vec::new();
+    for f in files {
+        descs.push(pisa_device::apply::read_profile(f).context("cannot read the device profile")?);
+    }
+    if !json {
+        outln!("Device profiles, each taken as it is (no real device to restrict it to): what PISA does with each feature group")?;
+    }
+    for (f, d) in files.iter().zip(&descs) {
+        let info = d.device_info(0);
+        let denormals = Some(d.float_controls.shader_denorm_preserve_float32);
+        let kind = match d.kind {
+            pisa_device::DescriptionKind::DeviceReport => "device report",
+            pisa_device::DescriptionKind::RequirementProfile => "requirement profile",
+        };
+        let file = std::path::Path::new(f)
+            .file_name()
+            .map_or_else(|| f.clone(), |n| n.to_string_lossy().into_owned());
+        if json {
+            outln!(
+                "{{\"profile\":{},\"profile_name\":{},\"name\":{},\"kind\":{},\"vulkan\":\"{}\",\"pisa\":{}}}",
+                q(&file),
+                q(&d.identity.profile_name),
+                q(&info.name),
+                q(kind),
+                d.api_version,
+                support_text(&info, denormals, true)
+            )?;
+        } else {
+            outln!(
+                "{file}: {} ({kind}, Vulkan {}){}",
+                info.name,
+                d.api_version,
+                support_text(&info, denormals, false)
+            )?;
+        }
+    }
+    if let [d] = &descs[..] {
+        let devs = pisa_vk_runtime::list_devices().unwrap_or_default();
+        if !json && !devs.is_empty() {
+            outln!("Under this profile (`pisa run --profile`), the Vulkan devices here:")?;
+        }
+        for real in &devs {
+            let r = d.restrict(real, [u32::MAX; 3]);
+            if json {
+                let notes: Vec<String> = r.notes.iter().map(|n| q(n)).collect();
+                outln!(
+                    "{{\"device\":{},\"index\":{},\"under_profile\":{},\"notes\":[{}],\"pisa\":{}}}",
+                    q(&real.name),
+                    real.index,
+                    q(&d.identity.profile_name),
+                    notes.join(","),
+                    support_text(&r.info, None, true)
+                )?;
+            } else {
+                let notes: String = r.notes.iter().map(|n| format!("\n   note: {n}")).collect();
+                outln!(
+                    "{}: {}{notes}{}",
+                    real.index,
+                    real.name,
+                    support_text(&r.info, None, false)
+                )?;
+            }
+        }
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+pub fn devices(json: bool, profiles: &[String]) -> Result<std::process::ExitCode> {
+    let env = std::env::var("PISA_DEVICE_PROFILE")
+        .ok()
+        .filter(|v| !v.is_empty());
+    match (profiles, env) {
+        ([], None) => {}
+        ([], Some(e)) => return profile_devices(json, &[e]),
+        (files, _) => return profile_devices(json, files),
+    }
     // the Vulkan devices, then the reference device (always there)
     let mut devs = match pisa_vk_runtime::list_devices() {
         Ok(d) => d,
@@ -520,7 +638,7 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
             let features: Vec<String> = feats.iter().map(|f| q(f)).collect();
             let [cx, cy, cz] = d.max_workgroup_count;
             outln!(
-                "{{\"index\":{},\"name\":{},\"kind\":{},\"driver\":{},\"vulkan\":\"{}.{}.{}\",\"default\":{is_default},\"subgroup_size\":{},\"pisa_subgroups\":{},\"max_workgroup_invocations\":{},\"max_workgroup_count\":[{cx},{cy},{cz}],\"max_shared_bytes\":{},\"caps_loops\":{},\"features\":[{}]}}",
+                "{{\"index\":{},\"name\":{},\"kind\":{},\"driver\":{},\"vulkan\":\"{}.{}.{}\",\"default\":{is_default},\"subgroup_size\":{},\"pisa_subgroups\":{},\"max_workgroup_invocations\":{},\"max_workgroup_count\":[{cx},{cy},{cz}],\"max_shared_bytes\":{},\"caps_loops\":{},\"features\":[{}]{}}}",
                 d.index,
                 q(&d.name),
                 q(&format!("{:?}", d.kind)),
@@ -533,7 +651,12 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
                 d.max_workgroup_invocations,
                 d.max_shared_bytes,
                 d.caps_loops,
-                features.join(",")
+                features.join(","),
+                if d.name == pisa_interp::CPU_DEVICE_NAME {
+                    String::new()
+                } else {
+                    format!(",\"pisa\":{}", support_text(d, None, true))
+                }
             )?;
             continue;
         }
@@ -550,7 +673,7 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
             continue;
         }
         outln!(
-            "{}: {}{} ({:?}), driver {}, Vulkan {}.{}.{}, subgroup size {} (PISA's sub-groups of 32: {}), max work-group {} (groups per dispatch {:?}), shared {} KiB\n   features: {}{}",
+            "{}: {}{} ({:?}), driver {}, Vulkan {}.{}.{}, subgroup size {} (PISA's sub-groups of 32: {}), max work-group {} (groups per dispatch {:?}), shared {} KiB\n   features: {}{}{}",
             d.index,
             d.name,
             if is_default { " [default]" } else { "" },
@@ -569,7 +692,8 @@ pub fn devices(json: bool) -> Result<std::process::ExitCode> {
                 "\n   loops: the driver caps iterations (65,535 in all); small loops are unrolled"
             } else {
                 ""
-            }
+            },
+            support_text(d, None, false)
         )?;
     }
     Ok(std::process::ExitCode::SUCCESS)

@@ -419,8 +419,9 @@ fn shared_memory_past_the_device_limit_is_refused() {
     assert_eq!(
         e.to_string(),
         format!(
-            "unsupported on this device: the program needs {} bytes of `.shared` variables; the device's maxComputeSharedMemorySize is {limit} bytes",
-            limit + 4
+            "unsupported on this device: the program needs {} bytes of `.shared` variables; the device's maxComputeSharedMemorySize is {limit} bytes ({})",
+            limit + 4,
+            pisa_device::apply::who_has("maxComputeSharedMemorySize").unwrap()
         )
     );
     assert!(matches!(e, RuntimeError::Unsupported(_)));
@@ -430,8 +431,9 @@ fn shared_memory_past_the_device_limit_is_refused() {
     assert_eq!(
         e.to_string(),
         format!(
-            "unsupported on this device: the program needs {} bytes of work-group memory: {fits} bytes of `.shared` variables and 4360 bytes the translator adds (the sub-group emulation's exchange, the lock words of emulated atomics, checked mode's sink); the device's maxComputeSharedMemorySize is {limit} bytes",
-            fits + 4360
+            "unsupported on this device: the program needs {} bytes of work-group memory: {fits} bytes of `.shared` variables and 4360 bytes the translator adds (the sub-group emulation's exchange, the lock words of emulated atomics, checked mode's sink); the device's maxComputeSharedMemorySize is {limit} bytes ({})",
+            fits + 4360,
+            pisa_device::apply::who_has("maxComputeSharedMemorySize").unwrap()
         )
     );
 }

@@ -8,6 +8,7 @@
 //! [`DeviceDescription::intersect`] gives what two descriptions both offer ("profile ∩ real
 //! device"). docs/devices.md describes every field, where it comes from and the defaults.
 
+pub mod apply;
 pub mod contract;
 mod error;
 mod parse;

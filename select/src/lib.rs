@@ -76,6 +76,11 @@ pub struct OpenOptions {
     pub timestamps: bool,
     /// Checked mode (`pisa run --check`, Vulkan).
     pub checked_memory: bool,
+    /// Behave as the device a Vulkan Profiles file describes (`--profile`,
+    /// `PISA_DEVICE_PROFILE`): the Vulkan device restricted to it. The cpu
+    /// device takes on no profile: with one, it is refused, and there is no
+    /// falling back to it.
+    pub profile: Option<pisa_device::DeviceDescription>,
 }
 
 impl Default for OpenOptions {
@@ -86,6 +91,7 @@ impl Default for OpenOptions {
             timeout: Duration::from_secs(10),
             timestamps: false,
             checked_memory: false,
+            profile: None,
         }
     }
 }
@@ -104,6 +110,10 @@ pub struct Opened {
 pub enum OpenError {
     #[error("the cpu device runs PISA programs, not SPIR-V modules")]
     SpirvOnCpu,
+    /// A profile was given for the cpu device, which runs every program
+    /// with the spec's exact semantics and takes on no device's limits.
+    #[error("a device profile applies to Vulkan devices; the cpu device (the reference interpreter) takes on no profile")]
+    ProfileOnCpu,
     /// The module does not translate for the device.
     #[error(transparent)]
     Translate(RuntimeError),
@@ -166,6 +176,9 @@ pub fn open_device(program: Program<'_>, o: &OpenOptions) -> Result<Opened, Open
         })
     };
     if is_cpu(choice.as_deref(), None) {
+        if o.profile.is_some() {
+            return Err(OpenError::ProfileOnCpu);
+        }
         return match program {
             Program::Pisa(m) => cpu(m, None),
             Program::Spirv(_) => Err(OpenError::SpirvOnCpu),
@@ -173,7 +186,9 @@ pub fn open_device(program: Program<'_>, o: &OpenOptions) -> Result<Opened, Open
     }
     // no Vulkan at all, and no device named: the reference device runs it
     let no_vulkan = |e: &RuntimeError| {
-        matches!(e, RuntimeError::NoLoader(_) | RuntimeError::NoDevice) && choice.is_none()
+        matches!(e, RuntimeError::NoLoader(_) | RuntimeError::NoDevice)
+            && choice.is_none()
+            && o.profile.is_none()
     };
     // the device the runtime will take, to translate the module for it
     // once: the translation tells which features the runtime enables, and
@@ -183,6 +198,12 @@ pub fn open_device(program: Program<'_>, o: &OpenOptions) -> Result<Opened, Open
             let info = pisa_vk_runtime::list_devices().and_then(|devs| {
                 let i = pisa_vk_runtime::select_device(&devs, choice.as_deref())?;
                 Ok(devs[i].clone())
+            });
+            // the device as the runtime will restrict it to the profile
+            // (the work-group size, which translation does not read, aside)
+            let info = info.map(|info| match &o.profile {
+                Some(p) => p.restrict(&info, [u32::MAX; 3]).info,
+                None => info,
             });
             let info = match info {
                 Ok(info) => info,
@@ -207,6 +228,7 @@ pub fn open_device(program: Program<'_>, o: &OpenOptions) -> Result<Opened, Open
         timestamps: o.timestamps,
         only_for: Some(vec![words]),
         checked_memory: o.checked_memory,
+        profile: o.profile.clone(),
         // the exact `fmad.f` goes through f64 where the device has it
         optional: Features {
             float64: true,

@@ -83,6 +83,11 @@ pub struct RuntimeOptions {
     /// every memory access against the launch's live allocations and report
     /// the first bad one as an error (translator's `spirv::checked`).
     pub checked_memory: bool,
+    /// Behave as the device this description describes (`pisa run
+    /// --profile`): the selected device restricted to it
+    /// ([`pisa_device::DeviceDescription::restrict`]); only the features
+    /// both offer are enabled, and every limit is the smaller one.
+    pub profile: Option<pisa_device::DeviceDescription>,
 }
 
 impl Default for RuntimeOptions {
@@ -96,6 +101,7 @@ impl Default for RuntimeOptions {
             only_for: None,
             optional: Features::default(),
             checked_memory: false,
+            profile: None,
         }
     }
 }
@@ -404,6 +410,24 @@ impl Runtime {
             .or_else(|| std::env::var("PISA_DEVICE").ok());
         let i = pick(&devs, sel.as_deref())?;
         let (pdev, info) = devs[i].clone();
+        // SAFETY: `pdev` was enumerated from this live instance.
+        let props = unsafe { inst.instance.get_physical_device_properties(pdev) };
+        let mut max_workgroup_size = props.limits.max_compute_work_group_size;
+        let info = match &opts.profile {
+            Some(p) => {
+                let r = p.restrict(&info, max_workgroup_size);
+                max_workgroup_size = r.max_workgroup_size;
+                let push = p.limits.max_push_constants_size;
+                if push < pisa_translator::abi::PUSH_BYTES {
+                    return Err(RuntimeError::Unsupported(format!(
+                        "every program needs {} bytes of push constants (docs/abi.md, \"Push constants\"); the profile's maxPushConstantsSize is {push} bytes (Vulkan requires 128)",
+                        pisa_translator::abi::PUSH_BYTES
+                    )));
+                }
+                r.info
+            }
+            None => info,
+        };
         if !info.buffer_device_address {
             return Err(RuntimeError::MissingFeature {
                 feature: "bufferDeviceAddress",
@@ -502,8 +526,6 @@ impl Runtime {
                 return Err(e).vk("vkCreateCommandPool");
             }
         };
-        // SAFETY: `pdev` was enumerated from this live instance.
-        let props = unsafe { inst.instance.get_physical_device_properties(pdev) };
         let cache_path = if opts.pipeline_cache {
             crate::cache::path(&props)
         } else {
@@ -536,7 +558,7 @@ impl Runtime {
             cache_path,
             info,
             timestamp_period: props.limits.timestamp_period,
-            max_workgroup_size: props.limits.max_compute_work_group_size,
+            max_workgroup_size,
             timestamps,
             checked_memory: opts.checked_memory,
             timeout: opts.timeout,

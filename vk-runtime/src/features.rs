@@ -99,6 +99,11 @@ impl FeaturesExt for Features {
                     "storageBuffer16BitAccess",
                     "a 16-bit load or store in global memory",
                 ),
+                12 => (
+                    self.int64_atomics,
+                    "shaderBufferInt64Atomics",
+                    "a 64-bit atomic on global memory",
+                ),
                 _ => continue,
             };
             if !have {
@@ -163,7 +168,10 @@ mod tests {
         let e = f.check(&m).unwrap_err().to_string();
         assert_eq!(
             e,
-            "the device lacks `shaderFloat64`, which double-precision arithmetic (.df) needs"
+            format!(
+                "the device lacks `shaderFloat64`, which double-precision arithmetic (.df) needs; {}",
+                pisa_device::apply::who_has("shaderFloat64").unwrap()
+            )
         );
         let all = Features::needed_by(&m);
         assert!(all.int64 && all.float64 && !all.int8);
@@ -200,7 +208,10 @@ mod tests {
         let e = f.check(&spv.words).unwrap_err().to_string();
         assert_eq!(
             e,
-            "the device lacks `shaderFloat64`, which `fsin.f` at k.pisa:9:2 (double-precision arithmetic (.df)) needs"
+            format!(
+                "the device lacks `shaderFloat64`, which `fsin.f` at k.pisa:9:2 (double-precision arithmetic (.df)) needs; {}",
+                pisa_device::apply::who_has("shaderFloat64").unwrap()
+            )
         );
     }
 }

@@ -22,6 +22,7 @@ pub use device::{
     RuntimeOptions, Translation,
 };
 pub use launch::Pending;
+pub use program::check_for_device;
 // the device contract (`pisa-device`), which the runtime implements: under
 // its old paths too
 pub use pisa_device::contract::{

@@ -78,6 +78,63 @@ fn check_inlined_size(inlined: u64) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a module that a device offering `info` cannot run, as loading
+/// it there would (`pisa spirv --profile`): a capability whose feature the
+/// device lacks, more work-group memory than its
+/// `maxComputeSharedMemorySize`, more private memory than the ABI's limit.
+pub fn check_for_device(
+    info: &crate::DeviceInfo,
+    words: &[u32],
+    layout: Option<&Layout>,
+) -> Result<()> {
+    info.features.check(words)?;
+    if !info.buffer_device_address {
+        return Err(RuntimeError::MissingFeature {
+            feature: "bufferDeviceAddress",
+            construct: "`.global`/`.const` memory and pointer arguments".into(),
+        });
+    }
+    check_memory(words, layout, info.max_shared_bytes)
+}
+
+/// Refuses a module whose work-group memory is past `max_shared_bytes`
+/// (`maxComputeSharedMemorySize`), or whose private memory is past the
+/// ABI's limit. The module's own variables are counted, so the memory the
+/// translator adds (the sub-group exchange, the lock words of emulated
+/// atomics, checked mode's sinks) counts too.
+fn check_memory(words: &[u32], layout: Option<&Layout>, max_shared_bytes: u32) -> Result<()> {
+    use pisa_translator::abi::MAX_PRIVATE_BYTES;
+    let (workgroup, private) = declared_memory(words);
+    let limit = max_shared_bytes as u64;
+    if workgroup > limit {
+        let what = match layout {
+            Some(l) if workgroup > l.shared_bytes as u64 => format!(
+                "{workgroup} bytes of work-group memory: {} bytes of `.shared` variables and {} bytes the translator adds (the sub-group emulation's exchange, the lock words of emulated atomics, checked mode's sink)",
+                l.shared_bytes,
+                workgroup.saturating_sub(l.shared_bytes as u64)
+            ),
+            Some(_) => format!("{workgroup} bytes of `.shared` variables"),
+            None => format!("{workgroup} bytes of `Workgroup` variables"),
+        };
+        return Err(RuntimeError::Unsupported(format!(
+            "the program needs {what}; the device's maxComputeSharedMemorySize is {limit} bytes ({})",
+            pisa_device::apply::who_has("maxComputeSharedMemorySize").unwrap_or_default()
+        )));
+    }
+    // the translator refuses `.private` arenas past the limit; the
+    // module may add a few words per invocation of its own (sub-group
+    // parity flags, checked mode's sink)
+    let private_limit = MAX_PRIVATE_BYTES + PRIVATE_ALLOWANCE;
+    let arena = layout.map_or(0, |l| l.private_bytes as u64);
+    if private > private_limit || arena > MAX_PRIVATE_BYTES {
+        return Err(RuntimeError::Unsupported(format!(
+            "the module's `Private` variables need {} bytes per work-item; the limit is {MAX_PRIVATE_BYTES} bytes (docs/abi.md, \"Arenas\")",
+            private.max(arena)
+        )));
+    }
+    Ok(())
+}
+
 /// The `OpModuleProcessed` (330) strings of a module: what the translator
 /// says about its kernels and capabilities
 /// (`pisa_translator::spirv::kernel_info`).
@@ -386,40 +443,9 @@ impl Runtime {
 
     /// Refuses a module whose work-group memory is past the device's
     /// `maxComputeSharedMemorySize`, or whose private memory is past the
-    /// ABI's limit, before the driver sees it. The module's own variables
-    /// are counted, so the memory the translator adds (the sub-group
-    /// exchange, the lock words of emulated atomics, checked mode's sinks)
-    /// counts too.
+    /// ABI's limit, before the driver sees it ([`check_memory`]).
     fn check_memory(&self, words: &[u32], layout: Option<&Layout>) -> Result<()> {
-        use pisa_translator::abi::MAX_PRIVATE_BYTES;
-        let (workgroup, private) = declared_memory(words);
-        let limit = self.info.max_shared_bytes as u64;
-        if workgroup > limit {
-            let what = match layout {
-                Some(l) if workgroup > l.shared_bytes as u64 => format!(
-                    "{workgroup} bytes of work-group memory: {} bytes of `.shared` variables and {} bytes the translator adds (the sub-group emulation's exchange, the lock words of emulated atomics, checked mode's sink)",
-                    l.shared_bytes,
-                    workgroup.saturating_sub(l.shared_bytes as u64)
-                ),
-                Some(_) => format!("{workgroup} bytes of `.shared` variables"),
-                None => format!("{workgroup} bytes of `Workgroup` variables"),
-            };
-            return Err(RuntimeError::Unsupported(format!(
-                "the program needs {what}; the device's maxComputeSharedMemorySize is {limit} bytes"
-            )));
-        }
-        // the translator refuses `.private` arenas past the limit; the
-        // module may add a few words per invocation of its own (sub-group
-        // parity flags, checked mode's sink)
-        let private_limit = MAX_PRIVATE_BYTES + PRIVATE_ALLOWANCE;
-        let arena = layout.map_or(0, |l| l.private_bytes as u64);
-        if private > private_limit || arena > MAX_PRIVATE_BYTES {
-            return Err(RuntimeError::Unsupported(format!(
-                "the module's `Private` variables need {} bytes per work-item; the limit is {MAX_PRIVATE_BYTES} bytes (docs/abi.md, \"Arenas\")",
-                private.max(arena)
-            )));
-        }
-        Ok(())
+        check_memory(words, layout, self.info.max_shared_bytes)
     }
 
     fn load_spirv_with_layout(

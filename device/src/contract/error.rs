@@ -14,7 +14,13 @@ pub enum RuntimeError {
     NoDevice,
     #[error("no Vulkan device matches `{0}` (see `pisa devices`)")]
     DeviceNotFound(String),
-    #[error("the device lacks `{feature}`, which {construct} needs")]
+    /// A program needs a feature the device (or the profile it runs under)
+    /// lacks: the message names the feature, the construct and which kinds
+    /// of device have it ([`crate::apply::who_has`]).
+    #[error(
+        "the device lacks `{feature}`, which {construct} needs{}",
+        kinds(feature)
+    )]
     MissingFeature {
         feature: &'static str,
         construct: String,
@@ -65,4 +71,26 @@ pub enum RuntimeError {
     /// module does not carry (docs/abi.md, "Program descriptions").
     #[error("{0}")]
     Undescribed(String),
+}
+
+/// `; N of the 58 device reports have it: ...` for a feature
+/// [`crate::apply::who_has`] knows.
+fn kinds(feature: &str) -> String {
+    crate::apply::who_has(feature).map_or(String::new(), |k| format!("; {k}"))
+}
+
+impl RuntimeError {
+    /// Whether this is a program the device cannot run (a missing feature,
+    /// a limit, a size the device or the ABI cannot hold) rather than a
+    /// fault of the program, the input or the system: `pisa run` exits
+    /// with 3 for these.
+    pub fn is_refusal(&self) -> bool {
+        use pisa_translator::spirv::TranslateError;
+        matches!(
+            self,
+            RuntimeError::MissingFeature { .. }
+                | RuntimeError::Unsupported(_)
+                | RuntimeError::Translate(TranslateError::UnsupportedOnDevice { .. })
+        )
+    }
 }
