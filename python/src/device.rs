@@ -28,6 +28,15 @@ pub struct OpenOptions {
     /// `None`: `PISA_VALIDATION`.
     pub validation: Option<bool>,
     pub timeout: Duration,
+    /// `profile=` (else `PISA_DEVICE_PROFILE`), read.
+    pub profile: Option<pisa_device::DeviceDescription>,
+}
+
+/// Why `open` failed: a refusal (a program the device cannot run:
+/// `pisa.UnsupportedError`) or any other error (`pisa.PisaError`).
+pub struct OpenFailure {
+    pub message: String,
+    pub refusal: bool,
 }
 
 /// What `open` did besides opening: a note for a warning.
@@ -38,7 +47,7 @@ pub struct Opened {
 }
 
 /// Opens the chosen device and loads `module` on it.
-pub fn open(module: &pisa_translator::Module, o: &OpenOptions) -> Result<Opened, String> {
+pub fn open(module: &pisa_translator::Module, o: &OpenOptions) -> Result<Opened, OpenFailure> {
     use pisa_select::OpenError;
     let opened = pisa_select::open_device(
         pisa_select::Program::Pisa(module),
@@ -46,19 +55,32 @@ pub fn open(module: &pisa_translator::Module, o: &OpenOptions) -> Result<Opened,
             device: o.device.clone(),
             validation: o.validation,
             timeout: o.timeout,
+            profile: o.profile.clone(),
             ..Default::default()
         },
     )
     .map_err(|e| match e {
-        OpenError::Start(e) => format!("cannot start the Vulkan runtime: {e}"),
-        e => e.to_string(),
+        OpenError::Start(e) | OpenError::Load(e) | OpenError::Translate(e) if e.is_refusal() => {
+            OpenFailure {
+                message: format!("the program cannot run on this device: {e}"),
+                refusal: true,
+            }
+        }
+        OpenError::Start(e) => OpenFailure {
+            message: format!("cannot start the Vulkan runtime: {e}"),
+            refusal: false,
+        },
+        e => OpenFailure {
+            message: e.to_string(),
+            refusal: false,
+        },
     })?;
     Ok(Opened {
         dev: opened.dev,
         prog: opened.prog,
-        note: opened.fell_back.map(|e| {
-            format!("{e}; running on the cpu device (the reference interpreter) instead")
-        }),
+        note: opened
+            .fell_back
+            .map(|e| format!("{e}; running on the cpu device (the reference interpreter) instead")),
     })
 }
 

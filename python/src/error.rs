@@ -14,6 +14,12 @@ pyo3::create_exception!(
 );
 pyo3::create_exception!(
     pisa,
+    UnsupportedError,
+    PisaError,
+    "A program the device cannot run (`pisa run` exits with 3 for these): a feature or limit it lacks, under its own capabilities or a device profile's (`profile=`). The message names the construct, the feature or limit, and which kinds of device have it."
+);
+pyo3::create_exception!(
+    pisa,
     PisaWarning,
     PyUserWarning,
     "A warning of pisa: assembler warnings, or running on the cpu device for want of Vulkan."

@@ -32,6 +32,7 @@ fn pisa(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("PisaError", py.get_type::<error::PisaError>())?;
     m.add("PisaWarning", py.get_type::<error::PisaWarning>())?;
+    m.add("UnsupportedError", py.get_type::<error::UnsupportedError>())?;
     m.add_class::<program::Program>()?;
     m.add_class::<buffer::Buffer>()?;
     m.add_function(wrap_pyfunction!(devices, m)?)?;

@@ -59,9 +59,13 @@ fn device_choice(device: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> 
 /// device, else the cpu device when there is no Vulkan. `validation`
 /// enables the Vulkan validation layer (default: PISA_VALIDATION);
 /// `timeout` is how many seconds a launch may run; `printf_buffer` the bytes
-/// of the buffer kernels' printf writes into (as `pisa run --printf-buffer`).
+/// of the buffer kernels' printf writes into (as `pisa run --printf-buffer`);
+/// `profile` a Vulkan Profiles JSON file (`FILE` or `FILE#PROFILE`; default:
+/// PISA_DEVICE_PROFILE) whose device the Vulkan device then behaves as (as
+/// `pisa run --profile`). A program the device cannot run raises
+/// `pisa.UnsupportedError` (a `PisaError`).
 #[pyfunction]
-#[pyo3(signature = (*files, device=None, validation=None, timeout=10.0, printf_buffer=None))]
+#[pyo3(signature = (*files, device=None, validation=None, timeout=10.0, printf_buffer=None, profile=None))]
 pub fn load(
     py: Python<'_>,
     files: &Bound<'_, PyTuple>,
@@ -69,8 +73,19 @@ pub fn load(
     validation: Option<bool>,
     timeout: f64,
     printf_buffer: Option<u32>,
+    profile: Option<PathBuf>,
 ) -> PyResult<Program> {
     let paths = paths(files)?;
+    let profile = profile
+        .map(|p| p.to_string_lossy().into_owned())
+        .or_else(|| {
+            std::env::var("PISA_DEVICE_PROFILE")
+                .ok()
+                .filter(|v| !v.is_empty())
+        })
+        .map(|p| pisa_device::apply::read_profile(&p))
+        .transpose()
+        .map_err(|e| err(format!("cannot read the device profile: {e}")))?;
     let choice = device_choice(device)?;
     let timeout = Duration::try_from_secs_f64(timeout)
         .ok()
@@ -102,8 +117,15 @@ pub fn load(
         device: choice,
         validation,
         timeout,
+        profile,
     };
-    let opened = py.detach(|| device::open(&module, &opts)).map_err(err)?;
+    let opened = py.detach(|| device::open(&module, &opts)).map_err(|f| {
+        if f.refusal {
+            crate::error::UnsupportedError::new_err(f.message)
+        } else {
+            err(f.message)
+        }
+    })?;
     if let Some(note) = &opened.note {
         warn(py, note)?;
     }

@@ -171,15 +171,16 @@ impl Program {
                 // launch runs: an exception gives it up. The Vulkan runtime is
                 // unusable after, as after a timeout (the kernel cannot be
                 // stopped); the cpu device stops the kernel and stays usable
-                let timing = device.get().launch_with_cancel(&launch, &mut || {
-                    match Python::attach(|py| py.check_signals()) {
+                let timing = device.get().launch_with_cancel(
+                    &launch,
+                    &mut || match Python::attach(|py| py.check_signals()) {
                         Ok(()) => false,
                         Err(e) => {
                             *interrupted = Some(e);
                             true
                         }
-                    }
-                })?;
+                    },
+                )?;
                 let dev = device.get();
                 let outs = ids
                     .iter()
