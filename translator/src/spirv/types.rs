@@ -74,11 +74,41 @@ pub struct ModuleCx<'m> {
     /// Checked mode: the work-item's first bad access, two `Private`
     /// variables (`spirv::checked`), once an access is checked.
     pub check_state: Option<[Word; 2]>,
-    /// The instruction being lowered (`` `fsin.f` at k.pisa:5:2 ``), and
-    /// the first instruction that made the module declare each capability
-    /// (named in the runtime's "the device lacks" error).
-    pub current_instruction: Option<String>,
+    /// The instruction being lowered, and the first instruction that made
+    /// the module declare each capability (`` `fsin.f` at k.pisa:5:2 ``,
+    /// named in the runtime's "the device lacks" error). The site's text is
+    /// made only when a capability is first declared.
+    pub current_instruction: Option<Site>,
     pub capability_sites: Vec<(u32, String)>,
+}
+
+/// Where the instruction being lowered comes from: its form and span, or
+/// the math library (then the first instruction it replaced is named).
+#[derive(Debug, Clone, Copy)]
+pub enum Site {
+    Inst {
+        form: crate::syntax::ast::FormRef,
+        span: Span,
+    },
+    Library,
+}
+
+impl Site {
+    /// `` `fsin.f` at k.pisa:5:2 ``.
+    pub fn describe(self, program: &Program) -> String {
+        match (self, program.library_uses.first()) {
+            (Site::Library, Some((what, at))) => {
+                format!("`{what}` at {}", program.source.describe(*at))
+            }
+            (Site::Inst { form, span }, _) => format!(
+                "`{}` at {}",
+                crate::ir::mnemonic_text(form),
+                program.source.describe(span)
+            ),
+            // not made: `Library` is chosen only when the list has an entry
+            (Site::Library, None) => String::new(),
+        }
+    }
 }
 
 impl<'m> ModuleCx<'m> {
@@ -179,8 +209,9 @@ impl<'m> ModuleCx<'m> {
 
     pub fn cap(&mut self, c: Capability) {
         if self.caps.insert(c as u32) {
-            if let Some(site) = &self.current_instruction {
-                self.capability_sites.push((c as u32, site.clone()));
+            if let Some(site) = self.current_instruction {
+                let text = site.describe(self.program);
+                self.capability_sites.push((c as u32, text));
             }
         }
     }
