@@ -46,7 +46,7 @@ fn module(n: usize) -> String {
 /// Runs `pisa ARGS` to completion: its wall time and peak resident memory in bytes.
 fn measure(args: &[&str]) -> (Duration, u64) {
     let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pisa"))
+    let child = Command::new(env!("CARGO_BIN_EXE_pisa"))
         .args(args)
         .stdout(std::process::Stdio::null())
         .spawn()

@@ -92,7 +92,25 @@ impl Spirv {
 
     /// The module as little-endian bytes, as `pisa spirv -o` writes it.
     pub fn bytes(&self) -> Vec<u8> {
-        self.words.iter().flat_map(|w| w.to_le_bytes()).collect()
+        let mut out = Vec::with_capacity(self.words.len() * 4);
+        for w in &self.words {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out
+    }
+
+    /// Writes [`Spirv::bytes`] to `w` a piece at a time, without a copy of
+    /// the whole module.
+    pub fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        let mut piece = Vec::with_capacity(1 << 16);
+        for chunk in self.words.chunks(1 << 14) {
+            piece.clear();
+            for word in chunk {
+                piece.extend_from_slice(&word.to_le_bytes());
+            }
+            w.write_all(&piece)?;
+        }
+        w.flush()
     }
 }
 
@@ -233,6 +251,16 @@ pub fn translate_with(m: &Module, options: &Options) -> Result<Spirv, TranslateE
     crate::compile(m, options)
 }
 
+/// [`translate_with`] for a module the caller no longer needs: its syntax
+/// tree and source text are freed once the IR is built, so the SPIR-V
+/// being built reuses their memory (`pisa spirv`).
+pub fn translate_module(m: Module, options: &Options) -> Result<Spirv, TranslateError> {
+    let mut program = crate::ir::lower(&m);
+    drop(m);
+    crate::ir::pipeline::Pipeline::for_target(&options.target()).run(&mut program)?;
+    translate_program(&program, options)
+}
+
 /// Translates a program in IR form, as the IR pipeline
 /// ([`crate::ir::pipeline::Pipeline::for_target`] of
 /// [`Options::target`]) finished it: the back end reads nothing else and
@@ -300,11 +328,39 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
     }
     tx.layout.sets_status = tx.uses_status;
     let (module, layout) = tx.finish();
+    // sized once: growing a vector of a hundred megabytes by doubling
+    // copies it and fragments the heap
+    let mut words = Vec::with_capacity(word_bound(&module));
+    module.assemble_into(&mut words);
     Ok(Spirv {
-        words: module.assemble(),
+        words,
         layout,
         module,
     })
+}
+
+/// At least the number of words `module` assembles to.
+fn word_bound(module: &rspirv::dr::Module) -> usize {
+    use rspirv::dr::Operand as O;
+    let functions: usize = module
+        .functions
+        .iter()
+        .map(|f| 8 + 2 * f.blocks.len())
+        .sum();
+    let instructions: usize = module
+        .all_inst_iter()
+        .map(|i| {
+            3 + i
+                .operands
+                .iter()
+                .map(|o| match o {
+                    O::LiteralString(s) => s.len() / 4 + 1,
+                    _ => 2,
+                })
+                .sum::<usize>()
+        })
+        .sum();
+    16 + functions + instructions
 }
 
 /// Replaces `%N` by `%name` where `OpName %N "name"` gives one (a name that
@@ -379,5 +435,28 @@ mod tests {
         assert!(out.contains("%a = OpVariable %7 Function"), "{out}");
         assert!(out.contains("%12 = OpIAdd %6 %x_9 %x_10"), "{out}");
         assert!(out.contains("%k_entry = OpFunction"), "{out}");
+    }
+
+    /// `write_to` writes what `bytes` returns, in pieces (a module of more
+    /// than one piece of 16,384 words), and the words were sized once.
+    #[test]
+    fn write_to_writes_the_bytes() {
+        let mut src = String::from(
+            ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %out)\n{\n\t.reg .32b %a;\n\t.reg .64b %o;\n\tld.param.64b %o, [%out];\n",
+        );
+        for _ in 0..3000 {
+            src.push_str("\tiadd.32b %a, %a, 1;\n");
+        }
+        src.push_str("\tst.global.32b [%o], %a;\n\treturn;\n}\n");
+        let m = crate::assemble("k.pisa", &src).unwrap();
+        let spv = super::translate(&m).unwrap();
+        assert!(spv.words.len() > 1 << 14, "{}", spv.words.len());
+        assert!(spv.words.capacity() >= spv.words.len());
+        assert!(spv.words.capacity() <= super::word_bound(&spv.module));
+        let mut out = Vec::new();
+        spv.write_to(&mut out).unwrap();
+        assert_eq!(out, spv.bytes());
+        assert_eq!(out.len(), spv.words.len() * 4);
+        assert_eq!(&out[..4], &0x0723_0203u32.to_le_bytes());
     }
 }
