@@ -21,7 +21,18 @@ struct Problem {
 }
 
 pub fn check(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr) {
-    let vals: Vec<Val> = ins.operands.iter().map(|o| resolve(cx, fx, o)).collect();
+    // one vector for every instruction's operand values
+    let mut vals = std::mem::take(&mut cx.vals);
+    vals.clear();
+    for o in &ins.operands {
+        let v = resolve(cx, fx, o);
+        vals.push(v);
+    }
+    check_resolved(cx, fx, ins, &vals);
+    cx.vals = vals;
+}
+
+fn check_resolved(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr, vals: &[Val]) {
     let candidates = match cx.forms_by_mnemonic.get(cx.text(ins.mnemonic)) {
         Some(c) => c.clone(),
         None => {
@@ -64,7 +75,7 @@ pub fn check(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr) {
     // the first form whose operand kinds fit; else the one that fits best
     let mut best: Option<(usize, [u8; 8], Vec<Problem>)> = None;
     for &(f, q) in candidates.iter() {
-        let problems = shape_problems(cx, &cx.cat.forms[f], ins, &vals);
+        let problems = shape_problems(cx, &cx.cat.forms[f], ins, vals);
         if best.as_ref().is_none_or(|b| problems.len() < b.2.len()) {
             let done = problems.is_empty();
             best = Some((f, q, problems));
@@ -89,7 +100,7 @@ pub fn check(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr) {
         form,
         quals: q,
         ins,
-        vals: &vals,
+        vals,
         fx,
     };
     chk.operands(cx);

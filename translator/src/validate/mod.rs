@@ -49,6 +49,9 @@ pub(crate) struct Ctx<'a> {
     /// with the value chosen for each slot (`instr::check`): a module
     /// repeats few mnemonics many times.
     pub forms_by_mnemonic: HashMap<Box<str>, Candidates>,
+    /// The operand values of the instruction being checked (kept to reuse
+    /// its allocation).
+    pub vals: Vec<operands::Val>,
 }
 
 impl Ctx<'_> {
@@ -73,6 +76,7 @@ pub fn assemble(file: &str, source: &str) -> Result<Module, Diagnostics> {
         interner: std::mem::take(&mut ast.interner),
         globals: HashMap::default(),
         forms_by_mnemonic: HashMap::default(),
+        vals: Vec::new(),
     };
     decls::collect_globals(&mut cx, &ast.items);
     for item in &mut ast.items {
