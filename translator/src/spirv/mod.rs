@@ -79,15 +79,20 @@ impl From<rspirv::dr::Error> for TranslateError {
 pub struct Spirv {
     pub words: Vec<u32>,
     pub layout: Layout,
-    module: rspirv::dr::Module,
 }
 
 impl Spirv {
     /// Readable disassembly (the format of `spirv-dis`, as rspirv prints it),
     /// with ids that have an `OpName` shown by it (`%fa` for `%8`), as
     /// `spirv-dis` does; names are made unique with the id (`%i_12`).
+    /// The words are read back for it (the module is not kept: it would
+    /// double the memory of a large translation).
     pub fn disassemble(&self) -> String {
-        friendly_names(&self.module.disassemble())
+        match rspirv::dr::load_words(&self.words) {
+            Ok(module) => friendly_names(&module.disassemble()),
+            // the words are this crate's own output: a bug, said as one
+            Err(e) => format!("; internal error: the module does not read back: {e}\n"),
+        }
     }
 
     /// The module as little-endian bytes, as `pisa spirv -o` writes it.
@@ -327,20 +332,40 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
         tx.b.module_processed(s);
     }
     tx.layout.sets_status = tx.uses_status;
-    let (module, layout) = tx.finish();
+    let (module, layout, streamed) = tx.finish();
     // sized once: growing a vector of a hundred megabytes by doubling
     // copies it and fragments the heap
-    let mut words = Vec::with_capacity(word_bound(&module));
-    module.assemble_into(&mut words);
-    Ok(Spirv {
-        words,
-        layout,
-        module,
-    })
+    let mut words = Vec::with_capacity(word_bound(&module, &streamed));
+    if let Some(h) = &module.header {
+        h.assemble_into(&mut words);
+    }
+    for inst in module.global_inst_iter() {
+        inst.assemble_into(&mut words);
+    }
+    for (i, f) in module.functions.iter().enumerate() {
+        // as rspirv assembles a function, its leading blocks already words
+        if let Some(d) = &f.def {
+            d.assemble_into(&mut words);
+        }
+        for p in &f.parameters {
+            p.assemble_into(&mut words);
+        }
+        if let Some(s) = streamed.get(i) {
+            words.extend_from_slice(&s.words);
+        }
+        for b in &f.blocks {
+            b.assemble_into(&mut words);
+        }
+        if let Some(e) = &f.end {
+            e.assemble_into(&mut words);
+        }
+    }
+    Ok(Spirv { words, layout })
 }
 
-/// At least the number of words `module` assembles to.
-fn word_bound(module: &rspirv::dr::Module) -> usize {
+/// At least the number of words `module` and the blocks assembled early
+/// come to.
+fn word_bound(module: &rspirv::dr::Module, streamed: &[types::Streamed]) -> usize {
     use rspirv::dr::Operand as O;
     let functions: usize = module
         .functions
@@ -360,7 +385,8 @@ fn word_bound(module: &rspirv::dr::Module) -> usize {
                 .sum::<usize>()
         })
         .sum();
-    16 + functions + instructions
+    let early: usize = streamed.iter().map(|s| s.words.len()).sum();
+    16 + functions + instructions + early
 }
 
 /// Replaces `%N` by `%name` where `OpName %N "name"` gives one (a name that
@@ -452,11 +478,49 @@ mod tests {
         let spv = super::translate(&m).unwrap();
         assert!(spv.words.len() > 1 << 14, "{}", spv.words.len());
         assert!(spv.words.capacity() >= spv.words.len());
-        assert!(spv.words.capacity() <= super::word_bound(&spv.module));
         let mut out = Vec::new();
         spv.write_to(&mut out).unwrap();
         assert_eq!(out, spv.bytes());
         assert_eq!(out.len(), spv.words.len() * 4);
         assert_eq!(&out[..4], &0x0723_0203u32.to_le_bytes());
+    }
+
+    /// Blocks assembled while the function is built (`flush_blocks`) land
+    /// where rspirv would put them: a kernel of 200 goto loops reads back
+    /// with each loop's block once, in order, and its disassembly (read
+    /// back from the words) is whole.
+    #[test]
+    fn blocks_assembled_early_keep_their_places() {
+        let mut src = String::from(
+            ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %out)\n{\n\t.reg .32b %a, %i;\n\t.reg .64b %o;\n\t.pred %p;\n\tld.param.64b %o, [%out];\n\tmov.32b %a, 0;\n",
+        );
+        for g in 0..200 {
+            src.push_str(&format!(
+                "\tmov.32b %i, 0;\nL{g}:\n\tiadd.32b %a, %a, {g};\n\tiadd.32b %i, %i, 1;\n\tucmp.lt.32b %p, %i, 3;\n\tgoto.cond %p, L{g};\n"
+            ));
+        }
+        src.push_str("\tst.global.32b [%o], %a;\n\treturn;\n}\n");
+        let m = crate::assemble("k.pisa", &src).unwrap();
+        let spv = super::translate(&m).unwrap();
+        let module = rspirv::dr::load_words(&spv.words).unwrap();
+        let kernel = module
+            .functions
+            .iter()
+            .max_by_key(|f| f.blocks.len())
+            .unwrap();
+        assert!(kernel.blocks.len() > 200, "{}", kernel.blocks.len());
+        let labels: Vec<u32> = kernel
+            .blocks
+            .iter()
+            .map(|b| b.label.as_ref().unwrap().result_id.unwrap())
+            .collect();
+        let mut sorted = labels.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), labels.len());
+        let dis = spv.disassemble();
+        assert!(dis.starts_with("; SPIR-V"), "{dis}");
+        assert_eq!(dis.matches("OpLoopMerge").count(), 200, "{dis}");
+        assert!(dis.trim_end().ends_with("OpFunctionEnd"), "{dis}");
     }
 }
