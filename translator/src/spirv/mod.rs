@@ -332,10 +332,15 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
         tx.b.module_processed(s);
     }
     tx.layout.sets_status = tx.uses_status;
-    let (module, layout, streamed) = tx.finish();
-    // sized once: growing a vector of a hundred megabytes by doubling
-    // copies it and fragments the heap
-    let mut words = Vec::with_capacity(word_bound(&module, &streamed));
+    let (module, layout, mut streamed) = tx.finish();
+    // the largest function's early words become the module's words, the
+    // rest put around them: no second copy of a large function, and the
+    // vector is sized once (growing a hundred megabytes by doubling copies
+    // it and fragments the heap)
+    let base = (0..streamed.len()).max_by_key(|&i| streamed[i].words.len());
+    let bound = word_bound(&module, &streamed);
+    let mut words = Vec::with_capacity(bound);
+    let mut placed = None;
     if let Some(h) = &module.header {
         h.assemble_into(&mut words);
     }
@@ -350,7 +355,13 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
         for p in &f.parameters {
             p.assemble_into(&mut words);
         }
-        if let Some(s) = streamed.get(i) {
+        if Some(i) == base && placed.is_none() {
+            let mut early = std::mem::take(&mut streamed[i].words);
+            early.reserve_exact(bound.saturating_sub(early.len()));
+            early.splice(0..0, words.iter().copied());
+            words = early;
+            placed = Some(i);
+        } else if let Some(s) = streamed.get(i) {
             words.extend_from_slice(&s.words);
         }
         for b in &f.blocks {
