@@ -424,7 +424,8 @@ fn spirv(
                 unroll_loops,
                 ..Default::default()
             };
-            pisa_translator::spirv::translate_with(&module, &options)
+            // the module is not needed after: its syntax tree is freed once the IR is built
+            pisa_translator::spirv::translate_module(module, &options)
                 .with_context(|| format!("cannot translate {}", display_names(paths)))?
         }
     };
@@ -433,12 +434,11 @@ fn spirv(
             if dis {
                 anyhow::bail!("`-o -` and `--dis` both write to standard output: choose one");
             }
-            let mut out = std::io::stdout().lock();
-            std::io::Write::write_all(&mut out, &spv.bytes())
-                .and_then(|()| std::io::Write::flush(&mut out))
+            spv.write_to(&mut std::io::stdout().lock())
                 .context("cannot write to standard output")?;
         }
-        Some(out) => std::fs::write(out, spv.bytes())
+        Some(out) => std::fs::File::create(out)
+            .and_then(|mut f| spv.write_to(&mut f))
             .with_context(|| format!("cannot write {}", out.display()))?,
         None => {}
     }

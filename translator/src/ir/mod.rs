@@ -222,17 +222,23 @@ impl PisaInst {
     /// The mnemonic as the catalog spells it, qualifiers in the form's
     /// order (`fsin.ftz.hfx2`, `fadd.ru.f`).
     pub fn mnemonic_text(&self) -> String {
-        let form = self.catalog_form();
-        let mut s = form.opcode.clone();
-        for (slot, q) in form.quals.iter().enumerate() {
-            let v = self.form.quals[slot];
-            if v != FormRef::ABSENT {
-                s.push('.');
-                s.push_str(&q.values[v as usize]);
-            }
-        }
-        s
+        mnemonic_text(self.form)
     }
+}
+
+/// The mnemonic of catalog form `form` as the catalog spells it,
+/// qualifiers in the form's order (`fsin.ftz.hfx2`, `fadd.ru.f`).
+pub fn mnemonic_text(form: FormRef) -> String {
+    let f = &catalog().forms[form.form as usize];
+    let mut s = f.opcode.clone();
+    for (slot, q) in f.quals.iter().enumerate() {
+        let v = form.quals[slot];
+        if v != FormRef::ABSENT {
+            s.push('.');
+            s.push_str(&q.values[v as usize]);
+        }
+    }
+    s
 }
 
 /// One instruction of a basic block.

@@ -80,20 +80,43 @@ impl From<rspirv::dr::Error> for TranslateError {
 pub struct Spirv {
     pub words: Vec<u32>,
     pub layout: Layout,
-    module: rspirv::dr::Module,
 }
 
 impl Spirv {
     /// Readable disassembly (the format of `spirv-dis`, as rspirv prints it),
     /// with ids that have an `OpName` shown by it (`%fa` for `%8`), as
     /// `spirv-dis` does; names are made unique with the id (`%i_12`).
+    /// The words are read back for it (the module is not kept: it would
+    /// double the memory of a large translation).
     pub fn disassemble(&self) -> String {
-        friendly_names(&self.module.disassemble())
+        match rspirv::dr::load_words(&self.words) {
+            Ok(module) => friendly_names(&module.disassemble()),
+            // the words are this crate's own output: a bug, said as one
+            Err(e) => format!("; internal error: the module does not read back: {e}\n"),
+        }
     }
 
     /// The module as little-endian bytes, as `pisa spirv -o` writes it.
     pub fn bytes(&self) -> Vec<u8> {
-        self.words.iter().flat_map(|w| w.to_le_bytes()).collect()
+        let mut out = Vec::with_capacity(self.words.len() * 4);
+        for w in &self.words {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out
+    }
+
+    /// Writes [`Spirv::bytes`] to `w` a piece at a time, without a copy of
+    /// the whole module.
+    pub fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        let mut piece = Vec::with_capacity(1 << 16);
+        for chunk in self.words.chunks(1 << 14) {
+            piece.clear();
+            for word in chunk {
+                piece.extend_from_slice(&word.to_le_bytes());
+            }
+            w.write_all(&piece)?;
+        }
+        w.flush()
     }
 }
 
@@ -234,6 +257,16 @@ pub fn translate_with(m: &Module, options: &Options) -> Result<Spirv, TranslateE
     crate::compile(m, options)
 }
 
+/// [`translate_with`] for a module the caller no longer needs: its syntax
+/// tree and source text are freed once the IR is built, so the SPIR-V
+/// being built reuses their memory (`pisa spirv`).
+pub fn translate_module(m: Module, options: &Options) -> Result<Spirv, TranslateError> {
+    let mut program = crate::ir::lower(&m);
+    drop(m);
+    crate::ir::pipeline::Pipeline::for_target(&options.target()).run(&mut program)?;
+    translate_program(&program, options)
+}
+
 /// Translates a program in IR form, as the IR pipeline
 /// ([`crate::ir::pipeline::Pipeline::for_target`] of
 /// [`Options::target`]) finished it: the back end reads nothing else and
@@ -300,12 +333,72 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
         tx.b.module_processed(s);
     }
     tx.layout.sets_status = tx.uses_status;
-    let (module, layout) = tx.finish();
-    Ok(Spirv {
-        words: module.assemble(),
-        layout,
-        module,
-    })
+    let (module, layout, mut streamed) = tx.finish();
+    // the largest function's early words become the module's words, the
+    // rest put around them: no second copy of a large function, and the
+    // vector is sized once (growing a hundred megabytes by doubling copies
+    // it and fragments the heap)
+    let base = (0..streamed.len()).max_by_key(|&i| streamed[i].words.len());
+    let bound = word_bound(&module, &streamed);
+    let mut words = Vec::with_capacity(bound);
+    let mut placed = None;
+    if let Some(h) = &module.header {
+        h.assemble_into(&mut words);
+    }
+    for inst in module.global_inst_iter() {
+        inst.assemble_into(&mut words);
+    }
+    for (i, f) in module.functions.iter().enumerate() {
+        // as rspirv assembles a function, its leading blocks already words
+        if let Some(d) = &f.def {
+            d.assemble_into(&mut words);
+        }
+        for p in &f.parameters {
+            p.assemble_into(&mut words);
+        }
+        if Some(i) == base && placed.is_none() {
+            let mut early = std::mem::take(&mut streamed[i].words);
+            early.reserve_exact(bound.saturating_sub(early.len()));
+            early.splice(0..0, words.iter().copied());
+            words = early;
+            placed = Some(i);
+        } else if let Some(s) = streamed.get(i) {
+            words.extend_from_slice(&s.words);
+        }
+        for b in &f.blocks {
+            b.assemble_into(&mut words);
+        }
+        if let Some(e) = &f.end {
+            e.assemble_into(&mut words);
+        }
+    }
+    Ok(Spirv { words, layout })
+}
+
+/// At least the number of words `module` and the blocks assembled early
+/// come to.
+fn word_bound(module: &rspirv::dr::Module, streamed: &[types::Streamed]) -> usize {
+    use rspirv::dr::Operand as O;
+    let functions: usize = module
+        .functions
+        .iter()
+        .map(|f| 8 + 2 * f.blocks.len())
+        .sum();
+    let instructions: usize = module
+        .all_inst_iter()
+        .map(|i| {
+            3 + i
+                .operands
+                .iter()
+                .map(|o| match o {
+                    O::LiteralString(s) => s.len() / 4 + 1,
+                    _ => 2,
+                })
+                .sum::<usize>()
+        })
+        .sum();
+    let early: usize = streamed.iter().map(|s| s.words.len()).sum();
+    16 + functions + instructions + early
 }
 
 /// Replaces `%N` by `%name` where `OpName %N "name"` gives one (a name that
@@ -380,5 +473,66 @@ mod tests {
         assert!(out.contains("%a = OpVariable %7 Function"), "{out}");
         assert!(out.contains("%12 = OpIAdd %6 %x_9 %x_10"), "{out}");
         assert!(out.contains("%k_entry = OpFunction"), "{out}");
+    }
+
+    /// `write_to` writes what `bytes` returns, in pieces (a module of more
+    /// than one piece of 16,384 words), and the words were sized once.
+    #[test]
+    fn write_to_writes_the_bytes() {
+        let mut src = String::from(
+            ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %out)\n{\n\t.reg .32b %a;\n\t.reg .64b %o;\n\tld.param.64b %o, [%out];\n",
+        );
+        for _ in 0..3000 {
+            src.push_str("\tiadd.32b %a, %a, 1;\n");
+        }
+        src.push_str("\tst.global.32b [%o], %a;\n\treturn;\n}\n");
+        let m = crate::assemble("k.pisa", &src).unwrap();
+        let spv = super::translate(&m).unwrap();
+        assert!(spv.words.len() > 1 << 14, "{}", spv.words.len());
+        assert!(spv.words.capacity() >= spv.words.len());
+        let mut out = Vec::new();
+        spv.write_to(&mut out).unwrap();
+        assert_eq!(out, spv.bytes());
+        assert_eq!(out.len(), spv.words.len() * 4);
+        assert_eq!(&out[..4], &0x0723_0203u32.to_le_bytes());
+    }
+
+    /// Blocks assembled while the function is built (`flush_blocks`) land
+    /// where rspirv would put them: a kernel of 200 goto loops reads back
+    /// with each loop's block once, in order, and its disassembly (read
+    /// back from the words) is whole.
+    #[test]
+    fn blocks_assembled_early_keep_their_places() {
+        let mut src = String::from(
+            ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %out)\n{\n\t.reg .32b %a, %i;\n\t.reg .64b %o;\n\t.pred %p;\n\tld.param.64b %o, [%out];\n\tmov.32b %a, 0;\n",
+        );
+        for g in 0..200 {
+            src.push_str(&format!(
+                "\tmov.32b %i, 0;\nL{g}:\n\tiadd.32b %a, %a, {g};\n\tiadd.32b %i, %i, 1;\n\tucmp.lt.32b %p, %i, 3;\n\tgoto.cond %p, L{g};\n"
+            ));
+        }
+        src.push_str("\tst.global.32b [%o], %a;\n\treturn;\n}\n");
+        let m = crate::assemble("k.pisa", &src).unwrap();
+        let spv = super::translate(&m).unwrap();
+        let module = rspirv::dr::load_words(&spv.words).unwrap();
+        let kernel = module
+            .functions
+            .iter()
+            .max_by_key(|f| f.blocks.len())
+            .unwrap();
+        assert!(kernel.blocks.len() > 200, "{}", kernel.blocks.len());
+        let labels: Vec<u32> = kernel
+            .blocks
+            .iter()
+            .map(|b| b.label.as_ref().unwrap().result_id.unwrap())
+            .collect();
+        let mut sorted = labels.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), labels.len());
+        let dis = spv.disassemble();
+        assert!(dis.starts_with("; SPIR-V"), "{dis}");
+        assert_eq!(dis.matches("OpLoopMerge").count(), 200, "{dis}");
+        assert!(dis.trim_end().ends_with("OpFunctionEnd"), "{dis}");
     }
 }

@@ -74,11 +74,67 @@ pub struct ModuleCx<'m> {
     /// Checked mode: the work-item's first bad access, two `Private`
     /// variables (`spirv::checked`), once an access is checked.
     pub check_state: Option<[Word; 2]>,
-    /// The instruction being lowered (`` `fsin.f` at k.pisa:5:2 ``), and
-    /// the first instruction that made the module declare each capability
-    /// (named in the runtime's "the device lacks" error).
-    pub current_instruction: Option<String>,
+    /// The instruction being lowered, and the first instruction that made
+    /// the module declare each capability (`` `fsin.f` at k.pisa:5:2 ``,
+    /// named in the runtime's "the device lacks" error). The site's text is
+    /// made only when a capability is first declared.
+    pub current_instruction: Option<Site>,
     pub capability_sites: Vec<(u32, String)>,
+    /// Per function of the SPIR-V module, its leading blocks already
+    /// assembled ([`ModuleCx::flush_blocks`]).
+    pub streamed: Vec<Streamed>,
+}
+
+/// The leading blocks of one SPIR-V function, assembled to words as soon as
+/// they are finished, so the module never holds a large function's
+/// instructions as rspirv structures (memory per instruction).
+#[derive(Debug, Default)]
+pub struct Streamed {
+    /// How many leading blocks are in `words` (their places in the
+    /// builder's function are left empty: no label, no instruction).
+    pub blocks: usize,
+    pub words: Vec<u32>,
+    /// The results of those blocks that get `NoContraction`, in order.
+    pub no_contraction: Vec<Word>,
+}
+
+/// Whether the result of `op` is decorated `NoContraction`
+/// ([`ModuleCx::finish`]).
+fn contracts(op: spirv::Op) -> bool {
+    use rspirv::spirv::Op;
+    matches!(
+        op,
+        Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate
+    )
+}
+
+/// Where the instruction being lowered comes from: its form and span, or
+/// the math library (then the first instruction it replaced is named).
+#[derive(Debug, Clone, Copy)]
+pub enum Site {
+    Inst {
+        form: crate::syntax::ast::FormRef,
+        span: Span,
+    },
+    Library,
+}
+
+impl Site {
+    /// `` `fsin.f` at k.pisa:5:2 ``.
+    pub fn describe(self, program: &Program) -> String {
+        match (self, program.library_uses.first()) {
+            (Site::Library, Some((what, at))) => {
+                format!("`{what}` at {}", program.source.describe(*at))
+            }
+            (Site::Inst { form, span }, _) => format!(
+                "`{}` at {}",
+                crate::ir::mnemonic_text(form),
+                program.source.describe(span)
+            ),
+            // not made: `Library` is chosen only when the list has an entry
+            (Site::Library, None) => String::new(),
+        }
+    }
 }
 
 impl<'m> ModuleCx<'m> {
@@ -134,13 +190,15 @@ impl<'m> ModuleCx<'m> {
             check_state: None,
             current_instruction: None,
             capability_sites: Vec::new(),
+            streamed: Vec::new(),
         };
         tx.cap(Capability::Shader);
         tx.cap(Capability::PhysicalStorageBufferAddresses);
         tx
     }
 
-    pub fn finish(mut self) -> (rspirv::dr::Module, Layout) {
+    /// The module, its layout and the blocks assembled early, per function.
+    pub fn finish(mut self) -> (rspirv::dr::Module, Layout, Vec<Streamed>) {
         self.forbid_contraction();
         for c in &self.caps {
             // SAFETY-free: Capability is a repr(u32) enum; from_u32 maps back.
@@ -148,7 +206,40 @@ impl<'m> ModuleCx<'m> {
                 self.b.capability(cap);
             }
         }
-        (self.b.module(), self.layout)
+        (self.b.module(), self.layout, self.streamed)
+    }
+
+    /// Assembles the finished blocks of the function being built: blocks
+    /// are only ever appended and a finished one is never changed, so every
+    /// block before the one being built (every block, between two) is final.
+    pub fn flush_blocks(&mut self) {
+        let Some(f) = self.b.selected_function() else {
+            return;
+        };
+        let selected = self.b.selected_block();
+        if self.streamed.len() <= f {
+            self.streamed.resize_with(f + 1, Streamed::default);
+        }
+        let streamed = &mut self.streamed[f];
+        let Some(func) = self.b.module_mut().functions.get_mut(f) else {
+            return;
+        };
+        let upto = selected.unwrap_or(func.blocks.len()).min(func.blocks.len());
+        if streamed.blocks >= upto {
+            return;
+        }
+        for block in &mut func.blocks[streamed.blocks..upto] {
+            rspirv::binary::Assemble::assemble_into(&*block, &mut streamed.words);
+            streamed.no_contraction.extend(
+                block
+                    .instructions
+                    .iter()
+                    .filter(|i| contracts(i.class.opcode))
+                    .filter_map(|i| i.result_id),
+            );
+            *block = rspirv::dr::Block::new();
+        }
+        streamed.blocks = upto;
     }
 
     /// Every PISA floating-point instruction rounds its own result (spec 03),
@@ -156,22 +247,19 @@ impl<'m> ModuleCx<'m> {
     /// multiply and an add the module keeps apart (Vulkan lets it unless the
     /// result is `NoContraction`; `fmad` uses `Fma` explicitly).
     fn forbid_contraction(&mut self) {
-        use rspirv::spirv::Op;
-        let results: Vec<Word> = self
-            .b
-            .module_ref()
-            .functions
-            .iter()
-            .flat_map(|f| &f.blocks)
-            .flat_map(|b| &b.instructions)
-            .filter(|i| {
-                matches!(
-                    i.class.opcode,
-                    Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate
-                )
-            })
-            .filter_map(|i| i.result_id)
-            .collect();
+        let mut results: Vec<Word> = Vec::new();
+        for (i, f) in self.b.module_ref().functions.iter().enumerate() {
+            if let Some(s) = self.streamed.get(i) {
+                results.extend(&s.no_contraction);
+            }
+            results.extend(
+                f.blocks
+                    .iter()
+                    .flat_map(|b| &b.instructions)
+                    .filter(|i| contracts(i.class.opcode))
+                    .filter_map(|i| i.result_id),
+            );
+        }
         for id in results {
             self.b.decorate(id, spirv::Decoration::NoContraction, []);
         }
@@ -179,8 +267,9 @@ impl<'m> ModuleCx<'m> {
 
     pub fn cap(&mut self, c: Capability) {
         if self.caps.insert(c as u32) {
-            if let Some(site) = &self.current_instruction {
-                self.capability_sites.push((c as u32, site.clone()));
+            if let Some(site) = self.current_instruction {
+                let text = site.describe(self.program);
+                self.capability_sites.push((c as u32, text));
             }
         }
     }

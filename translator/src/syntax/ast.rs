@@ -2,7 +2,7 @@
 //! every node keeps its [`Span`] so later stages can point at it.
 
 use crate::diag::Span;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// An interned identifier (register, symbol or label name, without its sigil).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

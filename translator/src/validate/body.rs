@@ -4,7 +4,7 @@
 use super::{decls, instr, Ctx};
 use crate::diag::Span;
 use crate::syntax::ast::*;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// What a `%name` or function-scope `@name` refers to inside a body.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -80,7 +80,7 @@ pub struct FnCtx {
     pub labels: HashMap<Name, Span>,
     /// Memory variables declared anywhere in this function: unique per function
     /// (the translator lays them out by name).
-    pub vars: std::collections::HashSet<Name>,
+    pub vars: HashSet<Name>,
 }
 
 pub fn check_function(cx: &mut Ctx, f: &mut FuncDecl) {
@@ -95,7 +95,7 @@ pub fn check_function(cx: &mut Ctx, f: &mut FuncDecl) {
     let Some(body) = f.body.as_mut() else {
         return;
     };
-    let mut labels = HashMap::new();
+    let mut labels = HashMap::default();
     collect_labels(cx, body, &mut labels);
     let mut fx = FnCtx {
         kind: f.kind,

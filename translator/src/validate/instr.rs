@@ -21,22 +21,45 @@ struct Problem {
 }
 
 pub fn check(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr) {
-    let mnemonic = cx.text(ins.mnemonic).to_string();
-    let mut parts = mnemonic.split('.');
-    let opcode = parts.next().unwrap_or_default();
-    let quals: Vec<&str> = parts.collect();
-    let forms = cx.cat.forms_of(opcode);
-    let vals: Vec<Val> = ins.operands.iter().map(|o| resolve(cx, fx, o)).collect();
-    if forms.is_empty() {
-        let msg = format!("unknown instruction `{opcode}`");
-        cx.rep.error(ins.mnemonic, "unknown-instruction", msg);
-        return;
+    // one vector for every instruction's operand values
+    let mut vals = std::mem::take(&mut cx.vals);
+    vals.clear();
+    for o in &ins.operands {
+        let v = resolve(cx, fx, o);
+        vals.push(v);
     }
-    let candidates: Vec<(usize, [u8; 8])> = forms
-        .iter()
-        .filter_map(|&f| match_quals(&cx.cat.forms[f], &quals).map(|q| (f, q)))
-        .collect();
+    check_resolved(cx, fx, ins, &vals);
+    cx.vals = vals;
+}
+
+fn check_resolved(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr, vals: &[Val]) {
+    let candidates = match cx.forms_by_mnemonic.get(cx.text(ins.mnemonic)) {
+        Some(c) => c.clone(),
+        None => {
+            let mnemonic = cx.text(ins.mnemonic);
+            let mut parts = mnemonic.split('.');
+            let opcode = parts.next().unwrap_or_default();
+            let quals: Vec<&str> = parts.collect();
+            let c: super::Candidates = cx
+                .cat
+                .forms_of(opcode)
+                .iter()
+                .filter_map(|&f| match_quals(&cx.cat.forms[f], &quals).map(|q| (f, q)))
+                .collect();
+            let key: Box<str> = mnemonic.into();
+            cx.forms_by_mnemonic.insert(key, c.clone());
+            c
+        }
+    };
     if candidates.is_empty() {
+        let mnemonic = cx.text(ins.mnemonic).to_string();
+        let opcode = mnemonic.split('.').next().unwrap_or_default();
+        let forms = cx.cat.forms_of(opcode);
+        if forms.is_empty() {
+            let msg = format!("unknown instruction `{opcode}`");
+            cx.rep.error(ins.mnemonic, "unknown-instruction", msg);
+            return;
+        }
         let syntaxes: Vec<String> = forms
             .iter()
             .map(|&f| format!("`{}`", cx.cat.forms[f].syntax))
@@ -51,8 +74,8 @@ pub fn check(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr) {
     }
     // the first form whose operand kinds fit; else the one that fits best
     let mut best: Option<(usize, [u8; 8], Vec<Problem>)> = None;
-    for (f, q) in candidates {
-        let problems = shape_problems(cx, &cx.cat.forms[f], ins, &vals);
+    for &(f, q) in candidates.iter() {
+        let problems = shape_problems(cx, &cx.cat.forms[f], ins, vals);
         if best.as_ref().is_none_or(|b| problems.len() < b.2.len()) {
             let done = problems.is_empty();
             best = Some((f, q, problems));
@@ -77,7 +100,7 @@ pub fn check(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr) {
         form,
         quals: q,
         ins,
-        vals: &vals,
+        vals,
         fx,
     };
     chk.operands(cx);

@@ -16,7 +16,7 @@ use crate::catalog::{catalog, Catalog};
 use crate::diag::{Diagnostics, Reporter, Span};
 use crate::syntax::ast::*;
 use crate::Module;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub const KNOWN_VERSIONS: &[&str] = &["0.1"];
 pub const KNOWN_TARGETS: &[&str] = &["100", "100c", "100ca"];
@@ -35,12 +35,23 @@ pub struct Signature {
     pub params: Vec<ParamKind>,
 }
 
+/// Catalog forms a mnemonic matches, each with the value index chosen per
+/// qualifier slot.
+pub(crate) type Candidates = std::rc::Rc<[(usize, [u8; 8])]>;
+
 pub(crate) struct Ctx<'a> {
     pub src: &'a str,
     pub rep: Reporter<'a>,
     pub cat: &'static Catalog,
     pub interner: Interner,
     pub globals: HashMap<Name, Global>,
+    /// The forms each mnemonic text seen so far matches by its qualifiers,
+    /// with the value chosen for each slot (`instr::check`): a module
+    /// repeats few mnemonics many times.
+    pub forms_by_mnemonic: HashMap<Box<str>, Candidates>,
+    /// The operand values of the instruction being checked (kept to reuse
+    /// its allocation).
+    pub vals: Vec<operands::Val>,
 }
 
 impl Ctx<'_> {
@@ -63,7 +74,9 @@ pub fn assemble(file: &str, source: &str) -> Result<Module, Diagnostics> {
         rep,
         cat: catalog(),
         interner: std::mem::take(&mut ast.interner),
-        globals: HashMap::new(),
+        globals: HashMap::default(),
+        forms_by_mnemonic: HashMap::default(),
+        vals: Vec::new(),
     };
     decls::collect_globals(&mut cx, &ast.items);
     for item in &mut ast.items {

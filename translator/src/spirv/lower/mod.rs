@@ -67,17 +67,17 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         });
     // what a capability it declares first is for (kernel_info.rs)
     let program = fx.tx.program;
-    fx.tx.current_instruction = Some(match program.library_uses.first() {
-        // library code is there for the instructions it replaced
-        Some((what, at)) if crate::ir::mathlib::in_library(i.span) => {
-            format!("`{what}` at {}", program.source.describe(*at))
-        }
-        _ => format!(
-            "`{}` at {}",
-            unsupported_what(&ins),
-            program.source.describe(i.span)
-        ),
-    });
+    fx.tx.current_instruction = Some(
+        if !program.library_uses.is_empty() && crate::ir::mathlib::in_library(i.span) {
+            // library code is there for the instructions it replaced
+            super::types::Site::Library
+        } else {
+            super::types::Site::Inst {
+                form: i.form,
+                span: i.span,
+            }
+        },
+    );
     // every instruction of the catalog (the generated `Opcode`), without a
     // wildcard: a new instruction does not compile until it is placed here
     let handled = match i.opcode {
