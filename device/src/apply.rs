@@ -307,7 +307,7 @@ pub fn support(info: &DeviceInfo, f32_denormals: Option<bool>) -> Vec<(&'static 
     let atomics_global = if f.int64_atomics {
         Support::Native
     } else {
-        Support::Refused("64-bit atomics on global memory: no shaderBufferInt64Atomics".into())
+        Support::Emulated("lock table in the data block: no shaderBufferInt64Atomics".into())
     };
     let atomics_shared =
         Support::Emulated("a spin lock per address: the shared arena is 32-bit words".into());

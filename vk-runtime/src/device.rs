@@ -37,27 +37,40 @@ pub fn translate_for(
 }
 
 /// How modules are translated for a device: the driver workarounds it
-/// needs (docs/abi.md) and the exact `fmad.f` where it has 64-bit floats and
-/// integers. `PISA_SPIRV_OPTIONS=unroll,loop-cap,relaxed,opaque,opaque-push,
-/// fma-f64,exact-division` (any subset) overrides the workarounds, to track
-/// down driver bugs (README).
+/// needs (docs/abi.md), the exact `fmad.f` where it has 64-bit floats and
+/// integers, and 64-bit atomics on global memory under locks where it lacks
+/// `shaderBufferInt64Atomics` (docs/abi.md, "Emulated atomics").
+/// `PISA_SPIRV_OPTIONS=unroll,loop-cap,relaxed,opaque,opaque-push,fma-f64,
+/// exact-division,no-int64-atomics` (any subset) overrides the workarounds,
+/// to track down driver bugs (README); `no-int64-atomics` emulates 64-bit
+/// global atomics on any device.
 pub fn translate_options(info: &DeviceInfo) -> pisa_translator::spirv::Options {
-    {
-        let mut options = pisa_translator::spirv::Options::for_loop_cap(info.caps_loops)
-            .with_signed_zeros(info.signed_zero_inf_nan_preserve)
-            .with_f64(info.features.float64 && info.features.int64);
-        if let Ok(v) = std::env::var("PISA_SPIRV_OPTIONS") {
-            let on: Vec<&str> = v.split(',').map(str::trim).collect();
-            options.unroll_loops = on.contains(&"unroll");
-            options.detect_loop_cap = on.contains(&"loop-cap");
-            options.relaxed_memory_orders = on.contains(&"relaxed");
-            options.opaque_operands = on.contains(&"opaque");
-            options.opaque_push_constants = on.contains(&"opaque-push");
-            options.fma_f32_via_f64 &= on.contains(&"fma-f64");
-            options.exact_division &= on.contains(&"exact-division");
-        }
-        options
+    let v = std::env::var("PISA_SPIRV_OPTIONS").ok();
+    translate_options_with(info, v.as_deref())
+}
+
+/// [`translate_options`] with the value of `PISA_SPIRV_OPTIONS` given
+/// (`None`: not set).
+pub fn translate_options_with(
+    info: &DeviceInfo,
+    spirv_options: Option<&str>,
+) -> pisa_translator::spirv::Options {
+    let mut options = pisa_translator::spirv::Options::for_loop_cap(info.caps_loops)
+        .with_signed_zeros(info.signed_zero_inf_nan_preserve)
+        .with_f64(info.features.float64 && info.features.int64);
+    options.int64_buffer_atomics = info.features.int64_atomics;
+    if let Some(v) = spirv_options {
+        let on: Vec<&str> = v.split(',').map(str::trim).collect();
+        options.unroll_loops = on.contains(&"unroll");
+        options.detect_loop_cap = on.contains(&"loop-cap");
+        options.relaxed_memory_orders = on.contains(&"relaxed");
+        options.opaque_operands = on.contains(&"opaque");
+        options.opaque_push_constants = on.contains(&"opaque-push");
+        options.fma_f32_via_f64 &= on.contains(&"fma-f64");
+        options.exact_division &= on.contains(&"exact-division");
+        options.int64_buffer_atomics &= !on.contains(&"no-int64-atomics");
     }
+    options
 }
 
 #[derive(Debug, Clone)]

@@ -18,8 +18,8 @@ pub mod spirv_val;
 pub mod values;
 
 pub use device::{
-    default_device, list_devices, select_device, translate_for, translate_options, Runtime,
-    RuntimeOptions, Translation,
+    default_device, list_devices, select_device, translate_for, translate_options,
+    translate_options_with, Runtime, RuntimeOptions, Translation,
 };
 pub use launch::Pending;
 pub use program::check_for_device;

@@ -180,6 +180,12 @@ pub struct Options {
     /// allocations and the arenas, reports the first bad one and goes to a
     /// harmless place instead.
     pub checked_memory: bool,
+    /// Use SPIR-V's 64-bit atomics (`Int64Atomics`, the device's
+    /// `shaderBufferInt64Atomics`) for 64-bit atomics on global memory.
+    /// Without it they run under a spin lock from the global lock table,
+    /// as 128-bit ones do (`lower::atomics`, docs/abi.md "Emulated
+    /// atomics"), and the module declares no `Int64Atomics`.
+    pub int64_buffer_atomics: bool,
 }
 
 impl Default for Options {
@@ -196,6 +202,7 @@ impl Default for Options {
             exact_division: false,
             perturb_quotients: false,
             checked_memory: false,
+            int64_buffer_atomics: true,
         }
     }
 }
@@ -225,6 +232,7 @@ impl Options {
             exact_division: false,
             perturb_quotients: false,
             checked_memory: false,
+            int64_buffer_atomics: true,
         }
     }
 

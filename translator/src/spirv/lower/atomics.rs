@@ -7,12 +7,14 @@
 //! - `incwrap`/`decwrap`, every floating-point operation, and 16-bit values
 //!   (which live inside a 32-bit word) are compare-and-swap loops on the
 //!   containing word, so they need no optional float-atomic feature.
-//! - What no Vulkan atomic covers — 128-bit accesses anywhere, and 64-bit
-//!   ones on the shared arena (an array of 32-bit words: without
+//! - What no Vulkan atomic covers — 128-bit accesses anywhere, 64-bit ones
+//!   on the shared arena (an array of 32-bit words: without
 //!   `VK_KHR_workgroup_memory_explicit_layout` it cannot be read as 64-bit
-//!   words) — runs under a spin lock from a lock table keyed by the
-//!   address: in the data block for global memory, in a `Workgroup` array
-//!   for shared memory.
+//!   words), and 64-bit ones on global memory where the device lacks
+//!   `shaderBufferInt64Atomics` (`Options::int64_buffer_atomics` off) —
+//!   runs under a spin lock from a lock table keyed by the address: in the
+//!   data block for global memory, in a `Workgroup` array for shared
+//!   memory.
 //! - Generic addresses switch on the address's tag to the global, shared or
 //!   private form; the private one (which the spec rules out, 19 §8.1 notes)
 //!   is a plain read-modify-write, private memory being the work-item's own.
@@ -446,6 +448,10 @@ fn access(fx: &mut FunctionCx, ins: &Ins, acc: Access, addr: Word, mem: Mem, bit
             Ok(old)
         }
         (Mem::Device, 128) | (Mem::Shared, 64 | 128) => locked(fx, acc, addr, mem, bits),
+        // no `shaderBufferInt64Atomics`: the lock table, as for 128 bits
+        (Mem::Device, 64) if !fx.tx.options.int64_buffer_atomics => {
+            locked(fx, acc, addr, mem, bits)
+        }
         _ => native(fx, ins, acc, addr, mem, bits),
     }
 }
@@ -484,8 +490,9 @@ fn generic(fx: &mut FunctionCx, ins: &Ins, acc: Access, addr: Word, bits: u16) -
     Ok(fx.tx.b.phi(t, None, incoming)?)
 }
 
-/// Atomics Vulkan has: on whole 32-bit (shared, global) and 64-bit (global)
-/// words, or compare-and-swap loops on them.
+/// Atomics Vulkan has: on whole 32-bit (shared, global) and 64-bit (global,
+/// with `Options::int64_buffer_atomics`) words, or compare-and-swap loops on
+/// them.
 fn native(fx: &mut FunctionCx, ins: &Ins, acc: Access, addr: Word, mem: Mem, bits: u16) -> R<Word> {
     if bits == 64 {
         fx.tx.cap(Capability::Int64Atomics);
