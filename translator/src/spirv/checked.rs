@@ -49,11 +49,11 @@
 //! The check block (docs/abi.md, "Checked mode"), at the `check` push
 //! constant: see the `CHECK_*` constants.
 
+use super::error::TranslateError;
+use super::error::R;
 use super::function::FunctionCx;
-use super::lower::R;
 use super::memory::{Mem, GENERIC_PRIVATE_TAG, GENERIC_SHARED_TAG};
 use super::types::ModuleCx;
-use super::TranslateError;
 use crate::abi::Push;
 use crate::diag::Span;
 use rspirv::dr::Operand as SOp;

@@ -19,10 +19,11 @@
 //! the flag clear was cut short by the driver, and stores 1 to the launch's
 //! status word, which the runtime reports as an error.
 
+use super::error::TranslateError;
+use super::error::R;
 use super::function::{variable, FunctionCx, Reg};
-use super::lower::{self, R};
+use super::lower;
 use super::types::ModuleCx;
-use super::TranslateError;
 use crate::abi::Push;
 use crate::ir::FuncKind;
 use crate::ir::{BlockId, Cond, Inst, Operand};

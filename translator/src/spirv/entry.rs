@@ -2,10 +2,10 @@
 //! the push-constant block, built-in variables, the work-group size as
 //! specialization constants, and the range guard for partial work-groups.
 
+use super::error::TranslateError;
+use super::error::R;
 use super::function::{fn_type, FunctionCx};
-use super::lower::R;
 use super::types::ModuleCx;
-use super::TranslateError;
 // the push-constant block is the ABI's (re-exported by `spirv`)
 pub use crate::abi::{is_address_member, Push, PUSH_BYTES, PUSH_MEMBERS};
 use crate::ir::{FuncKind, SpecialRef};

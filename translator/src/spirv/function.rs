@@ -3,21 +3,12 @@
 //! structured tree the IR pipeline left in each function
 //! ([`ir::Function::structured`], [`super::control`]).
 
-use super::control;
+use super::error::{TranslateError, R};
 use super::types::ModuleCx;
-use super::TranslateError;
 use crate::diag::Span;
+use crate::ir::Ty;
 use crate::ir::{self, FuncKind, RegId, RegKind};
-use crate::ir::{Linkage, Ty};
-use rspirv::dr::Operand as SOp;
-use rspirv::spirv::{self, StorageClass, Word};
-
-/// The deepest nesting of structured control flow emitted: Mesa 22's
-/// gallivm (lavapipe) ignores constructs nested deeper than 80 without a
-/// word (`LP_MAX_TGSI_NESTING`); the pipeline's `shallow` pass keeps every
-/// function within 64, so this only catches a function it could not lower. (SPIR-V
-/// itself allows 1,023.)
-const MAX_NESTING: usize = 80;
+use rspirv::spirv::{SelectionControl, StorageClass, Word};
 
 /// What a register denotes in the function being emitted.
 #[derive(Debug, Clone, Copy)]
@@ -43,7 +34,7 @@ pub struct FunctionCx<'t, 'm> {
     regs: Vec<Reg>,
     /// In a SIMT function (`spirv::simt`): its lane state and what the
     /// sync point being lowered needs.
-    pub simt: Option<super::simt::SimtCx>,
+    pub simt: Option<SimtCx>,
     /// The line of the last instruction (instructions mostly come in source
     /// order: the next one's line is found by a short forward scan).
     line: usize,
@@ -54,72 +45,6 @@ pub struct FunctionCx<'t, 'm> {
     /// The 16-bit float format of the instruction being lowered (`true`:
     /// bfloat16), for its float literals.
     pub half_kind: Option<bool>,
-}
-
-/// Reports recursion (direct or mutual) with the cycle it forms: Vulkan
-/// SPIR-V has no call stack.
-pub fn check_recursion(tx: &ModuleCx) -> Result<(), TranslateError> {
-    let graph = ir::analysis::CallGraph::compute(tx.program);
-    match graph.cycle() {
-        None => Ok(()),
-        Some(cycle) => Err(TranslateError::Recursion {
-            cycle: cycle
-                .iter()
-                .map(|&i| format!("@{}", tx.program.name(tx.program.functions[i].name)))
-                .collect::<Vec<_>>()
-                .join(" -> "),
-        }),
-    }
-}
-
-/// Declares every function (so calls can refer forward), then emits bodies.
-///
-/// A module without kernels is a library: its exported functions carry
-/// `Export` linkage and its imports become `Import` declarations, so that
-/// SPIR-V linkers (and `spirv-val`) accept it. Vulkan itself can only load
-/// modules with entry points (docs/abi.md).
-pub fn emit_all(tx: &mut ModuleCx<'_>) -> Result<(), TranslateError> {
-    let program = tx.program;
-    tx.simt_functions = super::simt::analysis::simt_functions(program);
-    let library = !program.functions.iter().any(|f| f.kind == FuncKind::Kernel);
-    if library {
-        tx.cap(spirv::Capability::Linkage);
-    }
-    for f in &program.functions {
-        if f.is_declaration() && !library {
-            continue;
-        }
-        let id = tx.b.id();
-        tx.func_ids.insert(f.name, id);
-        let name = tx.program.name(f.name).to_string();
-        tx.b.name(id, name.clone());
-        let kind = match f.linkage {
-            Linkage::Export if library => Some(spirv::LinkageType::Export),
-            Linkage::Import => Some(spirv::LinkageType::Import),
-            _ => None,
-        };
-        if let Some(kind) = kind {
-            tx.b.decorate(
-                id,
-                spirv::Decoration::LinkageAttributes,
-                [SOp::LiteralString(name), SOp::LinkageType(kind)],
-            );
-        }
-    }
-    for f in &program.functions {
-        if !f.is_declaration() {
-            emit_function(tx, f)?;
-        } else if library {
-            let (ret, fty, params) = fn_type(tx, f);
-            let id = tx.func_ids[&f.name];
-            tx.b.begin_function(ret, Some(id), spirv::FunctionControl::NONE, fty)?;
-            for p in params {
-                tx.b.function_parameter(p)?;
-            }
-            tx.b.end_function()?;
-        }
-    }
-    Ok(())
 }
 
 /// The SPIR-V signature of a function: registers by value; kernels take
@@ -145,89 +70,57 @@ pub fn fn_type(tx: &mut ModuleCx, f: &ir::Function) -> (Word, Word, Vec<Word>) {
     (ret, fty, params)
 }
 
-fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), TranslateError> {
-    let Some(tree) = f.structured.as_deref() else {
-        return Err(TranslateError::Internal(format!(
-            "function @{} has no structured tree (run ir::pipeline first)",
-            tx.program.name(f.name)
-        )));
-    };
-    let depth = ir::nesting_depth(tree);
-    if depth > MAX_NESTING {
-        return Err(tx.unsupported(
-            f.span,
-            format!(
-                "control flow nested {depth} deep (drivers handle {MAX_NESTING} levels of selections and loops)"
-            ),
-        ));
-    }
-    let (ret, fty, param_tys) = fn_type(tx, f);
-    let id = tx.func_ids[&f.name];
-    tx.b.begin_function(ret, Some(id), spirv::FunctionControl::NONE, fty)?;
-    let param_ids: Vec<Word> = param_tys
-        .iter()
-        .map(|&t| tx.b.function_parameter(t))
-        .collect::<Result<_, _>>()?;
-    tx.b.begin_block(None)?;
-    // every variable first (SPIR-V wants Function variables at the top of
-    // the entry block)
-    let kernel_params = tx
-        .layout
-        .kernels
-        .iter()
-        .find(|k| k.name == tx.program.name(f.name))
-        .map(|k| k.params.clone())
-        .unwrap_or_default();
-    let mut regs = Vec::with_capacity(f.regs.len());
-    for r in &f.regs {
-        regs.push(match r.kind {
-            RegKind::Value(ty) => {
-                let t = tx.reg_ty(ty);
-                Reg::Val {
-                    ptr: variable(tx, t, &r.name),
-                    ty,
-                }
-            }
-            RegKind::Pred => {
-                let bt = tx.bool_ty();
-                Reg::Pred {
-                    ptr: variable(tx, bt, &r.name),
-                }
-            }
-            RegKind::Param { index, .. } => Reg::Param {
-                offset: kernel_params.get(index as usize).map_or(0, |s| s.offset),
-            },
-        });
-    }
-    let simt = tx.simt_functions.get(f.index as usize) == Some(&true);
-    let simt_vars = simt.then(|| super::simt::SimtVars::declare(tx, f));
-    let mut control_vars = control::ControlVars::declare(tx, tree)?;
-    control_vars.init(tx)?;
-    let entry_active = (simt && f.kind == FuncKind::Function)
-        .then(|| param_ids.last().copied())
-        .flatten();
-    let mut values = param_ids.into_iter();
-    for &p in &f.params {
-        if let (Reg::Val { ptr, .. }, FuncKind::Function) = (regs[p.index()], f.kind) {
-            if let Some(v) = values.next() {
-                tx.b.store(ptr, v, None, [])?;
-            }
+/// What lowering a sync point in SIMT mode needs to know.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SimtCx {
+    /// For the sync instruction being lowered: this lane runs it.
+    pub active: Option<Word>,
+    /// For the instruction being lowered: `%activemask`.
+    pub activemask: Option<Word>,
+    /// The variables of `simt::exchange`'s loops over the 32 lanes, declared
+    /// with the function's (none outside SIMT functions).
+    pub lane_loop: Option<LaneLoopVars>,
+}
+
+/// Function variables for the loops over a sub-group's lanes: the lane
+/// index and the values carried from lane to lane.
+#[derive(Debug, Clone, Copy)]
+pub struct LaneLoopVars {
+    pub lane: Word,
+    pub words: [Word; 2],
+    pub flags: [Word; 2],
+}
+
+impl LaneLoopVars {
+    pub fn declare(tx: &mut ModuleCx) -> LaneLoopVars {
+        let u32t = tx.uint(32);
+        let bt = tx.bool_ty();
+        let var = variable;
+        LaneLoopVars {
+            lane: var(tx, u32t, "pisa_lane"),
+            words: [
+                var(tx, u32t, "pisa_lane_fold"),
+                var(tx, u32t, "pisa_lane_fold"),
+            ],
+            flags: [var(tx, bt, "pisa_lane_flag"), var(tx, bt, "pisa_lane_flag")],
         }
     }
-    let mut fx = FunctionCx {
-        tx,
-        func: f,
-        regs,
-        simt: None,
-        line: 0,
-        lane: None,
-        half_kind: None,
-    };
-    match simt_vars {
-        Some(vars) => super::simt::emit_body(&mut fx, tree, control_vars, vars, entry_active)?,
-        None => control::emit_body(&mut fx, tree, control_vars)?,
-    }
-    fx.tx.b.end_function()?;
+}
+
+/// `if (cond) { body }` as a selection construct; `body` leaves its block
+/// open.
+pub fn guarded(
+    fx: &mut FunctionCx,
+    cond: Word,
+    body: impl FnOnce(&mut FunctionCx) -> R<()>,
+) -> R<()> {
+    let (then, merge) = (fx.tx.b.id(), fx.tx.b.id());
+    fx.tx.b.selection_merge(merge, SelectionControl::NONE)?;
+    fx.tx.b.branch_conditional(cond, then, merge, [])?;
+    fx.tx.b.begin_block(Some(then))?;
+    body(fx)?;
+    fx.tx.b.branch(merge)?;
+    fx.tx.b.begin_block(Some(merge))?;
     Ok(())
 }
 
@@ -241,6 +134,21 @@ pub fn variable(tx: &mut ModuleCx, t: Word, name: &str) -> Word {
     let v = tx.b.variable(p, None, StorageClass::Function, Some(zero));
     tx.b.name(v, name);
     v
+}
+
+impl<'t, 'm> FunctionCx<'t, 'm> {
+    /// The context of function `func`, whose registers are `regs`.
+    pub fn new(tx: &'t mut ModuleCx<'m>, func: &'m ir::Function, regs: Vec<Reg>) -> Self {
+        FunctionCx {
+            tx,
+            func,
+            regs,
+            simt: None,
+            line: 0,
+            lane: None,
+            half_kind: None,
+        }
+    }
 }
 
 impl FunctionCx<'_, '_> {

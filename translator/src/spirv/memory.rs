@@ -4,9 +4,9 @@
 //! computed, stored and passed around, and sub-word accesses read back what
 //! was written.
 
+use super::error::TranslateError;
+use super::error::R;
 use super::function::{FunctionCx, Reg};
-use super::lower::R;
-use super::TranslateError;
 use crate::abi::Push;
 use crate::abi::MODULE_SCOPE;
 use crate::ir::qualifier::Addrspace;

@@ -1,7 +1,7 @@
 //! The translation context: the SPIR-V builder, cached types and constants,
 //! and the capabilities a module actually uses (declared only when used).
 
-use super::TranslateError;
+use super::error::TranslateError;
 use crate::abi::Layout;
 use crate::diag::Span;
 use crate::ir::{Function, Program};
@@ -41,7 +41,7 @@ pub struct ModuleCx<'m> {
     pub push: Option<Word>,
     pub wg_size: Option<Word>,
     pub range_check: Option<Word>,
-    pub options: super::Options,
+    pub options: super::options::Options,
     pub private_arena: Option<Word>,
     pub shared_arena: Option<Word>,
     /// SPIR-V function id of each PISA function, by name.
@@ -173,7 +173,7 @@ impl<'m> ModuleCx<'m> {
             push: None,
             wg_size: None,
             range_check: None,
-            options: super::Options::default(),
+            options: super::options::Options::default(),
             private_arena: None,
             shared_arena: None,
             func_ids: HashMap::new(),

@@ -1,7 +1,7 @@
 //! Integer arithmetic (spec chapter 12): scalar, packed (`.16bx2`, `.8bx4`,
 //! element by element) and saturating (`.dsat`) forms.
 
-use super::{Ins, R};
+use super::common::{Ins, R};
 use crate::ir::qualifier::{Output, Precision, Signedness};
 use crate::ir::Opcode;
 use crate::ir::Role;
@@ -164,7 +164,7 @@ fn elementwise(
             }
         }
         other => {
-            return Err(crate::spirv::TranslateError::Internal(format!(
+            return Err(crate::spirv::error::TranslateError::Internal(format!(
                 "`{}` is not an element-wise operation",
                 other.name()
             )))

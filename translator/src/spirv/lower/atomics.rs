@@ -19,16 +19,16 @@
 //!   private form; the private one (which the spec rules out, 19 §8.1 notes)
 //!   is a plain read-modify-write, private memory being the work-item's own.
 
+use super::common::{Ins, R};
 use super::float16::{f32_to_half, half_to_f32};
-use super::{Ins, R};
+use crate::abi::Push;
 use crate::ir::qualifier::{Addrspace, Memorder, Memscope, Op};
 use crate::ir::Qualifier;
 use crate::ir::*;
-use crate::spirv::entry::Push;
+use crate::spirv::error::TranslateError;
 use crate::spirv::function::FunctionCx;
 use crate::spirv::memory::{Mem, GENERIC_PRIVATE_TAG, GENERIC_SHARED_TAG};
 use crate::spirv::types::ModuleCx;
-use crate::spirv::TranslateError;
 use rspirv::dr::{Builder, Operand as SOp};
 use rspirv::spirv::{
     Capability, GlslStd450Op as G, LoopControl, MemoryAccess, MemorySemantics, Scope,

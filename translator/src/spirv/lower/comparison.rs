@@ -1,8 +1,8 @@
 //! Comparison and selection (spec chapter 16).
 
+use super::common::flush;
+use super::common::{Ins, R};
 use super::float16::half_to_f32;
-use super::floating_point::flush;
-use super::{Ins, R};
 use crate::ir::qualifier::Cop;
 use crate::ir::Opcode;
 use crate::ir::{FloatKind, Role, Type};

@@ -1,10 +1,10 @@
 //! `call` (spec chapter 17). `goto` and `return` are the IR's terminators
 //! and are emitted with the structured control flow (`spirv::control`).
 
-use super::{read_value, Ins, R};
+use super::common::{read_value, Ins, R};
 use crate::ir::*;
+use crate::spirv::error::TranslateError;
 use crate::spirv::function::{FunctionCx, Reg};
-use crate::spirv::TranslateError;
 use rspirv::spirv::{SelectionControl, Word};
 
 fn store_value(fx: &mut FunctionCx, op: &Operand, v: Word, ty: Ty) -> R<()> {
@@ -102,9 +102,9 @@ fn simt_call(
     let call = |fx: &mut FunctionCx, f: &Function, active: Word| -> R<()> {
         if fx.tx.simt_functions[f.index as usize] {
             let r = call_value(fx, f, actual, Some(active))?;
-            crate::spirv::simt::guarded(fx, active, |fx| store_result(fx, ins, f, r))
+            crate::spirv::function::guarded(fx, active, |fx| store_result(fx, ins, f, r))
         } else {
-            crate::spirv::simt::guarded(fx, active, |fx| direct_call(fx, ins, f, actual))
+            crate::spirv::function::guarded(fx, active, |fx| direct_call(fx, ins, f, actual))
         }
     };
     match target {

@@ -3,8 +3,8 @@
 //! round once (see `float16.rs`). `fabs`/`fneg` are bit operations, so NaN
 //! payloads pass through (`fabs` sets the quiet bit of a NaN, 13 §2.1).
 
+use super::common::{flush, Ins, R};
 use super::float16::{f32_to_half, half_to_f32};
-use super::{Ins, R};
 use crate::ir::qualifier::Rndmode;
 use crate::ir::Opcode;
 use crate::ir::Operand;
@@ -42,7 +42,7 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
     }
     let ftz = ins.i.quals.ftz;
     if crate::ir::mathlib::implements(ins.i) {
-        return Err(crate::spirv::TranslateError::Internal(format!(
+        return Err(crate::spirv::error::TranslateError::Internal(format!(
             "`{}` reached the back end: ir::mathlib::link replaces it by a call",
             ins.name
         )));
@@ -426,20 +426,6 @@ pub(super) fn f64_source(
             (f, fx.tx.b.bitcast(ut, None, f)?)
         }
     })
-}
-
-/// `.ftz`: a denormal (exponent field zero) becomes a zero of its sign.
-pub fn flush(fx: &mut FunctionCx, bits: Word, ty: FloatKind) -> R<Word> {
-    let (n, exp, sign) = (ty.bits(), ty.exponent_mask(), ty.sign_bit());
-    let t = fx.tx.uint(n);
-    let bt = fx.tx.bool_ty();
-    let e = fx.tx.const_uint(n, exp);
-    let zero = fx.tx.const_uint(n, 0);
-    let s = fx.tx.const_uint(n, sign);
-    let ex = fx.tx.b.bitwise_and(t, None, bits, e)?;
-    let denormal = fx.tx.b.i_equal(bt, None, ex, zero)?;
-    let signed_zero = fx.tx.b.bitwise_and(t, None, bits, s)?;
-    Ok(fx.tx.b.select(t, None, denormal, signed_zero, bits)?)
 }
 
 /// A floating-point source as a float value, flushed first with `.ftz`.

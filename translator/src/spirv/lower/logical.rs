@@ -3,7 +3,7 @@
 //! bit-field ranges past the MSB) get their arguments clamped to the spec's
 //! meaning first.
 
-use super::{Ins, R};
+use super::common::{Ins, R};
 use crate::ir::qualifier::Dir;
 use crate::ir::Opcode;
 use crate::ir::Role;

@@ -2,12 +2,12 @@
 //! `.shared`, `.private` and generic addresses, scalar and vector;
 //! `ld.param`. Atomics are in `atomics.rs`.
 
-use super::{Ins, R};
+use super::common::{Ins, R};
 use crate::ir::qualifier::Memorder;
 use crate::ir::*;
+use crate::spirv::error::TranslateError;
 use crate::spirv::function::{FunctionCx, Reg};
 use crate::spirv::memory::Mem;
-use crate::spirv::TranslateError;
 use rspirv::spirv::Word;
 
 fn addr_operand<'a>(ins: &'a Ins, name: Role) -> R<&'a AddrOperand> {

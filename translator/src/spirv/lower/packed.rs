@@ -2,7 +2,7 @@
 //! packed operands (`.16bx2`, `.8bx4`) element by element, and signed
 //! saturation (`.dsat`).
 
-use super::R;
+use super::common::R;
 use crate::ir::Operand;
 use crate::spirv::function::{FunctionCx, Reg};
 use rspirv::spirv::Word;
@@ -70,7 +70,7 @@ impl FunctionCx<'_, '_> {
     pub fn write_packed(&mut self, op: &Operand, elems: &[Word], bits: u16) -> R<()> {
         let n = elems.len() as u8;
         let Some((ptr, ty)) = self.packed_reg(op, n, bits) else {
-            return Err(crate::spirv::TranslateError::Internal(format!(
+            return Err(crate::spirv::error::TranslateError::Internal(format!(
                 "the destination of a packed result is not a .v{n}.{bits}b register"
             )));
         };

@@ -30,7 +30,7 @@
 //! not correctly rounded (lavapipe's are): the faithful result then often
 //! is not the nearest, which the `.df` step has to find.
 
-use super::R;
+use super::common::R;
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
 

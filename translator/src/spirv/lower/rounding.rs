@@ -21,9 +21,8 @@
 //! are exact in f64 and their sums rounded to odd, so every result is
 //! rounded once.
 
-use super::data_movement::f64_to_f16_bits;
-use super::float16::{f32_bits_to_bf16, half_to_f32};
-use super::R;
+use super::common::R;
+use super::float16::{f32_bits_to_bf16, f64_to_f16_bits, half_to_f32};
 use crate::ir::qualifier::Rndmode;
 use crate::ir::FloatKind;
 use crate::spirv::function::FunctionCx;
@@ -406,7 +405,7 @@ impl FunctionCx<'_, '_> {
             bits = self.tx.b.select(t, None, is_inf, max, bits)?;
         }
         if ftz {
-            bits = super::floating_point::flush(self, bits, to.kind())?;
+            bits = super::common::flush(self, bits, to.kind())?;
         }
         Ok(bits)
     }
@@ -428,7 +427,7 @@ impl FunctionCx<'_, '_> {
             FloatKind::Single | FloatKind::Half | FloatKind::BFloat => 32,
         };
         let raw = self.opaque(raw, fb)?;
-        let raw = super::floating_point::flush(self, raw, from)?;
+        let raw = super::common::flush(self, raw, from)?;
         let dt = self.tx.float(64);
         let x = if fb == 64 {
             self.tx.b.bitcast(dt, None, raw)?

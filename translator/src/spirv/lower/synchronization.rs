@@ -1,6 +1,6 @@
 //! `barrier.workgroup` and `fence` (spec chapter 20).
 
-use super::{Ins, R};
+use super::common::{Ins, R};
 use crate::ir::qualifier::{Addrspace, Memorder, Memscope};
 use crate::ir::Opcode;
 use crate::spirv::function::FunctionCx;
@@ -56,7 +56,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
                 // locked x86 instruction, a full hardware fence, which the
                 // compiler does not move memory accesses across.
                 let u32t = fx.tx.uint(32);
-                let addr = fx.tx.push_addr(crate::spirv::entry::Push::Status)?;
+                let addr = fx.tx.push_addr(crate::abi::Push::Status)?;
                 let pt = fx
                     .tx
                     .ptr(rspirv::spirv::StorageClass::PhysicalStorageBuffer, u32t);

@@ -6,15 +6,16 @@
 //! the end of the `if`; [`RETURNED`]: returned; [`INACTIVE`]: the caller's
 //! lane was not active at the call.
 
-use super::analysis::{is_cross_lane, reads_activemask};
-use super::{exchange, guarded, SimtCx};
+use super::exchange;
+use crate::ir::analysis::subgroups::{is_cross_lane, reads_activemask};
 use crate::ir::{BlockId, Cond, FuncKind, Inst, Opcode, PisaInst};
 use crate::ir::{Label, Node};
 use crate::spirv::control::{self, code, ControlVars, Emitter};
-use crate::spirv::function::{variable, FunctionCx};
-use crate::spirv::lower::{self, Ins, R};
+use crate::spirv::error::TranslateError;
+use crate::spirv::error::R;
+use crate::spirv::function::{guarded, variable, FunctionCx, LaneLoopVars, SimtCx};
+use crate::spirv::lower::{self, Ins};
 use crate::spirv::types::ModuleCx;
-use crate::spirv::TranslateError;
 use rspirv::spirv::{LoopControl, SelectionControl, Word};
 
 pub const RETURNED: u32 = u32::MAX;
@@ -26,7 +27,7 @@ const IF_CODES: u32 = 1 << 30;
 #[derive(Debug, Clone, Copy)]
 pub struct SimtVars {
     state: Word,
-    lane_loop: super::LaneLoopVars,
+    lane_loop: LaneLoopVars,
     /// The return value (functions with one).
     ret: Option<Word>,
 }
@@ -43,7 +44,7 @@ impl SimtVars {
         };
         SimtVars {
             state: variable(tx, u32t, "pisa_lane_state"),
-            lane_loop: super::LaneLoopVars::declare(tx),
+            lane_loop: LaneLoopVars::declare(tx),
             ret,
         }
     }
@@ -100,7 +101,7 @@ pub fn emit_body(
 
 /// Whether `i` must be executed by every invocation together.
 fn is_sync(fx: &FunctionCx, i: &PisaInst) -> bool {
-    super::analysis::is_sync_point(
+    crate::ir::analysis::subgroups::is_sync_point(
         fx.tx.program,
         &fx.tx.function_index,
         &fx.tx.simt_functions,

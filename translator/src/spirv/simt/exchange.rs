@@ -11,14 +11,14 @@
 //! counters of [`any_active`], so that the set being cleared for the next
 //! exchange is never the one being read), then those two counters.
 
-use super::guarded;
 use crate::ir::qualifier::Op;
 use crate::ir::Opcode;
 use crate::ir::Qualifier;
 use crate::ir::{FloatKind, Role, Type};
-use crate::spirv::function::FunctionCx;
-use crate::spirv::lower::{Ins, R};
-use crate::spirv::TranslateError;
+use crate::spirv::error::TranslateError;
+use crate::spirv::error::R;
+use crate::spirv::function::{guarded, FunctionCx};
+use crate::spirv::lower::common::Ins;
 use rspirv::spirv::{GlslStd450Op as G, LoopControl, MemorySemantics, Scope, StorageClass, Word};
 
 /// The largest work-group the exchange serves (the ABI's
