@@ -134,3 +134,64 @@ fn large_programs_agree_on_lavapipe_and_the_cpu_device() {
         assert!(v.is_same(), "seed {seed}: {v}");
     }
 }
+
+/// The reducer shrinks a large program and keeps it valid: under a fake
+/// predicate ("still has a goto graph with a backward edge") it drops the
+/// spine, halves graphs and their fuel, and what is left assembles and runs
+/// on the cpu device.
+#[test]
+fn the_reducer_shrinks_large_programs() {
+    let cfg = GenConfig {
+        large: 1000,
+        ..GenConfig::default()
+    };
+    let case = generate(151, &cfg);
+    let graph_with_back_edge = |c: &Case| {
+        let mut found = false;
+        for f in &c.program.funcs {
+            pisa_fuzz::program::walk_lists(&f.body, &mut |l| {
+                for s in l {
+                    if let pisa_fuzz::program::Stmt::Graph { nodes, .. } = s {
+                        found |= nodes.iter().enumerate().any(|(i, n)| n.to <= i);
+                    }
+                }
+            });
+        }
+        found
+    };
+    let graph_nodes = |c: &Case| {
+        let mut n = 0;
+        for f in &c.program.funcs {
+            pisa_fuzz::program::walk_lists(&f.body, &mut |l| {
+                for s in l {
+                    if let pisa_fuzz::program::Stmt::Graph { nodes, .. } = s {
+                        n += nodes.len();
+                    }
+                }
+            });
+        }
+        n
+    };
+    assert!(graph_with_back_edge(&case));
+    let mut still = |c: &Case| graph_with_back_edge(c);
+    let small = pisa_fuzz::reduce(&case, &mut still, 3000);
+    assert!(graph_with_back_edge(&small));
+    assert!(
+        graph_nodes(&small) < graph_nodes(&case),
+        "{} -> {} graph nodes",
+        graph_nodes(&case),
+        graph_nodes(&small)
+    );
+    pisa_translator::assemble("c.pisa", &small.source)
+        .unwrap_or_else(|d| panic!("{}\n{}", d.render(), small.source));
+    let lines = |s: &str| s.lines().count();
+    assert!(
+        lines(&small.source) * 4 < lines(&case.source),
+        "{} -> {} lines",
+        lines(&case.source),
+        lines(&small.source)
+    );
+    let mut dev = pisa_fuzz::ApiDevice::new("cpu", pisa_interp::CpuDevice::new());
+    let v = pisa_fuzz::check_alone(&small, &mut dev);
+    assert!(!v.is_finding(), "{v}");
+}
