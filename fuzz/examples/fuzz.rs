@@ -1,7 +1,7 @@
 //! Differential fuzzing from the command line:
 //! `cargo run --release -p pisa-fuzz --example fuzz -- --seed S --count N
 //!  [--device vulkan] [--against NAME] [--set flag=value]... [--reduce] [--out DIR] [--show-skips]
-//!  [--progress N]`
+//!  [--progress N] [--tier large]`
 //! With one device every program runs twice on it (errors, validation
 //! messages and nondeterminism are findings); `--against NAME` names a second
 //! device (see `device_by_name`). Findings are reduced (with `--reduce`) and
@@ -10,7 +10,8 @@
 //! long campaign can be followed and, if stopped, recorded
 //! (docs/fuzzing.md). The `-linked` devices run each program split into two
 //! modules and linked (`fuzz/src/split.rs`); their findings also get the two
-//! modules and a `pisa run main.pisa lib.pisa` command line.
+//! modules and a `pisa run main.pisa lib.pisa` command line. `--tier large`
+//! generates only large programs (`GenConfig::large`, the large-graph tier).
 
 use pisa_fuzz::{
     check, check_alone, generate, reduce, write_reproducer, write_split, ApiDevice, Build,
@@ -71,6 +72,12 @@ fn run() -> Result<(), String> {
             "--device" => dev_a = val()?,
             "--against" => dev_b = Some(val()?),
             "--set" => cfg.set(&val()?)?,
+            // the large-graph tier: every program large (docs/fuzzing.md)
+            "--tier" => match val()?.as_str() {
+                "large" => cfg.large = 1000,
+                "default" => cfg.large = GenConfig::default().large,
+                t => return Err(format!("unknown tier `{t}` (known: default, large)")),
+            },
             "--reduce" => do_reduce = true,
             "--dump" => dump = true,
             "--show-skips" => show_skips = true,

@@ -1,6 +1,9 @@
 //! Reduces a seed whose program makes `pisa run` print a given text (a
 //! driver crash kills the process, so each try runs the CLI):
 //! `cargo run --release -p pisa-fuzz --example reduce_crash -- SEED PISA_BINARY TEXT OUT_DIR [TRIES]`
+//! (`REDUCE_TIER=large`: a seed of the large-graph tier). Every smaller
+//! program that still shows the text is written to `OUT_DIR/best` at once,
+//! so a long reduction can be stopped and its best program used.
 
 use pisa_fuzz::{generate, reduce, write_reproducer, GenConfig};
 use std::path::PathBuf;
@@ -16,18 +19,28 @@ fn main() {
     let (pisa, text, out) = (a[2].clone(), a[3].clone(), PathBuf::from(&a[4]));
     let tries: usize = a.get(5).and_then(|s| s.parse().ok()).unwrap_or(300);
     let tmp = std::env::temp_dir().join(format!("reduce-crash-{}", std::process::id()));
+    let best = out.join("best");
     let mut still = |c: &pisa_fuzz::Case| {
         let Ok(cmd) = write_reproducer(c, &tmp, "") else {
             return false;
         };
         let cmd = cmd.replacen("pisa run", &format!("{pisa} run"), 1);
-        Command::new("bash")
+        let shows = Command::new("bash")
             .args(["-c", &cmd])
             .output()
             .map(|o| String::from_utf8_lossy(&o.stderr).contains(&text))
-            .unwrap_or(false)
+            .unwrap_or(false);
+        if shows {
+            let _ = write_reproducer(c, &best, &format!("seed {seed}: so far"));
+            eprintln!("{} lines", c.source.lines().count());
+        }
+        shows
     };
-    let case = generate(seed, &GenConfig::default());
+    let mut cfg = GenConfig::default();
+    if std::env::var("REDUCE_TIER").as_deref() == Ok("large") {
+        cfg.large = 1000;
+    }
+    let case = generate(seed, &cfg);
     if !still(&case) {
         eprintln!("seed {seed} does not show `{text}`");
         std::process::exit(1);

@@ -206,6 +206,29 @@ impl Printer<'_> {
                 self.line(d + 1, &format!("ucmp.lt.32b %tp, %k{id}, {count};"));
                 self.line(d + 1, &format!("goto.cond %tp, I{id}_a;"));
             }
+            Stmt::Graph { id, fuel, nodes } => {
+                let n = nodes.len();
+                let label = |i: usize| {
+                    if i >= n {
+                        format!("G{id}_end")
+                    } else {
+                        format!("G{id}_{i}")
+                    }
+                };
+                self.line(d, &format!("mov.32b %k{id}, 0;"));
+                for (i, node) in nodes.iter().enumerate() {
+                    self.label(&label(i));
+                    self.line(d + 1, &format!("iadd.32b %k{id}, %k{id}, 1;"));
+                    self.line(d + 1, &format!("ucmp.gt.32b %tp, %k{id}, {fuel};"));
+                    self.line(d + 1, &format!("goto.cond %tp, G{id}_end;"));
+                    self.stmts(d + 1, &node.body);
+                    self.jump(d + 1, &Some(node.cond.clone()), &label(node.to));
+                    if node.next != i + 1 {
+                        self.jump(d + 1, &None, &label(node.next));
+                    }
+                }
+                self.label(&label(n));
+            }
             Stmt::Return { cond: c, value } => {
                 let v = value.as_ref().map(operand);
                 match (c, v) {

@@ -217,6 +217,17 @@ pub enum Stmt {
         a: Vec<Stmt>,
         b: Vec<Stmt>,
     },
+    /// A random goto graph (labels `G<id>_<i>`), entered at node 0: node
+    /// `i` counts a step on `%k<id>` and leaves the graph once `fuel` steps
+    /// are done, runs its body, then goes to node `to` when `cond` holds and
+    /// to node `next` otherwise (`nodes.len()`: the graph's end). Edges go
+    /// backward and into the middle of cycles, so the graph is irreducible in
+    /// general; the fuel bounds every path.
+    Graph {
+        id: u32,
+        fuel: u32,
+        nodes: Vec<GraphNode>,
+    },
     Return {
         cond: Option<Cond>,
         value: Option<Operand>,
@@ -227,6 +238,18 @@ pub enum Stmt {
         args: Vec<Operand>,
         cond: Option<Cond>,
     },
+}
+
+/// A node of a [`Stmt::Graph`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphNode {
+    pub body: Vec<Stmt>,
+    pub cond: Cond,
+    /// Where the node goes when `cond` holds (a node index, or the number
+    /// of nodes for the graph's end).
+    pub to: usize,
+    /// Where it goes otherwise.
+    pub next: usize,
 }
 
 /// A parameter or return type of a function.
@@ -308,7 +331,34 @@ pub fn walk_lists<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a [Stmt])) {
                 walk_lists(a, f);
                 walk_lists(b, f);
             }
+            Stmt::Graph { nodes, .. } => {
+                for n in nodes {
+                    walk_lists(&n.body, f);
+                }
+            }
             _ => {}
         }
     }
+}
+
+/// The deepest nesting of compound statements (ifs, loops, blocks,
+/// irreducible cycles, goto graphs) in a body: the structured depth the
+/// generator wrote, before the translator restructures anything.
+pub fn nesting_depth(body: &[Stmt]) -> u32 {
+    body.iter()
+        .map(|s| match s {
+            Stmt::If { then_, else_, .. } => 1 + nesting_depth(then_).max(nesting_depth(else_)),
+            Stmt::Loop { body, .. } | Stmt::Block { body, .. } => 1 + nesting_depth(body),
+            Stmt::Irreducible { a, b, .. } => 1 + nesting_depth(a).max(nesting_depth(b)),
+            Stmt::Graph { nodes, .. } => {
+                1 + nodes
+                    .iter()
+                    .map(|n| nesting_depth(&n.body))
+                    .max()
+                    .unwrap_or(0)
+            }
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0)
 }

@@ -38,6 +38,11 @@ fn drop_jumps(body: &mut Vec<Stmt>, id: u32) {
                 drop_jumps(a, id);
                 drop_jumps(b, id);
             }
+            Stmt::Graph { nodes, .. } => {
+                for n in nodes {
+                    drop_jumps(&mut n.body, id);
+                }
+            }
             _ => {}
         }
     }
@@ -74,6 +79,36 @@ fn edit(body: &mut Vec<Stmt>, i: usize, e: usize) -> bool {
         }
         (1, Stmt::Irreducible { a, b, .. }) => {
             replace(body, a.into_iter().chain(b).collect());
+            true
+        }
+        (1, Stmt::Graph { nodes, .. }) => {
+            replace(body, nodes.into_iter().flat_map(|n| n.body).collect());
+            true
+        }
+        (
+            2,
+            Stmt::Graph {
+                id,
+                fuel,
+                mut nodes,
+            },
+        ) if nodes.len() > 1 => {
+            // the second half of the nodes goes; edges into it end the graph
+            let keep = nodes.len() / 2;
+            nodes.truncate(keep);
+            for n in &mut nodes {
+                n.to = n.to.min(keep);
+                n.next = n.next.min(keep);
+            }
+            body[i] = Stmt::Graph { id, fuel, nodes };
+            true
+        }
+        (3, Stmt::Graph { id, fuel, nodes }) if fuel > 1 => {
+            body[i] = Stmt::Graph {
+                id,
+                fuel: fuel / 2,
+                nodes,
+            };
             true
         }
         (
@@ -248,6 +283,7 @@ fn visit(body: &mut Vec<Stmt>, k: &mut usize) -> Option<bool> {
             Stmt::If { then_, else_, .. } => visit(then_, k).or_else(|| visit(else_, k)),
             Stmt::Loop { body, .. } | Stmt::Block { body, .. } => visit(body, k),
             Stmt::Irreducible { a, b, .. } => visit(a, k).or_else(|| visit(b, k)),
+            Stmt::Graph { nodes, .. } => nodes.iter_mut().find_map(|n| visit(&mut n.body, k)),
             _ => None,
         };
         if r.is_some() {

@@ -104,6 +104,13 @@ pub struct GenConfig {
     /// Sub-group instructions (`shfl`, `ired`, `fred`, `redfirstidx`) and
     /// `%activemask`, anywhere, divergent control flow included.
     pub subgroups: bool,
+
+    /// Programs in a thousand whose kernel is *large* (`gen/large.rs`):
+    /// nested 60–150 deep, with goto graphs and long loops, about 100–400
+    /// blocks. Whether a seed's program is large is drawn from a stream of
+    /// its own, so the other seeds' programs are the same as without it.
+    /// 1000 is the large-graph tier (`--tier large`).
+    pub large: u32,
 }
 
 impl Default for GenConfig {
@@ -156,6 +163,7 @@ impl Default for GenConfig {
             partial_groups: true,
             offsets: true,
             subgroups: true,
+            large: 5,
         }
     }
 }
@@ -179,6 +187,7 @@ impl GenConfig {
                     "max_local" => self.max_local = n()?.clamp(1, 256),
                     "max_items" => self.max_items = n()?.max(1),
                     "max_dims" => self.max_dims = n()?.clamp(1, 3),
+                    "large" => self.large = n()?.min(1000),
                     $(stringify!($f) => self.$f = b()?,)*
                     _ => return Err(format!("unknown generator setting `{k}`")),
                 }

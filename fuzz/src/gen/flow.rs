@@ -264,7 +264,7 @@ impl Gen<'_> {
     }
 
     /// Statements until the budget or `n` runs out.
-    fn block(&mut self, n: u32) -> Vec<Stmt> {
+    pub(crate) fn block(&mut self, n: u32) -> Vec<Stmt> {
         let mut out = Vec::new();
         for _ in 0..n {
             if self.f.budget <= 0 {
@@ -292,8 +292,8 @@ impl Gen<'_> {
                     s
                 }
                 80..=85 if self.cfg.calls => self.call(),
-                86..=90 => self.jump(),
-                91..=93 if self.cfg.early_returns => self.ret(),
+                86..=90 if !self.f.no_exits => self.jump(),
+                91..=93 if self.cfg.early_returns && !self.f.no_exits => self.ret(),
                 94..=96 if deep && self.cfg.irreducible => self.irreducible(),
                 _ => None,
             };
@@ -303,7 +303,7 @@ impl Gen<'_> {
         }
     }
 
-    fn nested<T>(&mut self, uniform: bool, f: impl FnOnce(&mut Self) -> T) -> T {
+    pub(crate) fn nested<T>(&mut self, uniform: bool, f: impl FnOnce(&mut Self) -> T) -> T {
         let (u, d) = (self.f.uniform, self.f.depth);
         self.f.uniform = uniform;
         self.f.depth += 1;
@@ -589,6 +589,9 @@ pub(crate) fn kernel(g: &mut Gen) -> Func {
     let mut body = g.prologue(private_bytes);
     let main = g.cfg.max_stmts * 3 / 4;
     body.extend(g.block(main));
+    if g.large {
+        body.extend(g.large_part());
+    }
     g.f.may_barrier = false;
     g.f.budget += (g.cfg.max_stmts / 4) as i32;
     let tail = g.cfg.max_stmts / 4;

@@ -15,6 +15,7 @@
 
 mod config;
 mod flow;
+mod large;
 mod mem;
 mod ops;
 mod vectors;
@@ -65,6 +66,9 @@ pub(crate) struct FnCx {
     pub params: Vec<ValTy>,
     pub has_barrier: bool,
     pub slot: u32,
+    /// No breaks, continues or returns (the filler before a construct of a
+    /// large program's spine, `gen/large.rs`).
+    pub no_exits: bool,
 }
 
 pub(crate) struct Gen<'c> {
@@ -73,6 +77,8 @@ pub(crate) struct Gen<'c> {
     pub f: FnCx,
     pub sigs: Vec<Sig>,
     pub table: Vec<String>,
+    /// The kernel gets a large part (`gen/large.rs`).
+    pub large: bool,
 }
 
 /// Output slots (8 bytes each) every work-item has.
@@ -275,6 +281,7 @@ pub fn generate(seed: u64, cfg: &GenConfig) -> Case {
         f: FnCx::default(),
         sigs: Vec::new(),
         table: Vec::new(),
+        large: large::is_large(seed, cfg.large),
     };
     let launch = crate::case::random_launch(launch_rng, cfg);
     let items = launch.items();
