@@ -129,6 +129,41 @@ fn nested_loops(n: usize) -> String {
     s
 }
 
+/// `outer` nested loops around a call of a function of `inner` nested
+/// loops: each function nests less than 64 deep, but 100 once the driver
+/// inlines the call. The innermost loop of each runs twice, the others
+/// once; the function adds 3 per trip: out = 22 for 1 + (1 + 6) + (8 + 6).
+fn call_nested_in_loops(outer: usize, inner: usize) -> String {
+    let nest = |n: usize, body: &str, prefix: &str| {
+        let mut s = String::new();
+        for i in 0..n {
+            s.push_str(&format!("  mov.32b %{prefix}{i}, 0;\n{prefix}h{i}:\n"));
+        }
+        s.push_str(body);
+        for i in (0..n).rev() {
+            let trips = if i == n - 1 { 2 } else { 1 };
+            s.push_str(&format!(
+                "  iadd.32b %{prefix}{i}, %{prefix}{i}, 1;\n  ucmp.lt.32b %p, %{prefix}{i}, {trips};\n  goto.cond %p, {prefix}h{i};\n"
+            ));
+        }
+        s
+    };
+    let regs = |n: usize, prefix: &str| {
+        (0..n)
+            .map(|i| format!("%{prefix}{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        ".version 0.1;\n.target 100;\n.function .32b @f(.reg .32b %x)\n{{\n  .reg .32b {}, %acc;\n  .pred %p;\n  mov.32b %acc, %x;\n{}  return %acc;\n}}\n\
+         .kernel @k(.param[8] %pin, .param[8] %pout)\n{{\n  .reg .32b {}, %v, %r;\n  .reg .64b %o;\n  .pred %p;\n  ld.param.64b %o, [%pout];\n  mov.32b %v, 1;\n{}  st.global.32b [%o], %v;\n  return;\n}}\n",
+        regs(inner, "F"),
+        nest(inner, "  iadd.32b %acc, %acc, 3;\n", "F"),
+        regs(outer, "K"),
+        nest(outer, "  call %r, @f(%v);\n  iadd.32b %v, %v, %r;\n", "K"),
+    )
+}
+
 /// The deepest nesting of structured constructs in a SPIR-V module: a
 /// construct opens at its `OpSelectionMerge`/`OpLoopMerge` and closes at
 /// the label of its merge block (the back end emits blocks in tree order,
@@ -219,6 +254,16 @@ fn deeply_nested_control_flow_runs_right_on_lavapipe() {
             format!("[{}]", n + 2),
         ));
     }
+    // a call under 40 loops of a function of 60: 100 deep once inlined,
+    // which gave a false loop-cap error on lavapipe (the fuzzer's
+    // large-graph tier, seed 20000006; ir::shallow counts calls since)
+    let path = loops.join("call-nested-40-60.pisa");
+    std::fs::write(&path, call_nested_in_loops(40, 60)).unwrap();
+    cases.push((
+        path.to_string_lossy().into_owned(),
+        vec!["buf:u32:0", "buf:u32:zeros:1"],
+        "[22]".into(),
+    ));
     for (file, args, want) in &cases {
         for device in [None, Some("cpu")] {
             assert_eq!(

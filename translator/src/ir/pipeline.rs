@@ -186,9 +186,7 @@ pub(super) fn run_base(p: &mut Program) {
         reducible::make_reducible(f);
     }
     verify::debug_verify(p, "reducible");
-    for f in &mut p.functions {
-        shallow::limit_nesting(f);
-    }
+    shallow::limit_program(p);
     verify::debug_verify(p, "shallow");
 }
 
@@ -200,9 +198,7 @@ fn run_reducible(p: &mut Program) -> Result<(), PassError> {
 }
 
 fn run_shallow(p: &mut Program) -> Result<(), PassError> {
-    for f in &mut p.functions {
-        shallow::limit_nesting(f);
-    }
+    shallow::limit_program(p);
     Ok(())
 }
 

@@ -26,6 +26,18 @@
 //! structure. Repeats until the tree is shallow enough (each round lowers
 //! one over-deep construct).
 //!
+//! Drivers inline every call (Vulkan has no call stack), so a call nests its
+//! callee's constructs inside the constructs around the call: a function
+//! nested 30 deep that calls one nested 60 deep at its deepest point is
+//! nested 90 deep once inlined, and lavapipe ran such programs wrong (the
+//! fuzzer's large-graph tier, seed 20000006: right after replacing the two
+//! calls). So the depth counted here is the *inlined* depth: a block that
+//! calls a function counts that function's own inlined depth below it
+//! ([`limit_program`] handles callees before their callers). Where the
+//! inlined depth is too great, the region is cut higher up (down to the
+//! function's top level), so that the call sits under as few constructs as
+//! the callee's depth leaves room for.
+//!
 //! The cost is one iteration of the dispatch loop per backward jump taken
 //! in `R` (about one per iteration of a loop of `R`, as before). Every back end
 //! sees the lowered function (`ir::build` runs this pass), so the cpu device
@@ -39,6 +51,11 @@ use super::*;
 /// lavapipe handles, and the back end may add a level (`ir::unroll`).
 pub const MAX_NESTING: usize = 64;
 
+/// The deepest nesting a function is given with its calls inlined (as
+/// drivers inline them): below lavapipe's 80 with room for `ir::unroll`'s
+/// level and the dispatch loop's own.
+pub const MAX_INLINED: usize = 76;
+
 /// Where an over-deep tree is cut: the construct starting at this depth is
 /// lowered to a state machine. Leaves room below [`MAX_NESTING`] for the
 /// dispatch loop and for the blocks after it that its exits break to.
@@ -48,29 +65,141 @@ pub const CUT_DEPTH: usize = 32;
 /// recognises its tests and setters by it, [`flatten_rule`]).
 pub const STATE_PREFIX: &str = "$nest";
 
+/// Lowers the over-deep parts of every function of `p` (see the module
+/// docs), callees before their callers, counting for each call the inlined
+/// depth of what it may call (for a call through a register, every function
+/// whose address is taken). Every function must be reducible.
+pub fn limit_program(p: &mut Program) {
+    let graph = super::analysis::calls::CallGraph::compute(p);
+    let n = p.functions.len();
+    // callees first: a depth-first post-order over the call graph (a cycle,
+    // which the back end refuses, is cut where it closes)
+    let mut order = Vec::with_capacity(n);
+    let mut state = vec![0u8; n];
+    for root in 0..n {
+        if state[root] != 0 {
+            continue;
+        }
+        let mut stack = vec![(root, 0usize)];
+        state[root] = 1;
+        while let Some((i, k)) = stack.pop() {
+            if let Some(&j) = graph.callees[i].get(k) {
+                stack.push((i, k + 1));
+                if state[j] == 0 {
+                    state[j] = 1;
+                    stack.push((j, 0));
+                }
+            } else {
+                state[i] = 2;
+                order.push(i);
+            }
+        }
+    }
+    let index = super::analysis::calls::function_index(p);
+    let indirect: Vec<usize> = p
+        .address_taken
+        .iter()
+        .filter_map(|n| index.get(n).copied())
+        .collect();
+    let mut inlined = vec![0usize; n];
+    for i in order {
+        let calls = |f: &Function, b: BlockId| -> usize {
+            let mut deepest = 0;
+            for ins in f.block(b).insts.iter() {
+                let Inst::Pisa(ins) = ins else { continue };
+                for op in &ins.operands {
+                    let Operand::Call(c) = op else { continue };
+                    let d = match c.target {
+                        Operand::Symbol(name, _) => index.get(&name).map_or(0, |&j| inlined[j]),
+                        _ => indirect.iter().map(|&j| inlined[j]).max().unwrap_or(0),
+                    };
+                    deepest = deepest.max(d);
+                }
+            }
+            deepest
+        };
+        let f = &mut p.functions[i];
+        inlined[i] = limit_nesting_with(f, &calls);
+    }
+}
+
 /// Lowers the over-deep parts of `f`'s structured form to state machines
-/// (see the module docs). `f` must be reducible.
+/// (see the module docs), counting no calls. `f` must be reducible.
 pub fn limit_nesting(f: &mut Function) {
+    limit_nesting_with(f, &|_, _| 0);
+}
+
+/// [`limit_nesting`] where a block `b` that calls functions adds
+/// `calls(f, b)` levels (the inlined depth of its deepest callee); returns
+/// the inlined depth of the result.
+///
+/// First the function's own structure is cut to [`MAX_NESTING`] at
+/// [`CUT_DEPTH`]; then, while the inlined depth passes [`MAX_INLINED`], the
+/// top-level construct that holds the too-deep call becomes a dispatch loop,
+/// which leaves its calls under two or three constructs.
+fn limit_nesting_with(f: &mut Function, calls: &dyn Fn(&Function, BlockId) -> usize) -> usize {
+    let deepest_call = (0..f.blocks.len())
+        .map(|b| calls(f, BlockId(b as u32)))
+        .max()
+        .unwrap_or(0);
     // every level of nesting has its own block (a loop header, a branch, or
     // a merge block; a block can be all three)
-    if f.blocks.len().saturating_mul(3) <= MAX_NESTING {
-        return;
+    let bound = f.blocks.len().saturating_mul(3);
+    if bound <= MAX_NESTING && deepest_call == 0 {
+        return bound
+            .min(structurize::structurize(f).map_or(bound, |t| structurize::nesting_depth(&t)));
     }
     // each round lowers one construct and adds no deeper one; the bound
     // only guards against a bug turning into a hang (the back end then
     // refuses the function as nested too deep)
+    let mut last_inlined = usize::MAX;
     for _ in 0..f.blocks.len() + 16 {
         let Ok(tree) = structurize::structurize(f) else {
-            return;
+            return 0;
         };
-        if structurize::nesting_depth(&tree) <= MAX_NESTING {
-            return;
-        }
-        let Some(region) = deep_region(&tree, 0) else {
-            return;
+        let own = structurize::nesting_depth(&tree);
+        let inlined = inlined_depth(f, &tree, calls);
+        let region = if own > MAX_NESTING {
+            deep_region(f, &tree, 0, CUT_DEPTH, MAX_NESTING, &|_, _| 0)
+        } else if inlined > MAX_INLINED && inlined < last_inlined {
+            last_inlined = inlined;
+            deep_region(f, &tree, 0, 0, MAX_INLINED, calls)
+        } else {
+            return inlined;
+        };
+        let Some(region) = region else {
+            return inlined;
         };
         dispatch(f, &region);
     }
+    structurize::structurize(f).map_or(0, |t| inlined_depth(f, &t, calls))
+}
+
+/// The nesting depth of `nodes` once calls are inlined: a block's code
+/// counts the inlined depth of its deepest callee.
+fn inlined_depth(
+    f: &Function,
+    nodes: &[Node],
+    calls: &dyn Fn(&Function, BlockId) -> usize,
+) -> usize {
+    stack_safe(|| {
+        nodes
+            .iter()
+            .map(|n| match n {
+                Node::If {
+                    then, otherwise, ..
+                } => 1 + inlined_depth(f, then, calls).max(inlined_depth(f, otherwise, calls)),
+                Node::Loop { body, .. }
+                | Node::Block {
+                    body, breaks: true, ..
+                } => 1 + inlined_depth(f, body, calls),
+                Node::Block { body, .. } => inlined_depth(f, body, calls),
+                Node::Code(b) => calls(f, *b),
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    })
 }
 
 /// How the structurizer flattens the branch at the end of block `b` where
@@ -100,10 +229,17 @@ pub fn flatten_rule(f: &Function, b: &Block) -> Option<bool> {
     }
 }
 
-/// The blocks of the first construct that starts at [`CUT_DEPTH`] and
-/// nests deeper than [`MAX_NESTING`] in all (`depth`: the constructs
-/// around `nodes`).
-fn deep_region(nodes: &[Node], depth: usize) -> Option<Vec<BlockId>> {
+/// The blocks of the first construct that starts at depth `cut` and nests
+/// deeper than `max` in all, calls counted by `calls` (`depth`: the
+/// constructs around `nodes`).
+fn deep_region(
+    f: &Function,
+    nodes: &[Node],
+    depth: usize,
+    cut: usize,
+    max: usize,
+    calls: &dyn Fn(&Function, BlockId) -> usize,
+) -> Option<Vec<BlockId>> {
     stack_safe(|| {
         for n in nodes {
             let construct = match n {
@@ -112,18 +248,24 @@ fn deep_region(nodes: &[Node], depth: usize) -> Option<Vec<BlockId>> {
                 _ => continue,
             };
             if !construct {
-                if let Some(r) = n.bodies().find_map(|b| deep_region(b, depth)) {
+                if let Some(r) = n
+                    .bodies()
+                    .find_map(|b| deep_region(f, b, depth, cut, max, calls))
+                {
                     return Some(r);
                 }
                 continue;
             }
-            if depth < CUT_DEPTH {
-                if let Some(r) = n.bodies().find_map(|b| deep_region(b, depth + 1)) {
+            if depth < cut {
+                if let Some(r) = n
+                    .bodies()
+                    .find_map(|b| deep_region(f, b, depth + 1, cut, max, calls))
+                {
                     return Some(r);
                 }
                 continue;
             }
-            if depth + structurize::nesting_depth(std::slice::from_ref(n)) > MAX_NESTING {
+            if depth + inlined_depth(f, std::slice::from_ref(n), calls) > max {
                 let mut blocks = Vec::new();
                 n.bodies().for_each(|b| structurize::blocks(b, &mut blocks));
                 return Some(blocks);
