@@ -9,28 +9,13 @@ use pisa_vk_runtime::{Device, Launch, NdRange, Runtime, RuntimeOptions};
 use serde_json::Value;
 use std::path::Path;
 
+#[path = "common/corpus.rs"]
+mod corpus;
+use corpus::{arg_bytes, elem_size};
+
 /// Cases whose instructions are not lowered yet, with the reason. A case
 /// listed here that starts passing fails the test, so the list stays true.
 const NOT_YET: &[(&str, &str)] = &[];
-
-fn elem_size(t: &str) -> usize {
-    match t {
-        "u8" | "i8" => 1,
-        "u16" | "i16" | "f16" => 2,
-        "u32" | "i32" | "f32" => 4,
-        _ => 8,
-    }
-}
-
-fn encode(t: &str, v: &Value) -> Vec<u8> {
-    let n = elem_size(t);
-    let bits: u64 = match t {
-        "f32" => (v.as_f64().unwrap() as f32).to_bits() as u64,
-        "f64" => v.as_f64().unwrap().to_bits(),
-        _ => v.as_u64().or_else(|| v.as_i64().map(|i| i as u64)).unwrap(),
-    };
-    bits.to_le_bytes()[..n].to_vec()
-}
 
 fn run_case(rt: &mut dyn Device, dir: &Path, name: &str) -> Result<(), String> {
     let src =
@@ -43,16 +28,7 @@ fn run_case(rt: &mut dyn Device, dir: &Path, name: &str) -> Result<(), String> {
     let mut bufs = Vec::new();
     let mut args = Vec::new();
     for a in spec["args"].as_array().unwrap() {
-        let t = a["buffer"].as_str().unwrap();
-        let bytes: Vec<u8> = match a.get("data") {
-            Some(d) => d
-                .as_array()
-                .unwrap()
-                .iter()
-                .flat_map(|v| encode(t, v))
-                .collect(),
-            None => vec![0; a["zeros"].as_u64().unwrap() as usize * elem_size(t)],
-        };
+        let bytes = arg_bytes(a);
         let b = rt
             .alloc_buffer(bytes.len() as u64)
             .map_err(|e| e.to_string())?;

@@ -15,6 +15,8 @@
 //! with the output shown: the groups, a table of each profile's passed and refused cases, and
 //! the refusals by reason.
 
+#[path = "common/corpus.rs"]
+mod corpus;
 #[path = "common/run_case.rs"]
 mod run_case;
 
@@ -238,25 +240,6 @@ fn run_case(c: &Case, profile: &str, key: &RunKey) -> Result<Outcome, String> {
     })
 }
 
-fn corpus_elem_size(t: &str) -> usize {
-    match t {
-        "u8" | "i8" => 1,
-        "u16" | "i16" | "f16" => 2,
-        "u32" | "i32" | "f32" => 4,
-        _ => 8,
-    }
-}
-
-/// A corpus value as little-endian bytes, as tests/corpus_run.rs encodes it.
-fn corpus_encode(t: &str, v: &serde_json::Value) -> Vec<u8> {
-    let bits: u64 = match t {
-        "f32" => (v.as_f64().unwrap() as f32).to_bits() as u64,
-        "f64" => v.as_f64().unwrap().to_bits(),
-        _ => v.as_u64().or_else(|| v.as_i64().map(|i| i as u64)).unwrap(),
-    };
-    bits.to_le_bytes()[..corpus_elem_size(t)].to_vec()
-}
-
 /// The case names of `../shared/corpus/llvm-run/` (`NAME.pisa` with `NAME.json`), sorted;
 /// empty when the corpus is absent.
 fn corpus_names() -> Vec<String> {
@@ -308,16 +291,7 @@ fn run_corpus_case(name: &str, profile: &str, key: &RunKey) -> Result<Outcome, S
         "--json",
     ]);
     for a in spec["args"].as_array().unwrap() {
-        let t = a["buffer"].as_str().unwrap();
-        let bytes: Vec<u8> = match a.get("data") {
-            Some(d) => d
-                .as_array()
-                .unwrap()
-                .iter()
-                .flat_map(|v| corpus_encode(t, v))
-                .collect(),
-            None => vec![0; a["zeros"].as_u64().unwrap() as usize * corpus_elem_size(t)],
-        };
+        let bytes = corpus::arg_bytes(a);
         let list: Vec<String> = bytes.iter().map(|b| b.to_string()).collect();
         cmd.arg(format!("--arg=buf:u8:{}", list.join(",")));
     }
@@ -340,7 +314,7 @@ fn run_corpus_case(name: &str, profile: &str, key: &RunKey) -> Result<Outcome, S
                 continue;
             };
             let t = e["type"].as_str().unwrap();
-            let n = corpus_elem_size(t);
+            let n = corpus::elem_size(t);
             for (k, want) in e["data"].as_array().unwrap().iter().enumerate() {
                 let mut w = [0u8; 8];
                 w[..n].copy_from_slice(&bytes[k * n..k * n + n]);
