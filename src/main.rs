@@ -81,6 +81,12 @@ enum Command {
         /// and refuse (exit 3) a program that device cannot run.
         #[arg(long, value_name = "FILE")]
         profile: Option<String>,
+        /// The numerics to translate for (as `pisa run --numerics`): `f32`
+        /// in integers and f32, `f64` in f64, `soft` with no f64 at all
+        /// (`.df` in integers too); default: the --profile device's choice,
+        /// else neither forced.
+        #[arg(long, value_name = "f32|f64|soft", value_parser = ["f32", "f64", "soft"])]
+        numerics: Option<String>,
     },
     /// Print the intermediate representation of a PISA file: its functions
     /// as basic blocks, and with --structured the structured control flow
@@ -173,6 +179,14 @@ fn is_refusal(e: &(dyn std::error::Error + 'static)) -> bool {
     )
 }
 
+/// The numerics `--numerics` names (clap has checked the value).
+pub(crate) fn parse_numerics(
+    arg: Option<&str>,
+) -> Result<Option<pisa_translator::spirv::Numerics>> {
+    arg.map(|a| a.parse().map_err(|e: String| anyhow::anyhow!(e)))
+        .transpose()
+}
+
 /// The profile `--profile` names, else `PISA_DEVICE_PROFILE` (FILE or
 /// FILE#PROFILE), read.
 pub(crate) fn read_profile(arg: Option<&str>) -> Result<Option<pisa_device::DeviceDescription>> {
@@ -236,12 +250,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             dis,
             unroll_loops,
             profile,
+            numerics,
         } => spirv(
             &files,
             output.as_deref(),
             dis,
             unroll_loops,
             profile.as_deref(),
+            parse_numerics(numerics.as_deref())?,
         ),
         Command::Ir {
             files,
@@ -250,7 +266,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             print_after,
             unroll_loops,
         } => {
-            let target = pisa_translator::ir::pipeline::Target { unroll_loops };
+            let target = pisa_translator::ir::pipeline::Target {
+                unroll_loops,
+                ..Default::default()
+            };
             if passes {
                 ir_passes(&target)
             } else if let Some(pass) = print_after {
@@ -393,6 +412,7 @@ fn spirv(
     dis: bool,
     unroll_loops: bool,
     profile: Option<&str>,
+    numerics: Option<pisa_translator::spirv::Numerics>,
 ) -> Result<ExitCode> {
     if let Some(out) = output {
         refuse_overwriting_inputs(out, paths)?;
@@ -407,7 +427,7 @@ fn spirv(
         Some(p) => {
             let mut info = p.device_info(0);
             info.caps_loops |= unroll_loops;
-            let t = pisa_vk_runtime::translate_for(&module, &info, false)
+            let t = pisa_vk_runtime::translate_for_numerics(&module, &info, false, numerics)
                 .with_context(|| format!("cannot translate {}", display_names(paths)))?;
             pisa_vk_runtime::check_for_device(&info, &t.spirv.words, Some(&t.spirv.layout))
                 .with_context(|| {
@@ -423,6 +443,10 @@ fn spirv(
             let options = pisa_translator::spirv::Options {
                 unroll_loops,
                 ..Default::default()
+            };
+            let options = match numerics {
+                Some(n) => options.with_numerics(n),
+                None => options,
             };
             // the module is not needed after: its syntax tree is freed once the IR is built
             pisa_translator::spirv::translate_module(module, &options)

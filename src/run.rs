@@ -59,6 +59,15 @@ pub struct RunArgs {
     /// with only the features both offer enabled and the smaller limits.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<String>,
+    /// How the exact basic operations (directed rounding, fmad, quotients,
+    /// roots, rounded conversions) and the transcendentals are computed on
+    /// a Vulkan device: `f32` in integers and f32 (any device), `f64` in f64
+    /// (refused, exit 3, where the device lacks shaderFloat64 or
+    /// shaderInt64), `soft` with no f64 at all (`.df` arithmetic in
+    /// integers too; any device); default: f64 where the device has both,
+    /// else soft (docs/numerics.md). The cpu device computes exactly any way.
+    #[arg(long, value_name = "f32|f64|soft", value_parser = ["f32", "f64", "soft"])]
+    pub numerics: Option<String>,
     /// Seconds a launch may run before it is reported as hung.
     #[arg(long, default_value_t = 10.0, allow_hyphen_values = true)]
     pub timeout: f64,
@@ -176,6 +185,7 @@ fn open_device(
             timestamps: a.time || a.json,
             checked_memory: a.check,
             profile,
+            numerics: crate::parse_numerics(a.numerics.as_deref())?,
         },
     );
     use pisa_select::OpenError;
@@ -528,7 +538,7 @@ fn profile_devices(json: bool, files: &[String]) -> Result<std::process::ExitCod
         descs.push(pisa_device::apply::read_profile(f).context("cannot read the device profile")?);
     }
     if !json {
-        outln!("Device profiles, each taken as it is (no real device to restrict it to): what PISA does with each feature group")?;
+        outln!("Device profiles, each taken as it is (no real device to restrict it to, no driver probed): what PISA does with each feature group")?;
     }
     for (f, d) in files.iter().zip(&descs) {
         let info = d.device_info(0);
@@ -542,7 +552,7 @@ fn profile_devices(json: bool, files: &[String]) -> Result<std::process::ExitCod
             .map_or_else(|| f.clone(), |n| n.to_string_lossy().into_owned());
         if json {
             outln!(
-                "{{\"profile\":{},\"profile_name\":{},\"name\":{},\"kind\":{},\"vulkan\":\"{}\",\"pisa\":{}}}",
+                "{{\"profile\":{},\"profile_name\":{},\"name\":{},\"kind\":{},\"vulkan\":\"{}\",\"probed\":null,\"pisa\":{}}}",
                 q(&file),
                 q(&d.identity.profile_name),
                 q(&info.name),
@@ -560,28 +570,33 @@ fn profile_devices(json: bool, files: &[String]) -> Result<std::process::ExitCod
         }
     }
     if let [d] = &descs[..] {
-        let devs = pisa_vk_runtime::list_devices().unwrap_or_default();
+        let mut devs = pisa_vk_runtime::list_devices().unwrap_or_default();
         if !json && !devs.is_empty() {
             outln!("Under this profile (`pisa run --profile`), the Vulkan devices here:")?;
         }
-        for real in &devs {
+        for real in &mut devs {
+            // the driver's behaviour is the real device's (a profile runs no
+            // probe), and so are the translation choices it leads to
+            let probe = probe_device(real);
             let r = d.restrict(real, [u32::MAX; 3]);
             if json {
                 let notes: Vec<String> = r.notes.iter().map(|n| q(n)).collect();
                 outln!(
-                    "{{\"device\":{},\"index\":{},\"under_profile\":{},\"notes\":[{}],\"pisa\":{}}}",
+                    "{{\"device\":{},\"index\":{},\"under_profile\":{},\"notes\":[{}],\"probed\":{},\"pisa\":{}}}",
                     q(&real.name),
                     real.index,
                     q(&d.identity.profile_name),
                     notes.join(","),
+                    probe.json(),
                     support_text(&r.info, None, true)
                 )?;
             } else {
                 let notes: String = r.notes.iter().map(|n| format!("\n   note: {n}")).collect();
                 outln!(
-                    "{}: {}{notes}{}",
+                    "{}: {}{notes}\n   probed (the real device's): {}{}",
                     real.index,
                     real.name,
+                    probe.text(),
                     support_text(&r.info, None, false)
                 )?;
             }
@@ -614,8 +629,12 @@ pub fn devices(json: bool, profiles: &[String]) -> Result<std::process::ExitCode
     } else {
         pisa_vk_runtime::default_device(&devs).ok()
     };
+    // what the probe finds of each driver (opening the device, or its probe
+    // cache)
+    let probes: Vec<ProbeLine> = devs.iter_mut().map(probe_device).collect();
     devs.push(pisa_interp::cpu_device_info(devs.len()));
     for (i, d) in devs.iter().enumerate() {
+        let probe = probes.get(i);
         let f = d.features;
         let feats: Vec<&str> = [
             (d.buffer_device_address, "bufferDeviceAddress"),
@@ -638,7 +657,7 @@ pub fn devices(json: bool, profiles: &[String]) -> Result<std::process::ExitCode
             let features: Vec<String> = feats.iter().map(|f| q(f)).collect();
             let [cx, cy, cz] = d.max_workgroup_count;
             outln!(
-                "{{\"index\":{},\"name\":{},\"kind\":{},\"driver\":{},\"vulkan\":\"{}.{}.{}\",\"default\":{is_default},\"subgroup_size\":{},\"pisa_subgroups\":{},\"max_workgroup_invocations\":{},\"max_workgroup_count\":[{cx},{cy},{cz}],\"max_shared_bytes\":{},\"caps_loops\":{},\"features\":[{}]{}}}",
+                "{{\"index\":{},\"name\":{},\"kind\":{},\"driver\":{},\"vulkan\":\"{}.{}.{}\",\"default\":{is_default},\"subgroup_size\":{},\"pisa_subgroups\":{},\"max_workgroup_invocations\":{},\"max_workgroup_count\":[{cx},{cy},{cz}],\"max_shared_bytes\":{},\"caps_loops\":{},\"features\":[{}]{}{}}}",
                 d.index,
                 q(&d.name),
                 q(&format!("{:?}", d.kind)),
@@ -652,6 +671,7 @@ pub fn devices(json: bool, profiles: &[String]) -> Result<std::process::ExitCode
                 d.max_shared_bytes,
                 d.caps_loops,
                 features.join(","),
+                probe.map_or_else(String::new, |p| format!(",\"probed\":{}", p.json())),
                 if d.name == pisa_interp::CPU_DEVICE_NAME {
                     String::new()
                 } else {
@@ -673,7 +693,7 @@ pub fn devices(json: bool, profiles: &[String]) -> Result<std::process::ExitCode
             continue;
         }
         outln!(
-            "{}: {}{} ({:?}), driver {}, Vulkan {}.{}.{}, subgroup size {} (PISA's sub-groups of 32: {}), max work-group {} (groups per dispatch {:?}), shared {} KiB\n   features: {}{}{}",
+            "{}: {}{} ({:?}), driver {}, Vulkan {}.{}.{}, subgroup size {} (PISA's sub-groups of 32: {}), max work-group {} (groups per dispatch {:?}), shared {} KiB\n   features: {}\n   probed: {}{}{}",
             d.index,
             d.name,
             if is_default { " [default]" } else { "" },
@@ -688,6 +708,7 @@ pub fn devices(json: bool, profiles: &[String]) -> Result<std::process::ExitCode
             d.max_workgroup_count,
             d.max_shared_bytes / 1024,
             feats.join(" "),
+            probe.map_or_else(String::new, ProbeLine::text),
             if d.caps_loops {
                 "\n   loops: the driver caps iterations (65,535 in all); small loops are unrolled"
             } else {
@@ -697,6 +718,84 @@ pub fn devices(json: bool, profiles: &[String]) -> Result<std::process::ExitCode
         )?;
     }
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// What `pisa devices` shows of a device's probed behaviour
+/// (docs/devices.md, "Probed behaviour").
+struct ProbeLine {
+    probed: Option<pisa_vk_runtime::Probed>,
+    /// `measured in N ms`, `cached, read in N ms`, or why not probed.
+    source: String,
+    /// `PISA_PROBE_OVERRIDE`'s list, where set.
+    overridden: Option<String>,
+}
+
+impl ProbeLine {
+    fn text(&self) -> String {
+        let over = self.overridden.as_ref().map_or_else(String::new, |o| {
+            format!("; overridden by PISA_PROBE_OVERRIDE={o}")
+        });
+        match &self.probed {
+            Some(p) => format!("{} ({}{over})", p.to_list().join(" "), self.source),
+            None => self.source.clone(),
+        }
+    }
+
+    fn json(&self) -> String {
+        use pisa_translator::diag::json_str as q;
+        let values: Vec<String> = self
+            .probed
+            .iter()
+            .flat_map(|p| p.to_list())
+            .filter_map(|kv| {
+                let (k, v) = kv.split_once('=')?;
+                Some(format!("{}:{}", q(k), q(v)))
+            })
+            .collect();
+        format!(
+            "{{\"values\":{},\"source\":{},\"override\":{}}}",
+            if self.probed.is_some() {
+                format!("{{{}}}", values.join(","))
+            } else {
+                "null".into()
+            },
+            q(&self.source),
+            self.overridden.as_deref().map_or_else(|| "null".into(), q)
+        )
+    }
+}
+
+/// Opens the Vulkan device `d` to learn its driver's probed behaviour (from
+/// the probe cache where an earlier open left it), and records it in `d`.
+fn probe_device(d: &mut pisa_vk_runtime::DeviceInfo) -> ProbeLine {
+    let opts = pisa_vk_runtime::RuntimeOptions {
+        device: Some(d.index.to_string()),
+        ..Default::default()
+    };
+    match pisa_vk_runtime::Runtime::new(opts) {
+        Ok(rt) => {
+            let source = match rt.probe_source() {
+                Some(pisa_vk_runtime::ProbeSource::Measured(t)) => {
+                    format!("measured in {:.1} ms", t.as_secs_f64() * 1e3)
+                }
+                Some(pisa_vk_runtime::ProbeSource::Cached(t)) => {
+                    format!("cached, read in {:.2} ms", t.as_secs_f64() * 1e3)
+                }
+                None => "not probed".into(),
+            };
+            d.probed = rt.probed().cloned();
+            ProbeLine {
+                probed: d.probed.clone(),
+                source,
+                overridden: rt.probe_override().map(str::to_string),
+            }
+        }
+        Err(e) => ProbeLine {
+            probed: None,
+            source: format!("not probed (the device could not be opened: {e})"),
+            overridden: None,
+        },
+    }
 }
 
 /// How a device runs PISA's sub-groups of 32 (`pisa devices`).

@@ -409,7 +409,7 @@ fn load_and_run(dev: &mut dyn Device, src: &str) -> Result<u32, RuntimeError> {
 
 /// Item 3: `.shared` past the device's `maxComputeSharedMemorySize`, and
 /// `.shared` that fits but not with the sub-group emulation's exchange
-/// (4,360 bytes), are refused at load naming the limit, the bytes needed
+/// (4,872 bytes), are refused at load naming the limit, the bytes needed
 /// and the device's value (before, both ran).
 #[test]
 fn shared_memory_past_the_device_limit_is_refused() {
@@ -431,8 +431,8 @@ fn shared_memory_past_the_device_limit_is_refused() {
     assert_eq!(
         e.to_string(),
         format!(
-            "unsupported on this device: the program needs {} bytes of work-group memory: {fits} bytes of `.shared` variables and 4360 bytes the translator adds (the sub-group emulation's exchange, the lock words of emulated atomics, checked mode's sink); the device's maxComputeSharedMemorySize is {limit} bytes ({})",
-            fits + 4360,
+            "unsupported on this device: the program needs {} bytes of work-group memory: {fits} bytes of `.shared` variables and 4872 bytes the translator adds (the sub-group emulation's exchange, the lock words of emulated atomics, checked mode's sink); the device's maxComputeSharedMemorySize is {limit} bytes ({})",
+            fits + 4872,
             pisa_device::apply::who_has("maxComputeSharedMemorySize").unwrap()
         )
     );

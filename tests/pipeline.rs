@@ -60,7 +60,10 @@ fn passes_for_default_and_unrolling_targets() {
         ["reducible", "shallow", "mathlib", "structurize"]
     );
     assert_eq!(
-        names(&pipeline::Target { unroll_loops: true }),
+        names(&pipeline::Target {
+            unroll_loops: true,
+            ..Default::default()
+        }),
         ["reducible", "shallow", "mathlib", "structurize", "unroll"]
     );
     // the target the SPIR-V options give
@@ -128,11 +131,14 @@ fn print_after_is_the_callbacks_ir() {
     let m = pisa_translator::assemble("loop.pisa", LOOP).unwrap();
     let mut program = ir::lower(&m);
     let mut seen = Vec::new();
-    pipeline::Pipeline::for_target(&pipeline::Target { unroll_loops: true })
-        .run_with(&mut program, &mut |pass, p| {
-            seen.push((pass.name, pipeline::print(p)))
-        })
-        .unwrap();
+    pipeline::Pipeline::for_target(&pipeline::Target {
+        unroll_loops: true,
+        ..Default::default()
+    })
+    .run_with(&mut program, &mut |pass, p| {
+        seen.push((pass.name, pipeline::print(p)))
+    })
+    .unwrap();
     assert_eq!(seen.len(), 5);
     for (name, text) in seen {
         assert_eq!(print_after(name), text, "{name}");
@@ -180,7 +186,7 @@ fn print_after_refuses_unknown_and_absent_passes() {
     assert!(out.stdout.is_empty());
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "error: unknown pass `inline` (passes: reducible, shallow, mathlib, structurize, unroll)\n"
+        "error: unknown pass `inline` (passes: reducible, shallow, mathlib, exactf32, softf64, structurize, unroll)\n"
     );
     let out = pisa()
         .args(["ir", "--print-after", "unroll"])

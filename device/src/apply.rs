@@ -96,13 +96,20 @@ impl DeviceDescription {
                 fc.shader_signed_zero_inf_nan_preserve_float32,
                 fc.shader_signed_zero_inf_nan_preserve_float64,
             ],
+            denorm_preserve: [
+                fc.shader_denorm_preserve_float16,
+                fc.shader_denorm_preserve_float32,
+                fc.shader_denorm_preserve_float64,
+            ],
+            probed: self.probed.clone(),
         }
     }
 
     /// `real` (a device the runtime found, with its `maxComputeWorkGroupSize`) restricted to
     /// this description: a feature only where both offer it, each limit the smaller. What a
     /// device cannot take on comes from `real`, with a note when the description differs: its
-    /// sub-group size, whether its driver caps loops, its name, kind and driver.
+    /// sub-group size, whether its driver caps loops, its name, kind and driver, and its probed
+    /// behaviour (`DeviceInfo::probed`).
     pub fn restrict(&self, real: &DeviceInfo, real_workgroup_size: [u32; 3]) -> Restricted {
         let p = self.device_info(real.index);
         let mut notes = Vec::new();
@@ -119,6 +126,7 @@ impl DeviceDescription {
         for i in 0..3 {
             info.signed_zero_inf_nan_preserve[i] =
                 real.signed_zero_inf_nan_preserve[i] && p.signed_zero_inf_nan_preserve[i];
+            info.denorm_preserve[i] = real.denorm_preserve[i] && p.denorm_preserve[i];
         }
         let lim = &self.limits.max_compute_work_group_size;
         let max_workgroup_size = [
@@ -231,11 +239,12 @@ impl std::fmt::Display for Support {
 }
 
 /// The feature groups of [`support`], in order.
-pub const GROUPS: [&str; 11] = [
+pub const GROUPS: [&str; 12] = [
     "programs",
     "i64",
     "f16",
     "f64",
+    "numerics",
     "8/16-bit",
     "64-bit atomics (global)",
     "64-bit atomics (shared)",
@@ -275,8 +284,10 @@ pub fn support(info: &DeviceInfo, f32_denormals: Option<bool>) -> Vec<(&'static 
     let f16 = if f.float16 && f.storage16 {
         Support::Native
     } else {
-        Support::Refused(format!(
-            "instructions on .hf: {}",
+        // the translator's `Options::float16` off: f32 arithmetic rounded in
+        // integer arithmetic, 16-bit accesses on words
+        Support::Emulated(format!(
+            "computed in f32 and rounded to .hf in integer arithmetic (i2f.hf of 64-bit integers refused): {}",
             no(&[
                 (f.float16, "shaderFloat16"),
                 (f.storage16, "storageBuffer16BitAccess")
@@ -286,16 +297,29 @@ pub fn support(info: &DeviceInfo, f32_denormals: Option<bool>) -> Vec<(&'static 
     let f64 = if f.float64 {
         Support::Native
     } else {
-        Support::Refused(
-            "instructions on .df, and the math library's f64 steps (fsin.f, fcos.f, fexp.f, ...): no shaderFloat64"
+        Support::Emulated(
+            "the .df arithmetic, compares, min/max and conversions in integers (ir::softf64; frsqrt.fast.df and atom.add.df refused): no shaderFloat64"
+                .into(),
+        )
+    };
+    // the default of `pisa run --numerics` (docs/numerics.md, "Choosing the numerics")
+    let numerics = if f.float64 && f.int64 {
+        Support::Value(
+            "f64 (exact operations and the math library in f64; --numerics f32 or soft for the integer paths)"
+                .into(),
+        )
+    } else {
+        Support::Value(
+            "soft (exact operations and .df in integers, the math library's f32 kernels; --numerics f64 is refused)"
                 .into(),
         )
     };
     let small = if f.int8 && f.int16 && f.storage8 && f.storage16 {
         Support::Native
     } else {
-        Support::Refused(format!(
-            "8- and 16-bit registers, operations and accesses: {}",
+        // the translator's `spirv::narrow` and sub-word accesses on words
+        Support::Emulated(format!(
+            "held in 32-bit integers, global sub-word accesses on the containing word (.hf bits refused): {}",
             no(&[
                 (f.int8, "shaderInt8"),
                 (f.int16, "shaderInt16"),
@@ -315,18 +339,35 @@ pub fn support(info: &DeviceInfo, f32_denormals: Option<bool>) -> Vec<(&'static 
         "32 work-items exchange through shared memory, whatever the device's size ({}): Vulkan promises no reconvergence",
         info.subgroup_size
     ));
-    let denormals = Support::Unchecked(match f32_denormals {
-        Some(true) => "the driver's default: DenormPreserve is not requested (the device could keep f32 denormals)".into(),
-        Some(false) => "the driver's default: DenormPreserve is not requested (the device cannot promise to keep f32 denormals)".into(),
-        None => "the driver's default: DenormPreserve is not requested".into(),
-    });
+    let probed = info.probed.as_ref();
+    // (a device not probed: a profile taken as it is, a device listed but not opened)
+    let denormals = match probed.and_then(|p| p.denormals_kept[1]) {
+        Some(true) => Support::Native,
+        Some(false) if info.denorm_preserve[1] => Support::Emulated(
+            "the driver flushes f32 denormals by default (probed); modules request DenormPreserve".into(),
+        ),
+        Some(false) => Support::Refused(
+            "f32 arithmetic: the driver flushes f32 denormals by default (probed) and the device lacks shaderDenormPreserveFloat32".into(),
+        ),
+        None => Support::Unchecked(match f32_denormals {
+            Some(true) => "the driver's default: DenormPreserve is not requested (the device could keep f32 denormals)".into(),
+            Some(false) => "the driver's default: DenormPreserve is not requested (the device cannot promise to keep f32 denormals)".into(),
+            None => "the driver's default: DenormPreserve is not requested".into(),
+        }),
+    };
     let zeros = if info.signed_zero_inf_nan_preserve[1] {
         Support::Native
     } else {
-        Support::Unchecked(
-            "the driver may fold x + 0.0 to x in f32 (no shaderSignedZeroInfNanPreserveFloat32)"
-                .into(),
-        )
+        match probed.and_then(|p| p.signed_zero_inf_nan_kept[1]) {
+            Some(true) => Support::Native,
+            Some(false) => Support::Refused(
+                "f32 arithmetic: the driver does not keep signed zeros, infinities and NaNs (probed) and the device lacks shaderSignedZeroInfNanPreserveFloat32".into(),
+            ),
+            None => Support::Unchecked(
+                "the driver may fold x + 0.0 to x in f32 (no shaderSignedZeroInfNanPreserveFloat32)"
+                    .into(),
+            ),
+        }
     };
     let limits = Support::Value(format!(
         "shared {} KiB, work-group {} work-items",
@@ -340,6 +381,7 @@ pub fn support(info: &DeviceInfo, f32_denormals: Option<bool>) -> Vec<(&'static 
             i64,
             f16,
             f64,
+            numerics,
             small,
             atomics_global,
             atomics_shared,

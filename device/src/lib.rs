@@ -424,6 +424,131 @@ pub struct Extensions {
     pub spirv_1_4: bool,
 }
 
+/// What a driver does that its feature bits do not state, measured by running small kernels on
+/// the device when the Vulkan runtime opens it (`pisa_vk_runtime`'s probe; docs/devices.md,
+/// "Probed behaviour"). Index 0, 1, 2 of the arrays is 16-, 32- and 64-bit floats; `None` is a
+/// width not probed (the device has no such arithmetic enabled). The text form, one
+/// `key=value` per item ([`Probed::to_list`], [`Probed::apply_list`]), is the probe cache's and
+/// `PISA_PROBE_OVERRIDE`'s.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Probed {
+    /// Denormal operands and results are kept when the module requests no denormal mode
+    /// (`false`: the driver flushes them to zero; Vulkan allows either).
+    pub denormals_kept: [Option<bool>; 3],
+    /// `GLSL.std.450 Fma` on f32 rounds once (Vulkan does not require it to be fused).
+    pub fma_f32_fused: Option<bool>,
+    /// Signed zeros, infinities and NaNs survive when the module does not declare
+    /// `SignedZeroInfNanPreserve` (`false`: the driver folds `-0 + 0` to `-0`, `∞·0` or `∞ − ∞`
+    /// to a number).
+    pub signed_zero_inf_nan_kept: [Option<bool>; 3],
+    /// Denormals are kept when the module declares `DenormPreserve` (`None`: the device cannot
+    /// be asked, no `shaderDenormPreserveFloatN`; `false`: the driver ignores the request).
+    pub denorm_preserve_honoured: [Option<bool>; 3],
+    /// Signed zeros, infinities and NaNs survive when the module declares
+    /// `SignedZeroInfNanPreserve` (`None`: the device cannot be asked, no
+    /// `shaderSignedZeroInfNanPreserveFloatN`; `false`: the driver ignores it).
+    pub signed_zero_inf_nan_preserve_honoured: [Option<bool>; 3],
+}
+
+/// The float widths of [`Probed`]'s arrays, in order.
+pub const PROBED_WIDTHS: [u32; 3] = [16, 32, 64];
+
+impl Probed {
+    /// The probed values as `key=value` items (`denormals32=kept`, `fma=fused`,
+    /// `signed-zeros32=lost`, ...), widths not probed left out.
+    pub fn to_list(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, w) in PROBED_WIDTHS.into_iter().enumerate() {
+            if let Some(k) = self.denormals_kept[i] {
+                out.push(format!(
+                    "denormals{w}={}",
+                    if k { "kept" } else { "flushed" }
+                ));
+            }
+        }
+        if let Some(f) = self.fma_f32_fused {
+            out.push(format!("fma={}", if f { "fused" } else { "unfused" }));
+        }
+        for (i, w) in PROBED_WIDTHS.into_iter().enumerate() {
+            if let Some(k) = self.signed_zero_inf_nan_kept[i] {
+                out.push(format!(
+                    "signed-zeros{w}={}",
+                    if k { "kept" } else { "lost" }
+                ));
+            }
+        }
+        let said = |h: bool| if h { "honoured" } else { "ignored" };
+        for (i, w) in PROBED_WIDTHS.into_iter().enumerate() {
+            if let Some(h) = self.denorm_preserve_honoured[i] {
+                out.push(format!("denorm-preserve{w}={}", said(h)));
+            }
+        }
+        for (i, w) in PROBED_WIDTHS.into_iter().enumerate() {
+            if let Some(h) = self.signed_zero_inf_nan_preserve_honoured[i] {
+                out.push(format!("signed-zero-preserve{w}={}", said(h)));
+            }
+        }
+        out
+    }
+
+    /// Sets the values that `list` names: items `key=value` separated by commas or newlines
+    /// (`denormals16|32|64=kept|flushed`, `fma=fused|unfused`,
+    /// `signed-zeros16|32|64=kept|lost`, `denorm-preserve16|32|64=honoured|ignored`,
+    /// `signed-zero-preserve16|32|64=honoured|ignored`); blank items are skipped. An unknown key or value is
+    /// an error naming it, and nothing is changed.
+    pub fn apply_list(&mut self, list: &str) -> Result<(), String> {
+        let mut out = self.clone();
+        for item in list.split([',', '\n']).map(str::trim) {
+            if item.is_empty() {
+                continue;
+            }
+            let (key, value) = item
+                .split_once('=')
+                .ok_or_else(|| format!("`{item}` is not `key=value`"))?;
+            let (key, value) = (key.trim(), value.trim());
+            let width = |prefix: &str| -> Option<usize> {
+                let w: u32 = key.strip_prefix(prefix)?.parse().ok()?;
+                PROBED_WIDTHS.iter().position(|&x| x == w)
+            };
+            let bad = || format!("`{item}`: unknown value `{value}`");
+            let honoured = || match value {
+                "honoured" => Ok(true),
+                "ignored" => Ok(false),
+                _ => Err(bad()),
+            };
+            if let Some(i) = width("denorm-preserve") {
+                out.denorm_preserve_honoured[i] = Some(honoured()?);
+            } else if let Some(i) = width("signed-zero-preserve") {
+                out.signed_zero_inf_nan_preserve_honoured[i] = Some(honoured()?);
+            } else if let Some(i) = width("denormals") {
+                out.denormals_kept[i] = Some(match value {
+                    "kept" => true,
+                    "flushed" => false,
+                    _ => return Err(bad()),
+                });
+            } else if let Some(i) = width("signed-zeros") {
+                out.signed_zero_inf_nan_kept[i] = Some(match value {
+                    "kept" => true,
+                    "lost" => false,
+                    _ => return Err(bad()),
+                });
+            } else if key == "fma" {
+                out.fma_f32_fused = Some(match value {
+                    "fused" => true,
+                    "unfused" => false,
+                    _ => return Err(bad()),
+                });
+            } else {
+                return Err(format!(
+                    "`{item}`: unknown key `{key}` (denormalsN, fma, signed-zerosN, denorm-preserveN, signed-zero-preserveN; N is 16, 32 or 64)"
+                ));
+            }
+        }
+        *self = out;
+        Ok(())
+    }
+}
+
 /// What a Vulkan device offers to PISA. Plain data; see the crate documentation and
 /// docs/devices.md.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -446,6 +571,11 @@ pub struct DeviceDescription {
     pub extensions: Extensions,
     /// What a reader should know that the fields cannot say (from [`Self::intersect`]).
     pub notes: Vec<String>,
+    /// The driver's behaviour as probed on the device ([`Probed`]): `None` for a description
+    /// read from a file (a profile runs no probe), the runtime's probe results for a real
+    /// device.
+    #[serde(default)]
+    pub probed: Option<Probed>,
 }
 
 macro_rules! meet_fields {
@@ -753,6 +883,8 @@ impl DeviceDescription {
             float_controls: self.float_controls.intersect(&other.float_controls),
             extensions: self.extensions.intersect(&other.extensions),
             notes,
+            // behaviour is the real device's: a device cannot take on another's
+            probed: dev.probed.clone(),
         }
     }
 }

@@ -867,6 +867,7 @@ fn describe(
         float_controls,
         extensions,
         notes: Vec::new(),
+        probed: None,
     })
 }
 

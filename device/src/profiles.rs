@@ -126,7 +126,9 @@ impl std::fmt::Display for PisaFeatureKey {
 /// with the same key run every program the same way on that device. What the restriction takes
 /// from the real device (its sub-group size, its loop cap) cannot differ, and is left out; so
 /// are `shaderSharedInt64Atomics` (64-bit atomics on shared memory are emulated everywhere),
-/// push constants (not restricted) and f32 denormal preservation (never requested).
+/// push constants (not restricted) and f32 denormal preservation (requested only where the real
+/// driver's probe finds denormals flushed, which lavapipe's does not: docs/devices.md, "Probed
+/// behaviour").
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RunKey {
     /// `shaderFloat64`.
@@ -288,6 +290,8 @@ mod tests {
             features: Features::ALL,
             caps_loops: true,
             signed_zero_inf_nan_preserve: [true; 3],
+            denorm_preserve: [false; 3],
+            probed: None,
         }
     }
 

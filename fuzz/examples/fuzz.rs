@@ -27,11 +27,11 @@ fn device_by_name(name: &str) -> Result<Box<dyn Runner>, String> {
         "vulkan-linked" => Ok(Box::new(VulkanDevice::linked()?)),
         "cpu" => Ok(Box::new(ApiDevice::new(
             "cpu",
-            pisa_interp::CpuDevice::new(),
+            pisa_fuzz::device::cpu_device(),
         ))),
         "cpu-linked" => Ok(Box::new(ApiDevice::with_build(
             "cpu",
-            pisa_interp::CpuDevice::new(),
+            pisa_fuzz::device::cpu_device(),
             Build::Linked,
         ))),
         _ => Err(format!(

@@ -192,6 +192,19 @@ impl VulkanDevice {
         })
     }
 
+    /// The Vulkan device restricted to `profile` (as `pisa run --profile`:
+    /// only the features both have are enabled, and the translation is the
+    /// one that device would get); a program the profile's device cannot run
+    /// is declined ([`crate::declined`]), not a finding.
+    pub fn with_profile(profile: pisa_device::DeviceDescription) -> Result<VulkanDevice, String> {
+        Ok(VulkanDevice {
+            rt: Self::runtime_with(false, Some(profile))?,
+            seen: 0,
+            checked: false,
+            build: Build::Assemble,
+        })
+    }
+
     fn with_checks(checked: bool) -> Result<VulkanDevice, String> {
         Ok(VulkanDevice {
             rt: Self::runtime(checked)?,
@@ -202,19 +215,20 @@ impl VulkanDevice {
     }
 
     fn runtime(checked: bool) -> Result<Runtime, String> {
+        Self::runtime_with(checked, None)
+    }
+
+    fn runtime_with(
+        checked: bool,
+        profile: Option<pisa_device::DeviceDescription>,
+    ) -> Result<Runtime, String> {
         Runtime::new(RuntimeOptions {
             validation: true,
             pipeline_cache: false,
             checked_memory: checked,
-            // the run alone (compilation is `prepare`'s, unbounded):
-            // generous for a software driver shared with other work
-            // (`PISA_FUZZ_TIMEOUT` seconds: shorter to reduce a hang)
-            timeout: Duration::from_secs(
-                std::env::var("PISA_FUZZ_TIMEOUT")
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(120),
-            ),
+            // the run alone (compilation is `prepare`'s, unbounded)
+            timeout: run_timeout(),
+            profile,
             ..Default::default()
         })
         .map_err(|e| format!("no Vulkan device: {e}"))
@@ -251,4 +265,25 @@ impl Runner for VulkanDevice {
         }
         Ok(r)
     }
+}
+
+/// How long one launch may run on either device: generous for a software
+/// driver or the reference device shared with other work (`PISA_FUZZ_TIMEOUT`
+/// seconds, default 120: shorter to reduce a hang). The reference device's
+/// own default of 10 s stopped large-tier programs on a loaded machine
+/// (seeds 20000004 and 20000025 ran in 5 s alone).
+pub fn run_timeout() -> Duration {
+    Duration::from_secs(
+        std::env::var("PISA_FUZZ_TIMEOUT")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(120),
+    )
+}
+
+/// The reference device with the fuzzer's [`run_timeout`].
+pub fn cpu_device() -> pisa_interp::CpuDevice {
+    let mut d = pisa_interp::CpuDevice::new();
+    d.set_timeout(run_timeout());
+    d
 }

@@ -321,6 +321,88 @@ fn lavapipe_and_the_cpu_device_agree() {
     }
 }
 
+/// Random programs under the device profiles of ../shared/device-profiles
+/// (issue "Any Vulkan GPU", item 6): lavapipe restricted to the
+/// representative of every group of profiles PISA treats alike there
+/// (`pisa_device::profiles::run_groups`, as tests/profile_matrix.rs groups
+/// them) gives the cpu device's outputs bit for bit, or declines the program
+/// as that device must (exit 3 in `pisa run`). A group with
+/// `bufferDeviceAddress` and `shaderInt64` runs most programs (declining
+/// every one would pass vacuously); one without them declines every one.
+/// `PISA_FUZZ_SEEDS=N` runs more than 6 a group.
+#[test]
+fn profiles_agree_with_the_cpu_device() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/device-profiles");
+    let Some(real) = pisa_vk_runtime::Runtime::new(Default::default())
+        .ok()
+        .map(|rt| rt.device_info().clone())
+        .filter(|i| i.name.starts_with("llvmpipe"))
+    else {
+        eprintln!("skipped: no lavapipe");
+        return;
+    };
+    if !dir.exists() {
+        eprintln!("skipped: no ../shared/device-profiles");
+        return;
+    }
+    let mut descs = Vec::new();
+    for sub in ["", "requirements/"] {
+        for e in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            if name.ends_with(".json") {
+                let rel = format!("{sub}{name}");
+                let d = pisa_device::DeviceDescription::from_profile_file(dir.join(&rel))
+                    .unwrap_or_else(|e| panic!("{rel}: {e}"));
+                descs.push((rel, d));
+            }
+        }
+    }
+    descs.sort_by(|a, b| a.0.cmp(&b.0));
+    let n = real.max_workgroup_invocations;
+    let groups = pisa_device::profiles::run_groups(
+        descs.iter().map(|(name, d)| (name.as_str(), d)),
+        &real,
+        [n; 3],
+    );
+    assert!(groups.len() >= 10, "{} groups", groups.len());
+    let mut cpu = pisa_fuzz::ApiDevice::new("cpu", pisa_fuzz::device::cpu_device());
+    let cfg = differential_cfg();
+    let seeds = seeds(6);
+    for g in &groups {
+        let file = &g.representative;
+        let profile = descs
+            .iter()
+            .find(|(name, _)| name == file)
+            .map(|(_, d)| d.clone())
+            .expect("a representative is a file");
+        let mut vk = match VulkanDevice::with_profile(profile) {
+            Ok(vk) => vk,
+            // a device without buffer device addresses runs no program: refused
+            // when it is opened
+            Err(e) if !g.key.bda && pisa_fuzz::declined(&e) => continue,
+            Err(e) => panic!("{file}: {e}"),
+        };
+        let mut ran = 0;
+        for seed in 0..seeds {
+            let case = generate(seed, &cfg);
+            let v = pisa_fuzz::check(&case, &mut cpu, &mut vk);
+            assert!(!v.is_finding(), "{file}, seed {seed}: {v}");
+            ran += usize::from(matches!(v, pisa_fuzz::Verdict::Same));
+        }
+        if g.key.bda && g.key.i64 {
+            assert!(
+                2 * ran > seeds as usize,
+                "{file}: only {ran} of {seeds} programs ran"
+            );
+        } else {
+            assert_eq!(
+                ran, 0,
+                "{file}: a program ran without bufferDeviceAddress or shaderInt64"
+            );
+        }
+    }
+}
+
 /// Checked mode (`pisa run --check`) on random programs: every access is
 /// good, so nothing is reported, and the outputs are the cpu device's
 /// (`--against vulkan-checked` in the fuzz example runs more; lavapipe

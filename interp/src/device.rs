@@ -67,6 +67,8 @@ pub fn cpu_device_info(index: usize) -> DeviceInfo {
         features: Features::ALL,
         caps_loops: false,
         signed_zero_inf_nan_preserve: [true; 3],
+        denorm_preserve: [true; 3],
+        probed: None,
     }
 }
 

@@ -9,7 +9,7 @@ use crate::ndrange;
 use crate::session::Shared;
 use numpy::PyUntypedArray;
 use pisa_vk_runtime::printf::PrintfOutput;
-use pisa_vk_runtime::{Device, GlobalInfo, KernelInfo, Launch, RuntimeError};
+use pisa_vk_runtime::{GlobalInfo, KernelInfo, Launch, RuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyTuple};
 

@@ -81,6 +81,10 @@ pub struct OpenOptions {
     /// device takes on no profile: with one, it is refused, and there is no
     /// falling back to it.
     pub profile: Option<pisa_device::DeviceDescription>,
+    /// The numerics forced on a Vulkan device (`pisa run --numerics`;
+    /// `None`: the device's). The cpu device computes every result exactly
+    /// whichever is asked.
+    pub numerics: Option<pisa_translator::spirv::Numerics>,
 }
 
 impl Default for OpenOptions {
@@ -92,6 +96,7 @@ impl Default for OpenOptions {
             timestamps: false,
             checked_memory: false,
             profile: None,
+            numerics: None,
         }
     }
 }
@@ -211,7 +216,7 @@ pub fn open_device(program: Program<'_>, o: &OpenOptions) -> Result<Opened, Open
                 Err(e) => return Err(OpenError::Start(e)),
             };
             Some(
-                pisa_vk_runtime::translate_for(m, &info, o.checked_memory)
+                pisa_vk_runtime::translate_for_numerics(m, &info, o.checked_memory, o.numerics)
                     .map_err(OpenError::Translate)?,
             )
         }
@@ -229,6 +234,7 @@ pub fn open_device(program: Program<'_>, o: &OpenOptions) -> Result<Opened, Open
         only_for: Some(vec![words]),
         checked_memory: o.checked_memory,
         profile: o.profile.clone(),
+        numerics: o.numerics,
         // the exact `fmad.f` goes through f64 where the device has it
         optional: Features {
             float64: true,

@@ -3,10 +3,32 @@
 
 use pisa_vk_runtime::{Device, Launch, NdRange, ProgramId};
 
+/// The most work-items one launch of [`run`] takes: a debug build of the
+/// cpu device runs a library kernel (`fsin` through Payne–Hanek) at a few
+/// thousand items a second on a loaded machine, and a launch must end
+/// within the runtime's 10 s timeout.
+const ITEMS_PER_LAUNCH: usize = 1024;
+
 /// Runs `kernel` (work-item i reads `n` sources of `in_bits` each at
 /// in[n·i..] and writes `outs` results of `out_bits` each at out[outs·i..])
-/// over `inputs`: the results, as u64s. 8-bit sources take a byte each.
+/// over `inputs`, in launches of at most [`ITEMS_PER_LAUNCH`] work-items:
+/// the results, as u64s. 8-bit sources take a byte each.
 pub fn run(
+    dev: &mut dyn Device,
+    prog: ProgramId,
+    kernel: &str,
+    (in_bits, n): (u32, usize),
+    (out_bits, outs): (u32, usize),
+    inputs: &[u64],
+) -> Vec<u64> {
+    inputs
+        .chunks(ITEMS_PER_LAUNCH * n)
+        .flat_map(|part| run_once(dev, prog, kernel, (in_bits, n), (out_bits, outs), part))
+        .collect()
+}
+
+/// [`run`] in one launch.
+fn run_once(
     dev: &mut dyn Device,
     prog: ProgramId,
     kernel: &str,

@@ -547,3 +547,25 @@ pub fn check_json(c: &Case, json: &serde_json::Value, device: &str) -> Vec<Strin
     }
     failures
 }
+
+/// Runs case `c` through `pisa run --json --profile PROFILE` (a path relative to the
+/// repository root; `PISA_SPIRV_OPTIONS` and `PISA_DEVICE_PROFILE` cleared) and checks its
+/// outputs: the failures, each naming the case (an exit other than 0 is one).
+pub fn failures_under_profile(c: &Case, profile: &str) -> Vec<String> {
+    let mut cmd = command(c);
+    cmd.env_remove("PISA_SPIRV_OPTIONS")
+        .env_remove("PISA_DEVICE_PROFILE")
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .args(["--profile", &root(profile)]);
+    let out = cmd.output().unwrap();
+    if !out.status.success() {
+        return vec![format!(
+            "{}: exit {:?}: {}",
+            c.at,
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        )];
+    }
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    check_json(c, &json, &format!("--profile {profile}"))
+}

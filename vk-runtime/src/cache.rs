@@ -5,17 +5,23 @@ use crate::error::VkContext;
 use ash::vk;
 use std::path::{Path, PathBuf};
 
-/// `$XDG_CACHE_HOME/pisa` or `~/.cache/pisa`, one file per device and driver.
-pub fn path(props: &vk::PhysicalDeviceProperties) -> Option<PathBuf> {
+/// `$XDG_CACHE_HOME/pisa` or `~/.cache/pisa`: the pipeline caches and the
+/// probe caches (`probe.rs`).
+pub fn dir() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("pisa"))
+}
+
+/// The pipeline cache file in [`dir`], one per device and driver.
+pub fn path(props: &vk::PhysicalDeviceProperties) -> Option<PathBuf> {
     let uuid: String = props
         .pipeline_cache_uuid
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    Some(base.join("pisa").join(format!(
+    Some(dir()?.join(format!(
         "pipelines-{:04x}-{:04x}-{uuid}.bin",
         props.vendor_id, props.device_id
     )))

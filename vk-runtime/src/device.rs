@@ -30,7 +30,18 @@ pub fn translate_for(
     info: &DeviceInfo,
     checked: bool,
 ) -> Result<Translation> {
-    let mut options = translate_options(info);
+    translate_for_numerics(module, info, checked, None)
+}
+
+/// [`translate_for`] with the numerics forced (`pisa run --numerics`;
+/// `None`: the device's, [`translate_options`]).
+pub fn translate_for_numerics(
+    module: &pisa_translator::Module,
+    info: &DeviceInfo,
+    checked: bool,
+    numerics: Option<pisa_translator::spirv::Numerics>,
+) -> Result<Translation> {
+    let mut options = with_numerics(translate_options(info), info, numerics)?;
     options.checked_memory = checked;
     let spirv = pisa_translator::spirv::translate_with(module, &options)?;
     Ok(Translation { spirv, options })
@@ -38,15 +49,51 @@ pub fn translate_for(
 
 /// How modules are translated for a device: the driver workarounds it
 /// needs (docs/abi.md), the exact `fmad.f` where it has 64-bit floats and
-/// integers, and 64-bit atomics on global memory under locks where it lacks
-/// `shaderBufferInt64Atomics` (docs/abi.md, "Emulated atomics").
+/// integers (the math library's f32 kernels and the exact f32 library where
+/// it has not, docs/numerics.md), and 64-bit atomics on global memory under locks where
+/// it lacks `shaderBufferInt64Atomics` (docs/abi.md, "Emulated atomics").
 /// `PISA_SPIRV_OPTIONS=unroll,loop-cap,relaxed,opaque,opaque-push,fma-f64,
-/// exact-division,no-int64-atomics` (any subset) overrides the workarounds,
-/// to track down driver bugs (README); `no-int64-atomics` emulates 64-bit
-/// global atomics on any device.
+/// exact-division,no-int64-atomics,mathlib-f32,exact-f32,soft-f64,
+/// no-narrow-ints,no-float16` (any subset) overrides the workarounds, to
+/// track down driver bugs (README); `no-int64-atomics` emulates 64-bit
+/// global atomics on any device, `mathlib-f32` links the math library's f32
+/// kernels on any device, `exact-f32` computes the exact f32 operations
+/// without f64 on any device, `soft-f64` the `.df` arithmetic in integers on
+/// any device (docs/numerics.md), `no-narrow-ints` holds 8- and 16-bit
+/// integers in 32-bit ones (`spirv::narrow`), `no-float16` rounds `.hf`
+/// results without the 16-bit float type. Last, what the probe found of the
+/// driver (`info.probed`, [`crate::probe::apply`]): `DenormPreserve`
+/// requested, or a float width refused, where the driver's defaults differ
+/// from PISA's.
 pub fn translate_options(info: &DeviceInfo) -> pisa_translator::spirv::Options {
     let v = std::env::var("PISA_SPIRV_OPTIONS").ok();
     translate_options_with(info, v.as_deref())
+}
+
+/// `options` with the numerics forced (`None`: as they are): the f64
+/// paths are refused (exit 3) on a device without `shaderFloat64` or
+/// `shaderInt64` (docs/numerics.md, "Choosing the numerics").
+pub fn with_numerics(
+    options: pisa_translator::spirv::Options,
+    info: &DeviceInfo,
+    numerics: Option<pisa_translator::spirv::Numerics>,
+) -> Result<pisa_translator::spirv::Options> {
+    use pisa_translator::spirv::Numerics;
+    match numerics {
+        None => Ok(options),
+        Some(Numerics::F64) if !(info.features.float64 && info.features.int64) => {
+            Err(crate::RuntimeError::MissingFeature {
+                feature: if info.features.float64 {
+                    "shaderInt64"
+                } else {
+                    "shaderFloat64"
+                },
+                construct: "`--numerics f64` (the exact operations and the math library in f64)"
+                    .into(),
+            })
+        }
+        Some(n) => Ok(options.with_numerics(n)),
+    }
 }
 
 /// [`translate_options`] with the value of `PISA_SPIRV_OPTIONS` given
@@ -59,6 +106,15 @@ pub fn translate_options_with(
         .with_signed_zeros(info.signed_zero_inf_nan_preserve)
         .with_f64(info.features.float64 && info.features.int64);
     options.int64_buffer_atomics = info.features.int64_atomics;
+    let f = &info.features;
+    options.narrow_integers = [f.int8, f.int16];
+    options.narrow_storage = [f.storage8, f.storage16];
+    options.float16 = f.float16;
+    // (after the overrides below) what the probe found of the driver
+    let probed = |mut o: pisa_translator::spirv::Options| {
+        crate::probe::apply(&mut o, info);
+        o
+    };
     if let Some(v) = spirv_options {
         let on: Vec<&str> = v.split(',').map(str::trim).collect();
         options.unroll_loops = on.contains(&"unroll");
@@ -69,8 +125,17 @@ pub fn translate_options_with(
         options.fma_f32_via_f64 &= on.contains(&"fma-f64");
         options.exact_division &= on.contains(&"exact-division");
         options.int64_buffer_atomics &= !on.contains(&"no-int64-atomics");
+        options.mathlib_f32 |= on.contains(&"mathlib-f32");
+        if on.contains(&"exact-f32") {
+            options = options.with_exact_f32();
+        }
+        if on.contains(&"no-narrow-ints") {
+            options.narrow_integers = [false; 2];
+        }
+        options.float16 &= !on.contains(&"no-float16");
+        options.soft_f64 |= on.contains(&"soft-f64");
     }
-    options
+    probed(options)
 }
 
 #[derive(Debug, Clone)]
@@ -101,6 +166,9 @@ pub struct RuntimeOptions {
     /// ([`pisa_device::DeviceDescription::restrict`]); only the features
     /// both offer are enabled, and every limit is the smaller one.
     pub profile: Option<pisa_device::DeviceDescription>,
+    /// The numerics forced for every module loaded from PISA (`pisa run
+    /// --numerics`; [`with_numerics`]); `None`: the device's.
+    pub numerics: Option<pisa_translator::spirv::Numerics>,
 }
 
 impl Default for RuntimeOptions {
@@ -115,6 +183,7 @@ impl Default for RuntimeOptions {
             optional: Features::default(),
             checked_memory: false,
             profile: None,
+            numerics: None,
         }
     }
 }
@@ -195,13 +264,24 @@ impl Instance {
             layers.push(VALIDATION_LAYER.as_ptr());
             exts.push(ext::debug_utils::NAME.as_ptr());
         }
+        // SAFETY: a global command of the loaded loader; no layer named.
+        let available = unsafe { entry.enumerate_instance_extension_properties(None) }
+            .vk("vkEnumerateInstanceExtensionProperties")?;
+        let (more, flags) = crate::portability::instance_additions(
+            available
+                .iter()
+                .filter_map(|e| e.extension_name_as_c_str().ok()),
+        );
+        exts.extend(more.iter().map(|n| n.as_ptr()));
         let info = vk::InstanceCreateInfo::default()
+            .flags(flags)
             .application_info(&app)
             .enabled_layer_names(&layers)
             .enabled_extension_names(&exts);
         // SAFETY: `info` and what it points to (application info, the layer and
         // extension names, static C strings) outlive the call; the layer is
-        // requested only if the loader lists it, and debug utils come with it.
+        // requested only if the loader lists it, and debug utils come with it;
+        // portability enumeration (and its flag) only if the loader lists it.
         let instance = unsafe { entry.create_instance(&info, None) }.map_err(|e| match e {
             vk::Result::ERROR_INCOMPATIBLE_DRIVER => RuntimeError::NoDevice,
             e => RuntimeError::Vulkan {
@@ -273,10 +353,12 @@ fn describe(instance: &ash::Instance, p: vk::PhysicalDevice, index: usize) -> De
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
     let mut sub = vk::PhysicalDeviceSubgroupProperties::default();
     let mut float = vk::PhysicalDeviceFloatControlsProperties::default();
+    let mut ids = vk::PhysicalDeviceIDProperties::default();
     let mut props2 = vk::PhysicalDeviceProperties2::default()
         .push_next(&mut driver)
         .push_next(&mut sub)
-        .push_next(&mut float);
+        .push_next(&mut float)
+        .push_next(&mut ids);
     // SAFETY: `p` was enumerated from this live instance, created for Vulkan
     // 1.2, so vkGetPhysicalDeviceProperties2 is core; the chain holds
     // distinct, valid output structures that outlive the call. A device of an
@@ -325,7 +407,35 @@ fn describe(instance: &ash::Instance, p: vk::PhysicalDevice, index: usize) -> De
             float.shader_signed_zero_inf_nan_preserve_float32 != 0,
             float.shader_signed_zero_inf_nan_preserve_float64 != 0,
         ],
+        denorm_preserve: [
+            float.shader_denorm_preserve_float16 != 0,
+            float.shader_denorm_preserve_float32 != 0,
+            float.shader_denorm_preserve_float64 != 0,
+        ],
+        // what an earlier open probed, where the cache has it (probe.rs), so
+        // that modules translated before a runtime exists (`translate_for`)
+        // are translated as it will; a bad override is reported by the
+        // runtime's open, not here
+        probed: crate::probe::cache_path(&props, &ids)
+            .and_then(|p| crate::probe::read_cache(&p))
+            .and_then(|p| crate::probe::with_override(p).ok())
+            .map(|(p, _)| p),
     }
+}
+
+/// `VkPhysicalDeviceIDProperties` of a device (its and its driver's UUIDs,
+/// which name its probe cache).
+fn device_ids(
+    instance: &ash::Instance,
+    p: vk::PhysicalDevice,
+) -> vk::PhysicalDeviceIDProperties<'static> {
+    let mut ids = vk::PhysicalDeviceIDProperties::default();
+    let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut ids);
+    // SAFETY: as in `describe`: `p` belongs to this live instance (Vulkan
+    // 1.2, vkGetPhysicalDeviceProperties2 is core); the chain is one valid
+    // output structure that outlives the call.
+    unsafe { instance.get_physical_device_properties2(p, &mut props2) };
+    ids
 }
 
 /// Enumerates the Vulkan devices (for `pisa devices`).
@@ -408,9 +518,12 @@ pub struct Runtime {
     pub(crate) printf_bytes: u32,
     /// Checked mode ([`RuntimeOptions::checked_memory`]).
     pub(crate) checked_memory: bool,
-    /// Whether the device's f32 `Fma` rounds once, once probed
-    /// ([`Runtime::fused_fma`]).
-    pub(crate) fma_fused: Option<bool>,
+    /// How the probed values in `info.probed` were come by (`probe.rs`).
+    pub(crate) probe_source: Option<crate::probe::ProbeSource>,
+    /// The `PISA_PROBE_OVERRIDE` list applied over them.
+    pub(crate) probe_override: Option<String>,
+    /// The numerics forced ([`RuntimeOptions::numerics`]).
+    pub(crate) numerics: Option<pisa_translator::spirv::Numerics>,
 }
 
 impl Runtime {
@@ -487,8 +600,20 @@ impl Runtime {
         let qinfo = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(queue_family)
             .queue_priorities(&prio)];
+        // SAFETY: `pdev` was enumerated from this live instance.
+        let dev_exts = unsafe { inst.instance.enumerate_device_extension_properties(pdev) }
+            .vk("vkEnumerateDeviceExtensionProperties")?;
+        let dev_exts: Vec<*const std::ffi::c_char> = crate::portability::device_extensions(
+            dev_exts
+                .iter()
+                .filter_map(|e| e.extension_name_as_c_str().ok()),
+        )
+        .iter()
+        .map(|n| n.as_ptr())
+        .collect();
         let dinfo = vk::DeviceCreateInfo::default()
             .queue_create_infos(&qinfo)
+            .enabled_extension_names(&dev_exts)
             .push_next(&mut f2)
             .push_next(&mut v11)
             .push_next(&mut v12);
@@ -497,6 +622,7 @@ impl Runtime {
         // the call; one queue of a family that exists; every feature enabled
         // is one the device reports (`info.features`, or a subset checked by
         // `Features::check`), bufferDeviceAddress included (checked above),
+        // the one extension (portability subset) only where the device lists it,
         // and the device's 1.2 feature structures are known to it, or it would
         // not have reported bufferDeviceAddress through them.
         let device =
@@ -561,7 +687,12 @@ impl Runtime {
         };
         let mut info = info;
         info.features = f;
-        Ok(Runtime {
+        // measured afresh, or read from the cache below
+        info.probed = None;
+        // (kept whether or not the pipeline cache is: it holds what the
+        // driver does, not code it compiled)
+        let probe_cache = crate::probe::cache_path(&props, &device_ids(&inst.instance, pdev));
+        let mut rt = Runtime {
             inst: std::mem::ManuallyDrop::new(inst),
             device,
             queue,
@@ -574,15 +705,21 @@ impl Runtime {
             max_workgroup_size,
             timestamps,
             checked_memory: opts.checked_memory,
+            numerics: opts.numerics,
             timeout: opts.timeout,
             buffers: Vec::new(),
             programs: Vec::new(),
             poisoned: false,
-            fma_fused: None,
+            probe_source: None,
+            probe_override: None,
             slots: Vec::new(),
             printf_bytes: crate::printf::DEFAULT_PRINTF_BUFFER_BYTES,
             in_flight: Vec::new(),
-        })
+        };
+        // what the feature bits do not say of the driver (probe.rs); on an
+        // error the runtime is dropped, destroying what it holds
+        rt.probe_at_open(probe_cache)?;
+        Ok(rt)
     }
 
     pub fn device_info(&self) -> &DeviceInfo {

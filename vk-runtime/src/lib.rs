@@ -11,17 +11,20 @@ mod cache;
 mod device;
 mod error;
 mod features;
-mod fma_probe;
 mod launch;
+mod portability;
+pub mod probe;
 mod program;
 pub mod spirv_val;
 pub mod values;
 
 pub use device::{
-    default_device, list_devices, select_device, translate_for, translate_options,
-    translate_options_with, Runtime, RuntimeOptions, Translation,
+    default_device, list_devices, select_device, translate_for, translate_for_numerics,
+    translate_options, translate_options_with, with_numerics, Runtime, RuntimeOptions, Translation,
 };
 pub use launch::Pending;
+pub use pisa_device::Probed;
+pub use probe::ProbeSource;
 pub use program::check_for_device;
 // the device contract (`pisa-device`), which the runtime implements: under
 // its old paths too

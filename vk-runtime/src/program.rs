@@ -330,15 +330,15 @@ fn entry_points(words: &[u32]) -> Result<Vec<String>> {
 
 impl Runtime {
     /// How this runtime translates modules for its device: the device's
-    /// options ([`crate::translate_options`]), checked mode, and whether the
-    /// device's Fma rounds once (probed on the device when it matters).
+    /// options ([`crate::translate_options`], with what the probe found of
+    /// its driver at open: `probe.rs`) and checked mode.
     fn load_options(&mut self) -> Result<pisa_translator::spirv::Options> {
-        let mut options = crate::translate_options(self.device_info());
+        let mut options = crate::device::with_numerics(
+            crate::translate_options(self.device_info()),
+            self.device_info(),
+            self.numerics,
+        )?;
         options.checked_memory = self.checked_memory;
-        if !options.fma_f32_via_f64 {
-            // fmad.f needs the device's Fma to round once (fma_probe.rs)
-            options.fma_f32_native_fused = self.fused_fma()?;
-        }
         Ok(options)
     }
 
@@ -353,7 +353,8 @@ impl Runtime {
     /// existed ([`crate::translate_for`], to learn which features the
     /// runtime enables): `t` is used as it is when it was made with this
     /// runtime's options, and the module is translated again only when not
-    /// (a device whose Fma the runtime had to probe). So a module is
+    /// (a device whose probed behaviour changes the translation, `probe.rs`,
+    /// and that `t` was made without). So a module is
     /// translated once per launch of `pisa run` or `pisa.load`.
     pub fn load_pretranslated(
         &mut self,

@@ -31,6 +31,13 @@ pub struct DeviceInfo {
     /// `shaderSignedZeroInfNanPreserveFloat16/32/64`: the device can be
     /// told to keep the sign of zeros, infinities and NaNs (no `x + 0 → x`).
     pub signed_zero_inf_nan_preserve: [bool; 3],
+    /// `shaderDenormPreserveFloat16/32/64`: the device can be told to keep
+    /// denormals (the `DenormPreserve` execution mode).
+    pub denorm_preserve: [bool; 3],
+    /// The driver's behaviour the feature bits do not state, probed when
+    /// the Vulkan runtime opened the device (`None`: not probed: a device
+    /// listed but not opened, a profile, the cpu device).
+    pub probed: Option<crate::Probed>,
 }
 
 /// The PISA-relevant optional features, as the device reports them.

@@ -231,14 +231,20 @@ impl Gen<'_> {
         if room < 100 {
             return None;
         }
-        let count = self.rng.range(100, 2000).min(room);
+        let wanted = self.rng.range(100, 2000).min(room);
         let id = self.id();
         let body_uniform = self.f.uniform && self.rng.chance(0.5);
         self.f.loops.push(LoopCx { id, body_uniform });
-        self.f.mult = m * count;
-        self.f.iters += m * (count + 1);
+        // the body first, charged for one trip, so that what its trips cost
+        // beyond the loop's own (folds over the lanes, inner graphs) bounds
+        // the count
+        let before = self.f.iters;
+        self.f.mult = m;
         let n = self.rng.range(2, 5);
         let body = self.nested(body_uniform, |g| g.block(n));
+        let per_trip = 1 + self.f.iters.saturating_sub(before) / m;
+        let count = wanted.min(room / per_trip).max(1);
+        self.f.iters = before.saturating_add(m.saturating_mul(count.saturating_mul(per_trip) + 1));
         self.f.mult = m;
         self.f.loops.pop();
         Some(Stmt::Loop {

@@ -382,6 +382,25 @@ impl Gen<'_> {
         }
     }
 
+    /// Counts `n` folds over the sub-group's lanes with participation mask
+    /// `mask` in the trip estimate (`FnCx::iters`), which only large
+    /// programs read. A fold whose active lanes pass one mask takes no loop
+    /// (two levels of straight-line code,
+    /// `spirv::simt::exchange::Lanes::share_partials`): an immediate mask
+    /// costs nothing. Where the lanes' masks differ each lane folds in a
+    /// loop of `LANE_LOOP_TRIPS` (32) trips, which llvmpipe counts against
+    /// its cap with one more pass: a register mask may differ.
+    fn charge_lane_loops(&mut self, n: u32, mask: &Operand) {
+        if !matches!(mask, Operand::Reg(_)) {
+            return;
+        }
+        let trips = n.saturating_mul(pisa_translator::spirv::LANE_LOOP_TRIPS + 1);
+        self.f.iters = self
+            .f
+            .iters
+            .saturating_add(self.f.mult.max(1).saturating_mul(trips));
+    }
+
     /// `%activemask`, `shfl`, `ired`, `fred` or `redfirstidx`.
     fn subgroup_op(&mut self) -> Option<Stmt> {
         if !self.cfg.subgroups {
@@ -430,6 +449,7 @@ impl Gen<'_> {
                     "sum", "smin", "smax", "umin", "umax", "and", "or", "xor", "absmax",
                 ]);
                 let mask = self.lane_mask();
+                self.charge_lane_loops(1, &mask);
                 inst(format!("ired.{op}.{w}b"), vec![r(d), r(a), mask], vec![d])
             }
             4 => {
@@ -460,6 +480,8 @@ impl Gen<'_> {
                     ""
                 };
                 let mask = self.lane_mask();
+                // a packed pair folds each half on its own
+                self.charge_lane_loops(if c == Class::V2x16 { 2 } else { 1 }, &mask);
                 self.canonical_nan(inst(
                     format!("fred.{op}{nanp}.{ty}"),
                     vec![r(d), r(a), mask],

@@ -23,6 +23,8 @@
 
 pub mod analysis;
 pub mod build;
+pub mod bundled;
+pub mod exactf32;
 pub mod literal;
 pub mod mathlib;
 mod opcode;
@@ -32,6 +34,7 @@ pub mod print;
 pub mod qualifier;
 pub mod reducible;
 pub mod shallow;
+pub mod softf64;
 pub mod structurize;
 pub mod type_info;
 pub mod unroll;

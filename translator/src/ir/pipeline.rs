@@ -2,7 +2,7 @@
 //! as one list chosen from the target ([`Pipeline::for_target`]).
 //!
 //! ```text
-//! ir::lower → reducible → shallow → mathlib → structurize [→ unroll] → back end
+//! ir::lower → reducible → shallow → mathlib [→ exactf32] [→ softf64] → structurize [→ unroll] → back end
 //! ```
 //!
 //! [`Pipeline::run`] runs the passes in order and, in debug builds, checks
@@ -20,7 +20,8 @@
 //! one): sub-group emulation (`spirv::simt`: SIMT functions run their
 //! lanes in turns), checked mode (`spirv::checked`: address checks of
 //! every load, store and atomic), the numerics of `spirv::Options`
-//! (`exact_division`, `fma_f32_via_f64`, `opaque_operands`, relaxed memory
+//! (`exact_division`, `fma_f32_via_f64`: the f64 forms of what `exactf32`
+//! does without f64; `opaque_operands`, relaxed memory
 //! orders, in `spirv::lower`), and the loop-cap exit flags
 //! (`detect_loop_cap`, `spirv::control`). The back end also computes
 //! analyses, which only compute facts and change nothing: which functions
@@ -39,6 +40,17 @@ pub struct Target {
     /// llvmpipe, docs/abi.md): small innermost loops are unrolled
     /// (`unroll`).
     pub unroll_loops: bool,
+    /// The device has no 64-bit floats: `mathlib` links the library's f32
+    /// kernels ([`super::mathlib::Kernels::F32`]).
+    pub mathlib_f32: bool,
+    /// The device has no f64 (or the options ask for the f32 path): the
+    /// f32 operations Vulkan does not compute exactly become calls of the
+    /// exact f32 library (`exactf32`).
+    pub exact_f32: bool,
+    /// The device has no f64 (or the options ask for it): the `.df`
+    /// arithmetic becomes calls of the soft-double integer library
+    /// (`softf64`).
+    pub soft_f64: bool,
 }
 
 /// A pass failed: a bug in an earlier pass, never the input's fault.
@@ -56,7 +68,7 @@ pub struct Pass {
     pub doc: &'static str,
     /// The passes that must have run before it.
     pub needs: &'static [&'static str],
-    run: fn(&mut Program) -> Result<(), PassError>,
+    run: fn(&mut Program, &Target) -> Result<(), PassError>,
 }
 
 impl std::fmt::Debug for Pass {
@@ -84,6 +96,18 @@ pub const PASSES: &[Pass] = &[
         doc: "transcendental instructions become calls of the bundled math library",
         needs: &[],
         run: run_mathlib,
+    },
+    Pass {
+        name: "exactf32",
+        doc: "f32 directed rounding, fmad, fdiv, frcp, fsqrt become calls of the exact integer library (no f64)",
+        needs: &[],
+        run: run_exactf32,
+    },
+    Pass {
+        name: "softf64",
+        doc: ".df add, sub, mul, fmad, div, sqrt, min, max, abs, neg, fcmp become calls of the soft-double integer library (no f64)",
+        needs: &[],
+        run: run_softf64,
     },
     Pass {
         name: "structurize",
@@ -117,35 +141,44 @@ fn pass_names() -> String {
     PASSES.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
 }
 
-/// An ordered list of passes.
+/// An ordered list of passes, for a target.
 #[derive(Debug, Clone)]
 pub struct Pipeline {
     passes: Vec<&'static Pass>,
+    target: Target,
 }
 
 impl Pipeline {
     /// The passes a back end's program goes through for `target`.
     pub fn for_target(target: &Target) -> Pipeline {
-        let mut names = vec!["reducible", "shallow", "mathlib", "structurize"];
+        let mut names = vec!["reducible", "shallow", "mathlib"];
+        if target.exact_f32 {
+            names.push("exactf32");
+        }
+        if target.soft_f64 {
+            names.push("softf64");
+        }
+        names.push("structurize");
         if target.unroll_loops {
             names.push("unroll");
         }
-        Pipeline::named(&names)
+        Pipeline::named(&names, target.clone())
     }
 
     /// The target-independent passes every reader of the IR relies on
     /// (reducible control flow, nested at most [`shallow::MAX_NESTING`]
     /// deep): what [`super::build`] runs.
     pub fn base() -> Pipeline {
-        Pipeline::named(&["reducible", "shallow"])
+        Pipeline::named(&["reducible", "shallow"], Target::default())
     }
 
-    fn named(names: &[&str]) -> Pipeline {
+    fn named(names: &[&str], target: Target) -> Pipeline {
         Pipeline {
             passes: names
                 .iter()
                 .filter_map(|n| PASSES.iter().find(|p| p.name == *n))
                 .collect(),
+            target,
         }
     }
 
@@ -172,7 +205,7 @@ impl Pipeline {
         after: &mut dyn FnMut(&Pass, &Program),
     ) -> Result<(), PassError> {
         for pass in &self.passes {
-            (pass.run)(p)?;
+            (pass.run)(p, &self.target)?;
             verify::debug_verify(p, pass.name);
             after(pass, p);
         }
@@ -190,24 +223,39 @@ pub(super) fn run_base(p: &mut Program) {
     verify::debug_verify(p, "shallow");
 }
 
-fn run_reducible(p: &mut Program) -> Result<(), PassError> {
+fn run_reducible(p: &mut Program, _: &Target) -> Result<(), PassError> {
     for f in &mut p.functions {
         reducible::make_reducible(f);
     }
     Ok(())
 }
 
-fn run_shallow(p: &mut Program) -> Result<(), PassError> {
+fn run_shallow(p: &mut Program, _: &Target) -> Result<(), PassError> {
     shallow::limit_program(p);
     Ok(())
 }
 
-fn run_mathlib(p: &mut Program) -> Result<(), PassError> {
-    super::mathlib::link(p);
+fn run_mathlib(p: &mut Program, target: &Target) -> Result<(), PassError> {
+    let kernels = if target.mathlib_f32 {
+        super::mathlib::Kernels::F32
+    } else {
+        super::mathlib::Kernels::F64
+    };
+    super::mathlib::link_with(p, kernels);
     Ok(())
 }
 
-fn run_structurize(p: &mut Program) -> Result<(), PassError> {
+fn run_exactf32(p: &mut Program, _: &Target) -> Result<(), PassError> {
+    super::exactf32::link(p);
+    Ok(())
+}
+
+fn run_softf64(p: &mut Program, _: &Target) -> Result<(), PassError> {
+    super::softf64::link(p);
+    Ok(())
+}
+
+fn run_structurize(p: &mut Program, _: &Target) -> Result<(), PassError> {
     for f in &mut p.functions {
         if !f.is_declaration() {
             f.structured = Some(structurize::structurize(f)?);
@@ -220,7 +268,7 @@ fn run_structurize(p: &mut Program) -> Result<(), PassError> {
 /// sub-group sync point (each copy would cost their barriers whether lanes
 /// run it or not) and the dispatch loops of `shallow` (copies of their
 /// rounds would nest).
-fn run_unroll(p: &mut Program) -> Result<(), PassError> {
+fn run_unroll(p: &mut Program, _: &Target) -> Result<(), PassError> {
     let simt_functions = simt::simt_functions(p);
     let index = calls::function_index(p);
     let keep: Vec<Vec<bool>> = p
@@ -270,8 +318,18 @@ mod tests {
     /// give the numbers the passes use.
     #[test]
     fn order_and_docs() {
-        for unroll_loops in [false, true] {
-            let pipeline = Pipeline::for_target(&Target { unroll_loops });
+        for (unroll_loops, exact_f32, soft_f64) in [
+            (false, false, false),
+            (true, false, false),
+            (false, true, false),
+            (true, true, true),
+        ] {
+            let pipeline = Pipeline::for_target(&Target {
+                unroll_loops,
+                exact_f32,
+                soft_f64,
+                ..Target::default()
+            });
             let passes = pipeline.passes();
             for (i, pass) in passes.iter().enumerate() {
                 for need in pass.needs {
@@ -288,7 +346,7 @@ mod tests {
         assert!(doc("unroll").contains(&unroll::FACTOR.to_string()));
         assert_eq!(
             find("nope").unwrap_err().to_string(),
-            "unknown pass `nope` (passes: reducible, shallow, mathlib, structurize, unroll)"
+            "unknown pass `nope` (passes: reducible, shallow, mathlib, exactf32, softf64, structurize, unroll)"
         );
     }
 }

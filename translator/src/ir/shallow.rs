@@ -46,8 +46,9 @@
 use super::structurize::{self, Node};
 use super::*;
 
-/// The deepest nesting of constructs (selections, loops, blocks that need a
-/// construct) the structured form of a function is given: 80 is the most
+/// The deepest nesting of constructs (selections, loops, and the guards
+/// after jumps to a block's end: [`structurize::nesting_depth`]) the
+/// structured form of a function is given: 80 is the most
 /// lavapipe handles, and the back end may add a level (`ir::unroll`).
 pub const MAX_NESTING: usize = 64;
 
@@ -142,9 +143,12 @@ fn limit_nesting_with(f: &mut Function, calls: &dyn Fn(&Function, BlockId) -> us
         .map(|b| calls(f, BlockId(b as u32)))
         .max()
         .unwrap_or(0);
-    // every level of nesting has its own block (a loop header, a branch, or
-    // a merge block; a block can be all three)
-    let bound = f.blocks.len().saturating_mul(3);
+    // every level of nesting is a loop, a selection or a guard
+    // (`structurize::Breaking`); each loop and selection has its own block
+    // (a loop header or a branch), and each guard follows a jump to a merge
+    // block's block out of a loop, a selection or a block around it, so
+    // there are at most two levels per block and merge block
+    let bound = f.blocks.len().saturating_mul(6);
     if bound <= MAX_NESTING && deepest_call == 0 {
         return bound
             .min(structurize::structurize(f).map_or(bound, |t| structurize::nesting_depth(&t)));
@@ -160,10 +164,10 @@ fn limit_nesting_with(f: &mut Function, calls: &dyn Fn(&Function, BlockId) -> us
         let own = structurize::nesting_depth(&tree);
         let inlined = inlined_depth(f, &tree, calls);
         let region = if own > MAX_NESTING {
-            deep_region(f, &tree, 0, CUT_DEPTH, MAX_NESTING, &|_, _| 0)
+            deep_region(f, &tree, CUT_DEPTH, MAX_NESTING, &|_, _| 0)
         } else if inlined > MAX_INLINED && inlined < last_inlined {
             last_inlined = inlined;
-            deep_region(f, &tree, 0, 0, MAX_INLINED, calls)
+            deep_region(f, &tree, 0, MAX_INLINED, calls)
         } else {
             return inlined;
         };
@@ -175,31 +179,15 @@ fn limit_nesting_with(f: &mut Function, calls: &dyn Fn(&Function, BlockId) -> us
     structurize::structurize(f).map_or(0, |t| inlined_depth(f, &t, calls))
 }
 
-/// The nesting depth of `nodes` once calls are inlined: a block's code
-/// counts the inlined depth of its deepest callee.
+/// The nesting depth of a function's tree once calls are inlined: a block's
+/// code counts the inlined depth of its deepest callee.
 fn inlined_depth(
     f: &Function,
-    nodes: &[Node],
+    tree: &[Node],
     calls: &dyn Fn(&Function, BlockId) -> usize,
 ) -> usize {
-    stack_safe(|| {
-        nodes
-            .iter()
-            .map(|n| match n {
-                Node::If {
-                    then, otherwise, ..
-                } => 1 + inlined_depth(f, then, calls).max(inlined_depth(f, otherwise, calls)),
-                Node::Loop { body, .. }
-                | Node::Block {
-                    body, breaks: true, ..
-                } => 1 + inlined_depth(f, body, calls),
-                Node::Block { body, .. } => inlined_depth(f, body, calls),
-                Node::Code(b) => calls(f, *b),
-                _ => 0,
-            })
-            .max()
-            .unwrap_or(0)
-    })
+    let breaking = structurize::Breaking::of(tree);
+    structurize::nesting_depth_with(&breaking, tree, &|b| calls(f, b))
 }
 
 /// How the structurizer flattens the branch at the end of block `b` where
@@ -229,11 +217,25 @@ pub fn flatten_rule(f: &Function, b: &Block) -> Option<bool> {
     }
 }
 
-/// The blocks of the first construct that starts at depth `cut` and nests
-/// deeper than `max` in all, calls counted by `calls` (`depth`: the
-/// constructs around `nodes`).
+/// The blocks of the first construct (a selection or a loop) that starts
+/// at depth `cut` and nests deeper than `max` in all, calls counted by
+/// `calls`, in a function's `tree`.
 fn deep_region(
     f: &Function,
+    tree: &[Node],
+    cut: usize,
+    max: usize,
+    calls: &dyn Fn(&Function, BlockId) -> usize,
+) -> Option<Vec<BlockId>> {
+    let breaking = structurize::Breaking::of(tree);
+    deep_region_in(f, &breaking, tree, 0, cut, max, calls)
+}
+
+/// [`deep_region`] in `nodes`, a part of the tree (`depth`: the levels
+/// around it).
+fn deep_region_in(
+    f: &Function,
+    breaking: &structurize::Breaking,
     nodes: &[Node],
     depth: usize,
     cut: usize,
@@ -241,16 +243,13 @@ fn deep_region(
     calls: &dyn Fn(&Function, BlockId) -> usize,
 ) -> Option<Vec<BlockId>> {
     stack_safe(|| {
-        for n in nodes {
-            let construct = match n {
-                Node::If { .. } | Node::Loop { .. } => true,
-                Node::Block { breaks, .. } => *breaks,
-                _ => continue,
-            };
+        for (n, guard) in breaking.levels(nodes) {
+            let depth = depth + guard;
+            let construct = matches!(n, Node::If { .. } | Node::Loop { .. });
             if !construct {
                 if let Some(r) = n
                     .bodies()
-                    .find_map(|b| deep_region(f, b, depth, cut, max, calls))
+                    .find_map(|b| deep_region_in(f, breaking, b, depth, cut, max, calls))
                 {
                     return Some(r);
                 }
@@ -259,13 +258,17 @@ fn deep_region(
             if depth < cut {
                 if let Some(r) = n
                     .bodies()
-                    .find_map(|b| deep_region(f, b, depth + 1, cut, max, calls))
+                    .find_map(|b| deep_region_in(f, breaking, b, depth + 1, cut, max, calls))
                 {
                     return Some(r);
                 }
                 continue;
             }
-            if depth + inlined_depth(f, std::slice::from_ref(n), calls) > max {
+            let inlined =
+                structurize::nesting_depth_with(breaking, std::slice::from_ref(n), &|b| {
+                    calls(f, b)
+                });
+            if depth + inlined > max {
                 let mut blocks = Vec::new();
                 n.bodies().for_each(|b| structurize::blocks(b, &mut blocks));
                 return Some(blocks);

@@ -317,22 +317,117 @@ fn ends_in_jump(nodes: &[Node], any_jump: bool) -> bool {
     }
 }
 
-/// The deepest nesting of constructs in `nodes` (selections, loops, and
-/// blocks that need a construct).
-pub fn nesting_depth(nodes: &[Node]) -> usize {
+/// The nodes of a tree that may jump out of themselves to the end of an
+/// enclosing [`Node::Block`] (a `Br(Label::Merge(m))` inside the node whose
+/// block encloses the node), found by address in one walk of the whole tree.
+///
+/// The back end emits no construct for a block: a jump to its end sets the
+/// function's `pending` variable, and the nodes that follow a *breaking*
+/// node in the same sequence run under a test of it (a *guard*, one level
+/// of selection; `spirv::control`). Loop constructs are what drivers count
+/// against a loop cap, and llvmpipe counts one trip for every pass through
+/// a loop construct, even one that runs once: a block inside a long loop
+/// cost a trip per iteration (the large-graph tier's loop-cap errors,
+/// docs/control-flow.md "Blocks without loop constructs").
+pub struct Breaking(rustc_hash::FxHashSet<usize>);
+
+impl Breaking {
+    /// The breaking nodes of `tree` (a whole function's tree: a jump out of
+    /// a part given alone would not count).
+    pub fn of(tree: &[Node]) -> Breaking {
+        fn walk(
+            nodes: &[Node],
+            blocks: &mut Vec<BlockId>,
+            out: &mut rustc_hash::FxHashSet<usize>,
+        ) -> usize {
+            super::stack_safe(|| {
+                let mut least = usize::MAX;
+                for n in nodes {
+                    // the outermost enclosing block `n` jumps to the end of
+                    // (its place in `blocks`)
+                    let target = match n {
+                        Node::Br(Label::Merge(m)) => {
+                            blocks.iter().rposition(|b| b == m).unwrap_or(usize::MAX)
+                        }
+                        Node::Block {
+                            label,
+                            body,
+                            breaks: true,
+                        } => {
+                            blocks.push(*label);
+                            let t = walk(body, blocks, out);
+                            blocks.pop();
+                            t
+                        }
+                        _ => n
+                            .bodies()
+                            .map(|b| walk(b, blocks, out))
+                            .min()
+                            .unwrap_or(usize::MAX),
+                    };
+                    if target < blocks.len() {
+                        out.insert(n as *const Node as usize);
+                    }
+                    least = least.min(target);
+                }
+                least
+            })
+        }
+        let mut out = rustc_hash::FxHashSet::default();
+        walk(tree, &mut Vec::new(), &mut out);
+        Breaking(out)
+    }
+
+    /// Whether `n` (a node of the tree this was computed for) may jump to
+    /// the end of a block around it.
+    pub fn contains(&self, n: &Node) -> bool {
+        self.0.contains(&(n as *const Node as usize))
+    }
+
+    /// The nodes of a sequence with the levels of guard around each: 0 up
+    /// to and including the first breaking node, 1 after it.
+    pub fn levels<'n>(&'n self, nodes: &'n [Node]) -> impl Iterator<Item = (&'n Node, usize)> {
+        let mut after = false;
+        nodes.iter().map(move |n| {
+            let level = usize::from(after);
+            after |= self.contains(n);
+            (n, level)
+        })
+    }
+}
+
+/// The deepest nesting of constructs in a function's tree as the back end
+/// emits it: selections, loops, and the guards after breaking nodes
+/// ([`Breaking`]); a [`Node::Block`] is no construct.
+pub fn nesting_depth(tree: &[Node]) -> usize {
+    nesting_depth_with(&Breaking::of(tree), tree, &|_| 0)
+}
+
+/// [`nesting_depth`] of a part of a tree whose breaking nodes are
+/// `breaking`, a block's code counting `code` levels (what its calls nest,
+/// once a driver inlines them).
+pub fn nesting_depth_with(
+    breaking: &Breaking,
+    nodes: &[Node],
+    code: &dyn Fn(BlockId) -> usize,
+) -> usize {
     super::stack_safe(|| {
-        nodes
-            .iter()
-            .map(|n| match n {
-                Node::If {
-                    then, otherwise, ..
-                } => 1 + nesting_depth(then).max(nesting_depth(otherwise)),
-                Node::Loop { body, .. }
-                | Node::Block {
-                    body, breaks: true, ..
-                } => 1 + nesting_depth(body),
-                Node::Block { body, .. } => nesting_depth(body),
-                _ => 0,
+        breaking
+            .levels(nodes)
+            .map(|(n, guard)| {
+                guard
+                    + match n {
+                        Node::If {
+                            then, otherwise, ..
+                        } => {
+                            1 + nesting_depth_with(breaking, then, code)
+                                .max(nesting_depth_with(breaking, otherwise, code))
+                        }
+                        Node::Loop { body, .. } => 1 + nesting_depth_with(breaking, body, code),
+                        Node::Block { body, .. } => nesting_depth_with(breaking, body, code),
+                        Node::Code(b) => code(*b),
+                        _ => 0,
+                    }
             })
             .max()
             .unwrap_or(0)

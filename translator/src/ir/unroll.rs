@@ -100,7 +100,8 @@ fn retarget(nodes: &mut [Node], from: Label, to: Label) {
 
 /// Appends `br` where control reaches the end of `nodes`: into both arms of
 /// a final `if`, so that a copy whose arms are `continue`/`leave` needs no
-/// construct (a loop construct costs one tick of llvmpipe's loop cap).
+/// construct (a loop construct costs one tick of llvmpipe's loop cap; a
+/// copy itself is a block, which costs none: docs/control-flow.md).
 fn append_at_fall_off(nodes: &mut Vec<Node>, br: Node) {
     super::stack_safe(|| match nodes.last_mut() {
         Some(Node::Br(_) | Node::Return { .. } | Node::Unreachable) => {}

@@ -5,13 +5,17 @@
 //! - `If` is a selection with its own merge block.
 //! - `Loop` is a loop construct: header (`OpLoopMerge`), body, a continue
 //!   block that branches back, and a merge block after the loop.
-//! - A `Block` whose exits all sit in tail position needs no construct; one
-//!   with other exits is a loop construct that runs once (its continue block
-//!   is unreachable), so an exit is a structured `break`.
-//! - A branch that must leave several constructs at once (SPIR-V only
-//!   breaks out of the innermost loop) stores its target in the function's
-//!   `pending` variable and breaks out; after each merge it passes, a test of
-//!   `pending` continues the jump.
+//! - A `Block` is no construct. A jump to its end stores the block's code
+//!   ([`code`]) in the function's `pending` variable, and in every sequence
+//!   the nodes after one that may jump to the end of a block around it
+//!   ([`Breaking`]) run under a *guard*, `if (pending == 0)`; after the
+//!   block, `pending` is cleared if it holds the block's code. (A loop
+//!   construct that runs once, as blocks were emitted before, costs a trip of
+//!   llvmpipe's loop cap at every pass: docs/control-flow.md, "Blocks
+//!   without loop constructs".)
+//! - A branch that must leave several loops at once (SPIR-V only breaks out
+//!   of the innermost loop) stores its target in `pending` and breaks out;
+//!   after each merge it passes, a test of `pending` continues the jump.
 //!
 //! Loop caps. Mesa 22's llvmpipe ends all loops of an invocation after
 //! 65,535 iterations in total, silently (docs/abi.md). Each loop keeps a flag
@@ -25,6 +29,7 @@ use super::function::{variable, FunctionCx, Reg};
 use super::lower;
 use super::types::ModuleCx;
 use crate::abi::Push;
+use crate::ir::structurize::Breaking;
 use crate::ir::FuncKind;
 use crate::ir::{BlockId, Cond, Inst, Operand};
 use crate::ir::{Label, Node};
@@ -41,6 +46,8 @@ pub struct ControlVars {
     /// never-true condition and the pointer to the launch's status word.
     pub(super) never: Option<Word>,
     status: Option<Word>,
+    /// The nodes that may jump to the end of a block around them.
+    breaking: Breaking,
 }
 
 impl ControlVars {
@@ -71,6 +78,7 @@ impl ControlVars {
             exited,
             never: None,
             status: None,
+            breaking: Breaking::of(tree),
         })
     }
 
@@ -116,6 +124,9 @@ struct Frame {
     /// Some branch leaves it for the code right after it (not only jumps
     /// passing through).
     direct: bool,
+    /// A block: no SPIR-V construct; a jump to its end sets `pending` and
+    /// the code after it in each sequence runs under a guard.
+    soft: bool,
 }
 
 pub(super) struct Emitter {
@@ -165,39 +176,134 @@ impl Emitter {
     }
 
     fn nodes_deep(&mut self, fx: &mut FunctionCx, nodes: &[Node]) -> R<()> {
+        // the merge of the guard the nodes after a breaking one run under
+        let mut guard = None;
+        let mut after_break = false;
         for n in nodes {
             if !self.open {
                 // code after a jump: a block nothing branches to
                 fx.tx.b.begin_block(None)?;
                 self.open = true;
             }
-            match n {
-                Node::Code(b) => self.code(fx, *b)?,
-                Node::Block {
-                    body,
-                    breaks: false,
-                    ..
-                } => self.nodes(fx, body)?,
-                Node::Block { label, body, .. } => {
-                    self.construct(fx, Label::Merge(*label), body, None)?
+            if after_break && guard.is_none() {
+                guard = Some(self.open_guard(fx)?);
+            }
+            self.node(fx, n)?;
+            if self.vars.breaking.contains(n) {
+                if let Some(merge) = guard.take() {
+                    self.close_guard(fx, merge)?;
                 }
-                Node::Loop { label, body } => {
-                    let flag = self.vars.exited.get(label).copied();
-                    self.construct(fx, Label::Loop(*label), body, flag)?
-                }
-                Node::If {
-                    cond,
-                    then,
-                    otherwise,
-                } => self.selection(fx, *cond, then, otherwise)?,
-                Node::Br(l) => self.branch(fx, *l)?,
-                Node::Return { value, .. } => self.ret(fx, value.as_ref())?,
-                Node::Unreachable => {
-                    fx.tx.b.unreachable()?;
-                    self.open = false;
-                }
+                after_break = true;
             }
         }
+        if let Some(merge) = guard {
+            self.close_guard(fx, merge)?;
+        }
+        Ok(())
+    }
+
+    fn node(&mut self, fx: &mut FunctionCx, n: &Node) -> R<()> {
+        match n {
+            Node::Code(b) => self.code(fx, *b)?,
+            Node::Block {
+                body,
+                breaks: false,
+                ..
+            } => self.nodes(fx, body)?,
+            Node::Block { label, body, .. } => self.block(fx, *label, body)?,
+            Node::Loop { label, body } => {
+                let flag = self.vars.exited.get(label).copied();
+                self.construct(fx, Label::Loop(*label), body, flag)?
+            }
+            Node::If {
+                cond,
+                then,
+                otherwise,
+            } => self.selection(fx, *cond, then, otherwise)?,
+            Node::Br(l) => self.branch(fx, *l)?,
+            Node::Return { value, .. } => self.ret(fx, value.as_ref())?,
+            Node::Unreachable => {
+                fx.tx.b.unreachable()?;
+                self.open = false;
+            }
+        }
+        Ok(())
+    }
+
+    /// `if (pending == 0) {`: the code after a node that may have jumped to
+    /// the end of a block around it. Returns the merge for [`Self::close_guard`].
+    fn open_guard(&mut self, fx: &mut FunctionCx) -> R<Word> {
+        let pending = self.pending()?;
+        let u32t = fx.tx.uint(32);
+        let bt = fx.tx.bool_ty();
+        let p = fx.tx.b.load(u32t, None, pending, None, [])?;
+        let zero = fx.tx.const_u32(0);
+        let go = fx.tx.b.i_equal(bt, None, p, zero)?;
+        let (arm, merge) = (fx.tx.b.id(), fx.tx.b.id());
+        fx.tx.b.selection_merge(merge, SelectionControl::NONE)?;
+        fx.tx.b.branch_conditional(go, arm, merge, [])?;
+        fx.tx.b.begin_block(Some(arm))?;
+        self.open = true;
+        Ok(merge)
+    }
+
+    fn close_guard(&mut self, fx: &mut FunctionCx, merge: Word) -> R<()> {
+        if self.open {
+            fx.tx.b.branch(merge)?;
+        }
+        fx.tx.b.begin_block(Some(merge))?;
+        self.open = true;
+        Ok(())
+    }
+
+    fn pending(&self) -> R<Word> {
+        self.vars
+            .pending
+            .ok_or_else(|| TranslateError::Internal("no pending variable".into()))
+    }
+
+    /// A block with breaks, as flat code (no construct: llvmpipe counts
+    /// every pass through a loop construct against its loop cap, and a
+    /// block inside a long loop would cost a trip per iteration). A jump to
+    /// its end sets `pending` to the label's code ([`Self::branch`]); the
+    /// code after the jump runs under guards (`nodes`); at the end,
+    /// `pending` is cleared if it held this block's code.
+    fn block(&mut self, fx: &mut FunctionCx, label: BlockId, body: &[Node]) -> R<()> {
+        self.frames.push(Frame {
+            label: Label::Merge(label),
+            merge: 0,
+            cont: 0,
+            exited: None,
+            crossing: Vec::new(),
+            left: false,
+            direct: false,
+            soft: true,
+        });
+        self.nodes(fx, body)?;
+        let frame = self
+            .frames
+            .pop()
+            .ok_or_else(|| TranslateError::Internal("construct stack".into()))?;
+        if !frame.left {
+            return Ok(());
+        }
+        if !self.open {
+            // a jump here leaves the code after it open (guards), so the
+            // end is reached
+            return Err(TranslateError::Internal(format!(
+                "the end of block {label:?} is not reached"
+            )));
+        }
+        // pending = pending == code ? 0 : pending
+        let pending = self.pending()?;
+        let u32t = fx.tx.uint(32);
+        let bt = fx.tx.bool_ty();
+        let p = fx.tx.b.load(u32t, None, pending, None, [])?;
+        let c = fx.tx.const_u32(code(Label::Merge(label)));
+        let hit = fx.tx.b.i_equal(bt, None, p, c)?;
+        let zero = fx.tx.const_u32(0);
+        let q = fx.tx.b.select(u32t, None, hit, zero, p)?;
+        fx.tx.b.store(pending, q, None, [])?;
         Ok(())
     }
 
@@ -208,7 +314,7 @@ impl Emitter {
         Ok(())
     }
 
-    /// A loop construct around `body` (a real loop, or a block that runs once).
+    /// A loop construct around `body`.
     fn construct(
         &mut self,
         fx: &mut FunctionCx,
@@ -236,6 +342,7 @@ impl Emitter {
             crossing: Vec::new(),
             left: false,
             direct: false,
+            soft: false,
         });
         self.nodes(fx, body)?;
         if self.open {
@@ -261,13 +368,16 @@ impl Emitter {
         }
         fx.tx.b.begin_block(Some(merge))?;
         self.open = true;
-        if let (Some(flag), true) = (frame.exited, frame.direct) {
+        // a jump to the end of a block around the loop goes on from the
+        // merge under guards
+        let direct = frame.direct || frame.crossing.iter().any(|&l| self.soft_target(l));
+        if let (Some(flag), true) = (frame.exited, direct) {
             self.check_exit(fx, flag)?;
         }
         for target in frame.crossing {
             self.continue_jump(fx, target)?;
         }
-        if !frame.direct {
+        if !direct {
             if frame.exited.is_some() {
                 // only the never-taken exit (a loop cut short) gets here
                 self.set_status(fx)?;
@@ -296,42 +406,55 @@ impl Emitter {
     }
 
     fn branch(&mut self, fx: &mut FunctionCx, l: Label) -> R<()> {
-        let Some(inner) = self.frames.len().checked_sub(1) else {
-            return Err(TranslateError::Internal(format!(
-                "{l:?} outside its construct"
-            )));
-        };
-        let here = self.frames[inner].label;
-        match (here, l) {
-            (Label::Loop(h), Label::Loop(t)) if h == t => {
-                fx.tx.b.branch(self.frames[inner].cont)?;
-                self.open = false;
-                return Ok(());
-            }
-            (Label::Loop(h), Label::Exit(t)) if h == t => return self.leave(fx, inner, true),
-            (Label::Merge(h), Label::Merge(t)) if h == t => return self.leave(fx, inner, true),
-            _ => {}
-        }
-        let target_open = self.frames.iter().any(|f| match (f.label, l) {
+        let target = self.frames.iter().rposition(|f| match (f.label, l) {
             (Label::Loop(h), Label::Loop(t) | Label::Exit(t)) => h == t,
             (Label::Merge(h), Label::Merge(t)) => h == t,
             _ => false,
         });
-        let pending = match (target_open, self.vars.pending) {
-            (true, Some(p)) => p,
-            _ => {
-                return Err(TranslateError::Internal(format!(
-                    "{l:?} outside its construct"
-                )))
-            }
+        let Some(target) = target else {
+            return Err(TranslateError::Internal(format!(
+                "{l:?} outside its construct"
+            )));
         };
-        // leave the innermost construct; its merge continues the jump
+        // the innermost construct (a loop): the only one a branch can leave
+        let inner = self.frames.iter().rposition(|f| !f.soft);
+        if self.frames[target].soft && inner.is_none_or(|i| i < target) {
+            // to the end of a block with no loop in between: the code up to
+            // its end runs under guards, which `pending` now stops
+            let pending = self.pending()?;
+            let c = fx.tx.const_u32(code(l));
+            fx.tx.b.store(pending, c, None, [])?;
+            self.frames[target].left = true;
+            return Ok(());
+        }
+        let Some(inner) = inner else {
+            return Err(TranslateError::Internal(format!(
+                "{l:?} outside its construct"
+            )));
+        };
+        if inner == target {
+            return match l {
+                Label::Loop(_) => {
+                    fx.tx.b.branch(self.frames[inner].cont)?;
+                    self.open = false;
+                    Ok(())
+                }
+                _ => self.leave(fx, inner, true),
+            };
+        }
+        // leave the innermost loop; its merge continues the jump
+        let pending = self.pending()?;
         let c = fx.tx.const_u32(code(l));
         fx.tx.b.store(pending, c, None, [])?;
         if !self.frames[inner].crossing.contains(&l) {
             self.frames[inner].crossing.push(l);
         }
         self.leave(fx, inner, false)
+    }
+
+    /// Whether `l` is the end of a block (no construct) that is open.
+    fn soft_target(&self, l: Label) -> bool {
+        self.frames.iter().any(|f| f.soft && f.label == l)
     }
 
     /// At a merge: `if (pending == target) { pending = 0; jump on }`.
@@ -352,6 +475,11 @@ impl Emitter {
         fx.tx.b.store(pending, zero, None, [])?;
         self.open = true;
         self.branch(fx, l)?;
+        if self.open {
+            // reached the block's end level: the guards after this merge
+            // skip to it
+            fx.tx.b.branch(next)?;
+        }
         fx.tx.b.begin_block(Some(next))?;
         self.open = true;
         Ok(())

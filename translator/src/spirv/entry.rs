@@ -380,6 +380,11 @@ pub fn emit_entry_points(tx: &mut ModuleCx) -> Result<(), TranslateError> {
                     [bits as u32],
                 );
             }
+            // and denormals, where the driver was found to flush them
+            if tx.options.denorm_preserve[i] && tx.uses_float(bits) {
+                tx.cap(spirv::Capability::DenormPreserve);
+                tx.b.execution_mode(f, spirv::ExecutionMode::DenormPreserve, [bits as u32]);
+            }
         }
     }
     Ok(())

@@ -304,6 +304,20 @@ impl FunctionCx<'_, '_> {
             let t = self.tx.uint(128);
             return Ok(self.tx.b.composite_construct(t, None, [lo, hi])?);
         }
+        if bits < 32 && !self.narrow_storage(bits) {
+            // the containing word, shifted down (`spirv::narrow`)
+            let (p, sh) = self.device_word(addr)?;
+            let u32t = self.tx.uint(32);
+            let w = self.tx.b.load(
+                u32t,
+                None,
+                p,
+                Some(MemoryAccess::ALIGNED),
+                [SOp::LiteralBit32(4)],
+            )?;
+            let v = self.tx.b.shift_right_logical(u32t, None, w, sh)?;
+            return self.resize(v, 32, bits, false);
+        }
         let p = self.device_ptr(addr, bits)?;
         let t = self.tx.uint(bits);
         Ok(self.tx.b.load(
@@ -324,6 +338,23 @@ impl FunctionCx<'_, '_> {
             let hi_a = self.offset64(addr, 8)?;
             return self.store_device(hi_a, hi, 64);
         }
+        if bits < 32 && !self.narrow_storage(bits) {
+            // clear and set the value's bits of the containing word
+            // atomically: another work-item may write the word's other
+            // bytes at the same time (`spirv::narrow`)
+            let (p, sh) = self.device_word(addr)?;
+            let u32t = self.tx.uint(32);
+            let wide = self.resize(v, bits, 32, false)?;
+            let val = self.tx.b.shift_left_logical(u32t, None, wide, sh)?;
+            let m = self.tx.const_u32(if bits == 8 { 0xFF } else { 0xFFFF });
+            let mask = self.tx.b.shift_left_logical(u32t, None, m, sh)?;
+            let keep = self.tx.b.not(u32t, None, mask)?;
+            let scope = self.tx.const_u32(spirv::Scope::Device as u32);
+            let sem = self.tx.const_u32(0);
+            self.tx.b.atomic_and(u32t, None, p, scope, sem, keep)?;
+            self.tx.b.atomic_or(u32t, None, p, scope, sem, val)?;
+            return Ok(());
+        }
         let p = self.device_ptr(addr, bits)?;
         self.tx.b.store(
             p,
@@ -332,6 +363,26 @@ impl FunctionCx<'_, '_> {
             [SOp::LiteralBit32(bits as u32 / 8)],
         )?;
         Ok(())
+    }
+
+    /// Whether `bits` (8 or 16) are loaded and stored in global memory as
+    /// such: the device has both the integer type and the storage access
+    /// of that width (`Options::narrow_storage`).
+    fn narrow_storage(&self, bits: u16) -> bool {
+        let i = usize::from(bits == 16);
+        let o = &self.tx.options;
+        o.narrow_integers[i] && o.narrow_storage[i]
+    }
+
+    /// The 32-bit word of device memory that holds the byte at `addr`,
+    /// and the bit offset of that byte in it.
+    fn device_word(&mut self, addr: Word) -> R<(Word, Word)> {
+        let u64t = self.tx.uint(64);
+        let mask = self.tx.const_uint(64, !3);
+        let base = self.tx.b.bitwise_and(u64t, None, addr, mask)?;
+        let p = self.device_ptr(base, 32)?;
+        let low = self.resize(addr, 64, 32, false)?;
+        Ok((p, self.sub_shift(low)?))
     }
 
     pub fn offset64(&mut self, addr: Word, by: u64) -> R<Word> {

@@ -26,6 +26,7 @@ pub mod kernel_info;
 use crate::abi as layout;
 mod lower;
 mod memory;
+mod narrow;
 mod options;
 mod simt;
 mod types;
@@ -37,7 +38,8 @@ use rspirv::binary::{Assemble, Disassemble};
 pub use entry::{is_address_member, Push, PUSH_BYTES, PUSH_MEMBERS, RANGE_CHECK_SPEC_ID};
 pub use error::TranslateError;
 pub use layout::Layout;
-pub use options::Options;
+pub use options::{Numerics, Options};
+pub use simt::exchange::LANE_LOOP_TRIPS;
 
 /// A translated module: the SPIR-V words and the memory layout the runtime
 /// needs to launch its kernels.
@@ -212,6 +214,12 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
             e.assemble_into(&mut words);
         }
     }
+    // 8- or 16-bit integer types the device lacks: held in 32-bit ones
+    let words = if options.narrow_integers == [true; 2] {
+        words
+    } else {
+        narrow::widen(words, options.narrow_integers.map(|native| !native))?
+    };
     Ok(Spirv { words, layout })
 }
 

@@ -2,6 +2,56 @@
 //! (`types::ModuleCx::options`) and the lowerings; imports no module of
 //! `spirv`.
 
+/// How the exact basic operations and the transcendentals are computed
+/// (docs/numerics.md, "Choosing the numerics").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Numerics {
+    /// In integers and f32 only: the exact f32 library (`ir::exactf32`)
+    /// and the math library's f32 kernels. Any device.
+    F32,
+    /// In f64 and 64-bit integers: the back end's f64 forms and the math
+    /// library's f64 kernels. Devices with `shaderFloat64` and
+    /// `shaderInt64`.
+    F64,
+    /// No f64 at all: the f32 paths, and the `.df` arithmetic in the
+    /// soft-double library (`ir::softf64`). Any device; what a device
+    /// without f64 gets.
+    Soft,
+}
+
+impl Numerics {
+    /// `f32`, `f64` or `soft`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Numerics::F32 => "f32",
+            Numerics::F64 => "f64",
+            Numerics::Soft => "soft",
+        }
+    }
+
+    /// The numerics a device gets by default: f64 where it has 64-bit
+    /// floats and integers, else soft.
+    pub fn for_device(float64_and_int64: bool) -> Numerics {
+        if float64_and_int64 {
+            Numerics::F64
+        } else {
+            Numerics::Soft
+        }
+    }
+}
+
+impl std::str::FromStr for Numerics {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Numerics, String> {
+        match s {
+            "f32" => Ok(Numerics::F32),
+            "f64" => Ok(Numerics::F64),
+            "soft" => Ok(Numerics::Soft),
+            _ => Err(format!("`{s}` is not a numerics choice (f32, f64, soft)")),
+        }
+    }
+}
+
 /// How to translate. The default suits any driver: loops report a driver's
 /// loop cap (docs/abi.md) but are not unrolled.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +88,17 @@ pub struct Options {
     /// zeros, infinities and NaNs, which Vulkan otherwise leaves to the
     /// driver (lavapipe folds `x + 0.0` to `x`; fuzz find).
     pub signed_zero_inf_nan_preserve: [bool; 3],
+    /// Declare `DenormPreserve` for 16-, 32- and 64-bit floats (the device's
+    /// `shaderDenormPreserveFloatN`): set by the runtime where its probe
+    /// found that the driver flushes denormals by default
+    /// (`pisa_vk_runtime`'s probe, docs/devices.md "Probed behaviour").
+    pub denorm_preserve: [bool; 3],
+    /// For 16-, 32- and 64-bit floats: why this device cannot compute them
+    /// as PISA defines them (a probed driver behaviour with no way to ask
+    /// for IEEE's). An instruction that computes on that width (`.hf`;
+    /// `.f` and `.bf`, computed in f32; `.df`) is refused as unsupported on
+    /// this device with this reason (`lower::refuse_float`).
+    pub float_refusals: [Option<String>; 3],
     /// Compute `fmad.f` exactly through f64 (needs `shaderFloat64` and
     /// `shaderInt64`): Vulkan does not require `Fma` to be fused, and
     /// lavapipe's is not (`lower::floating_point::fmad32`).
@@ -53,6 +114,14 @@ pub struct Options {
     /// `shaderFloat64` and `shaderInt64`. Without it `.f`, `.hf` and `.bf`
     /// use the driver's `OpFDiv` and `Sqrt` (docs/spec-notes.md).
     pub exact_division: bool,
+    /// No f64 for the exact f32 operations: `fadd`/`fsub`/`fmul` in a
+    /// directed mode or `.rna`, `fmad`, `fdiv`, `frcp` and `fsqrt` on `.f`
+    /// become calls of the exact integer library before the back end (the
+    /// IR pass `exactf32`, [`Options::target`]), and `fma_f32_via_f64` and
+    /// `exact_division` are off. Set for devices without `shaderFloat64`
+    /// ([`Options::with_f64`]), or by `PISA_SPIRV_OPTIONS=...,exact-f32`
+    /// ([`Options::with_exact_f32`]).
+    pub exact_f32: bool,
     /// Tests only: move the driver's f64 quotients and roots by two units
     /// in the last place before the corrections of `exact_division`, to
     /// stand in for a driver whose division is not correctly rounded.
@@ -68,6 +137,37 @@ pub struct Options {
     /// as 128-bit ones do (`lower::atomics`, docs/abi.md "Emulated
     /// atomics"), and the module declares no `Int64Atomics`.
     pub int64_buffer_atomics: bool,
+    /// Link the math library's f32 kernels (`ir::mathlib::Kernels::F32`:
+    /// f32 and 32-bit integer arithmetic only) for the transcendentals, for
+    /// devices without `shaderFloat64`; the default f64 kernels need 64-bit
+    /// floats and integers. Read by [`Options::target`].
+    pub mathlib_f32: bool,
+    /// Use SPIR-V's 8- and 16-bit integer types (`[8-bit, 16-bit]`: the
+    /// device's `shaderInt8`, `shaderInt16`). For a width without it, values
+    /// of that width are held and computed in 32-bit integers
+    /// (`spirv::narrow`) and its global-memory accesses go through their
+    /// containing 32-bit word.
+    pub narrow_integers: [bool; 2],
+    /// Load and store 8- and 16-bit values of global memory as such
+    /// (`[8-bit, 16-bit]`: `storageBuffer8BitAccess`,
+    /// `storageBuffer16BitAccess`, with the width's `narrow_integers`).
+    /// Without it, such an access reads the containing 32-bit word, and a
+    /// store clears and sets its bits of the word by atomic AND and OR, so a
+    /// neighbouring byte another work-item writes at the same time is never
+    /// lost (`memory::store_device`).
+    pub narrow_storage: [bool; 2],
+    /// Use SPIR-V's 16-bit float type (the device's `shaderFloat16`) to
+    /// round f32 results to `.hf` (`lower::float16::f32_to_half`). Without
+    /// it they are rounded in integer arithmetic; any other use of the type
+    /// still declares `Float16`, which the runtime refuses on such a device.
+    pub float16: bool,
+    /// No f64 for `.df` arithmetic: `fadd`, `fsub`, `fmul`, `fmad`,
+    /// `fdiv`, `fsqrt`, `fmin`, `fmax`, `fabs`, `fneg` and `fcmp` on `.df`
+    /// become calls of the soft-double integer library before the back
+    /// end (the IR pass `softf64`, [`Options::target`]). Set for devices
+    /// without `shaderFloat64` ([`Options::with_f64`]), or by
+    /// `PISA_SPIRV_OPTIONS=...,soft-f64` ([`Options::with_soft_f64`]).
+    pub soft_f64: bool,
 }
 
 impl Default for Options {
@@ -79,12 +179,20 @@ impl Default for Options {
             opaque_operands: false,
             opaque_push_constants: false,
             signed_zero_inf_nan_preserve: [false; 3],
+            denorm_preserve: [false; 3],
+            float_refusals: [None, None, None],
             fma_f32_via_f64: false,
             fma_f32_native_fused: true,
             exact_division: false,
+            exact_f32: false,
             perturb_quotients: false,
             checked_memory: false,
             int64_buffer_atomics: true,
+            mathlib_f32: false,
+            narrow_integers: [true; 2],
+            narrow_storage: [true; 2],
+            float16: true,
+            soft_f64: false,
         }
     }
 }
@@ -96,6 +204,9 @@ impl Options {
     pub fn target(&self) -> crate::ir::pipeline::Target {
         crate::ir::pipeline::Target {
             unroll_loops: self.unroll_loops,
+            mathlib_f32: self.mathlib_f32,
+            exact_f32: self.exact_f32,
+            soft_f64: self.soft_f64,
         }
     }
 
@@ -108,21 +219,64 @@ impl Options {
             relaxed_memory_orders: caps_loops,
             opaque_operands: caps_loops,
             opaque_push_constants: caps_loops,
-            signed_zero_inf_nan_preserve: [false; 3],
-            fma_f32_via_f64: false,
-            fma_f32_native_fused: true,
-            exact_division: false,
-            perturb_quotients: false,
-            checked_memory: false,
-            int64_buffer_atomics: true,
+            ..Options::default()
         }
     }
 
-    /// Compute `fmad.f` exactly through f64 where the device has 64-bit
-    /// floats and integers.
+    /// Compute `fmad.f`, quotients and roots exactly through f64 where the
+    /// device has 64-bit floats and integers; without them, with the exact
+    /// f32 library (`exact_f32`), the math library's f32 kernels
+    /// (`mathlib_f32`) and the soft-double library (`soft_f64`).
     pub fn with_f64(mut self, float64_and_int64: bool) -> Options {
         self.fma_f32_via_f64 = float64_and_int64;
         self.exact_division = float64_and_int64;
+        self.exact_f32 = !float64_and_int64;
+        self.mathlib_f32 = !float64_and_int64;
+        self.soft_f64 = !float64_and_int64;
+        self
+    }
+
+    /// The `.df` arithmetic in the soft-double library (`soft_f64`), on
+    /// any device.
+    pub fn with_soft_f64(mut self) -> Options {
+        self.soft_f64 = true;
+        self
+    }
+
+    /// The numerics `n` whatever the device (`pisa run --numerics`,
+    /// `pisa spirv --numerics`; docs/numerics.md, "Choosing the
+    /// numerics"): [`Numerics::F32`] the exact f32 library and the math
+    /// library's f32 kernels, [`Numerics::F64`] the f64 paths (the device
+    /// must have `shaderFloat64` and `shaderInt64`; the runtime checks).
+    pub fn with_numerics(self, n: Numerics) -> Options {
+        match n {
+            Numerics::F32 => {
+                let mut o = self.with_exact_f32();
+                o.mathlib_f32 = true;
+                o
+            }
+            Numerics::F64 => self.with_f64(true),
+            Numerics::Soft => self.with_numerics(Numerics::F32).with_soft_f64(),
+        }
+    }
+
+    /// The numerics these options choose: soft with the soft-double
+    /// library, f32 when any other no-f64 path is on.
+    pub fn numerics(&self) -> Numerics {
+        if self.soft_f64 {
+            Numerics::Soft
+        } else if self.exact_f32 || self.mathlib_f32 {
+            Numerics::F32
+        } else {
+            Numerics::F64
+        }
+    }
+
+    /// The exact f32 operations without f64 (`exact_f32`), on any device.
+    pub fn with_exact_f32(mut self) -> Options {
+        self.fma_f32_via_f64 = false;
+        self.exact_division = false;
+        self.exact_f32 = true;
         self
     }
 

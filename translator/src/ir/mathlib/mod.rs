@@ -17,15 +17,24 @@
 //! every instruction correctly rounded on its own, and is the oracle the
 //! library is tested against (`tests/mathlib.rs`, `examples/ulp.rs`).
 //!
+//! Devices without 64-bit floats (`shaderFloat64`: Apple GPUs under
+//! MoltenVK, Intel Arc and Xe) get the same instructions from the f32
+//! kernels of [`library_f32.pisa`](library_f32.pisa) instead
+//! ([`Kernels::F32`], chosen by the pipeline's
+//! [`Target`](super::pipeline::Target) from `spirv::Options`): f32 add,
+//! subtract and multiply (correctly rounded in Vulkan) and 32-bit integer
+//! operations only, with values carried as pairs of f32s where one is not
+//! precise enough; within the spec's bounds, not correctly rounded
+//! (docs/numerics.md has the measured errors).
+//!
 //! Library code keeps its own source positions: a piece of the program's
 //! [`SourceMap`] names the file `<pisa math library>`, so a diagnostic
 //! about library code (a device without 64-bit floats) points into it.
 
 pub mod entry;
 
+use super::bundled::Linker;
 use super::*;
-use crate::source_map::{Piece, SourceFile};
-use rustc_hash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 /// The library's file name in diagnostics.
@@ -34,13 +43,31 @@ pub const LIBRARY_FILE: &str = "<pisa math library>";
 /// Where library spans start in the program's text (beyond any module's).
 const LIBRARY_BASE: u32 = 1 << 31;
 
-/// The library's PISA text: the f64 kernels, then every entry point.
-pub fn library_source() -> &'static str {
-    static SOURCE: OnceLock<String> = OnceLock::new();
-    SOURCE.get_or_init(|| {
-        let mut s = include_str!("library.pisa").to_string();
+/// Which kernels the library computes with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Kernels {
+    /// `library.pisa`: f64, correctly rounded results (but for f64's own
+    /// error near a midpoint).
+    #[default]
+    F64,
+    /// `library_f32.pisa`: f32 and 32-bit integers only, for devices
+    /// without 64-bit floats.
+    F32,
+}
+
+/// The library's PISA text for `kernels`: the kernels, then every entry
+/// point.
+pub fn library_source(kernels: Kernels) -> &'static str {
+    static F64: OnceLock<String> = OnceLock::new();
+    static F32: OnceLock<String> = OnceLock::new();
+    let (cell, text) = match kernels {
+        Kernels::F64 => (&F64, include_str!("library.pisa")),
+        Kernels::F32 => (&F32, include_str!("library_f32.pisa")),
+    };
+    cell.get_or_init(|| {
+        let mut s = text.to_string();
         s.push('\n');
-        s.push_str(&entry::all_entries());
+        s.push_str(&entry::all_entries(kernels));
         s
     })
 }
@@ -56,33 +83,25 @@ pub fn implements(i: &PisaInst) -> bool {
 }
 
 /// The library as a program (assembled from [`library_source`]).
-fn library() -> Program {
-    // the library is part of the translator: its own tests assemble it
-    match crate::assemble(LIBRARY_FILE, library_source()) {
-        Ok(m) => build(&m),
-        Err(e) => panic!("the bundled math library does not assemble: {e:?}"),
-    }
+fn library(kernels: Kernels) -> Program {
+    super::bundled::assemble_library(LIBRARY_FILE, library_source(kernels))
 }
 
 /// Replaces every instruction the library implements by a call of its
-/// entry point and links the library functions those calls need into `p`.
-/// Does nothing to a program that uses none.
+/// entry point and links the library functions those calls need into `p`
+/// (the f64 kernels). Does nothing to a program that uses none.
 pub fn link(p: &mut Program) {
+    link_with(p, Kernels::F64);
+}
+
+/// [`link`] with the library's `kernels`.
+pub fn link_with(p: &mut Program, kernels: Kernels) {
     let used = p.functions.iter().any(|f| f.pisa_insts().any(implements));
     if !used {
         return;
     }
-    let lib = library();
-    let base = extend_source_map(&mut p.source);
-    let mut linked: HashMap<Name, Name> = HashMap::default();
-    // the call form, as the library's own calls are written
-    let call_form = lib
-        .functions
-        .iter()
-        .flat_map(|f| f.pisa_insts())
-        .find(|i| i.opcode == Opcode::Call)
-        .map(|i| i.form)
-        .expect("the library calls its kernels");
+    let lib = library(kernels);
+    let mut linker = Linker::new(p, &lib, LIBRARY_FILE, library_source(kernels), LIBRARY_BASE);
     for fi in 0..p.functions.len() {
         for bi in 0..p.functions[fi].blocks.len() {
             for ii in 0..p.functions[fi].blocks[bi].insts.len() {
@@ -96,22 +115,9 @@ pub fn link(p: &mut Program) {
                 p.library_uses.push((i.mnemonic_text(), i.span));
                 let ty = i.quals.ty.unwrap_or(Type::F);
                 let entry = entry::entry_name(&i.mnemonic_text());
-                let target = import(p, &lib, &entry, base, &mut linked);
+                let target = linker.import(p, &entry);
                 let (dst, src) = (i.operands[0].clone(), i.operands[1].clone());
-                let src = literal_as_bits(src, ty);
-                let call = PisaInst::new(
-                    call_form,
-                    vec![
-                        dst,
-                        Operand::Call(Box::new(CallOperand {
-                            target: Operand::Symbol(target, i.mnemonic),
-                            args: vec![src],
-                            span: i.span,
-                        })),
-                    ],
-                    i.mnemonic,
-                    i.span,
-                );
+                let call = linker.call(&i, dst, target, vec![literal_as_bits(src, ty)]);
                 p.functions[fi].blocks[bi].insts[ii] = Inst::Pisa(call);
             }
         }
@@ -146,164 +152,6 @@ fn float_bits(v: f64, ty: Type) -> u64 {
         Some(FloatKind::Half) => super::literal::f64_to_16(v, false),
         Some(FloatKind::BFloat) => super::literal::f64_to_16(v, true),
         Some(FloatKind::Single | FloatKind::Double) | None => (v as f32).to_bits() as u64,
-    }
-}
-
-/// Adds the library as a file of `map`, its text placed at
-/// [`LIBRARY_BASE`]; returns that base.
-fn extend_source_map(map: &mut SourceMap) -> u32 {
-    let file = map.files.len() as u16;
-    map.files.push(SourceFile {
-        name: LIBRARY_FILE.to_string(),
-        line_starts: crate::diag::line_starts(library_source()),
-    });
-    if map.pieces.is_empty() {
-        map.pieces.push(Piece {
-            at: 0,
-            file: 0,
-            from: 0,
-            verbatim: true,
-        });
-    }
-    map.pieces.push(Piece {
-        at: LIBRARY_BASE,
-        file,
-        from: 0,
-        verbatim: true,
-    });
-    LIBRARY_BASE
-}
-
-/// The program's name of library function `name`, copying it (and what it
-/// calls) into `p` on first use.
-fn import(
-    p: &mut Program,
-    lib: &Program,
-    name: &str,
-    base: u32,
-    linked: &mut HashMap<Name, Name>,
-) -> Name {
-    let lib_name = lib
-        .symbols
-        .get(name)
-        .unwrap_or_else(|| panic!("the math library has no `@{name}`"));
-    if let Some(&n) = linked.get(&lib_name) {
-        return n;
-    }
-    let new_name = p.symbols.intern(name);
-    linked.insert(lib_name, new_name);
-    let mut f = lib
-        .function(lib_name)
-        .expect("library symbols name functions")
-        .clone();
-    // what it calls first, so that every name below is known
-    let callees: Vec<Name> = f
-        .pisa_insts()
-        .filter_map(|i| match i.operands.get(1) {
-            Some(Operand::Call(c)) => match c.target {
-                Operand::Symbol(n, _) => Some(n),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
-    for c in callees {
-        import(p, lib, lib.name(c), base, linked);
-    }
-    let mut rename = |n: Name| -> Name {
-        match linked.get(&n) {
-            Some(&m) => m,
-            None => p.symbols.intern(lib.name(n)),
-        }
-    };
-    let shift = |s: Span| Span {
-        start: s.start + base,
-        end: s.end + base,
-    };
-    remap_function(&mut f, &mut rename, &shift);
-    f.index = p.functions.len() as u32;
-    f.linkage = Linkage::Internal;
-    p.functions.push(f);
-    new_name
-}
-
-/// Renames every symbol, label and special-register name of `f` into
-/// another program's interner and moves its spans.
-fn remap_function(
-    f: &mut Function,
-    name: &mut impl FnMut(Name) -> Name,
-    span: &impl Fn(Span) -> Span,
-) {
-    f.name = name(f.name);
-    f.span = span(f.span);
-    for b in &mut f.blocks {
-        b.label = b.label.map(&mut *name);
-        b.term_span = span(b.term_span);
-        for i in &mut b.insts {
-            if let Inst::Pisa(p) = i {
-                p.mnemonic = span(p.mnemonic);
-                p.span = span(p.span);
-                for o in &mut p.operands {
-                    remap_operand(o, name, span);
-                }
-            }
-        }
-        if let Terminator::Return { value, span: s } = &mut b.term {
-            *s = span(*s);
-            if let Some(v) = value {
-                remap_operand(v, name, span);
-            }
-        }
-    }
-}
-
-fn remap_operand(
-    o: &mut Operand,
-    name: &mut impl FnMut(Name) -> Name,
-    span: &impl Fn(Span) -> Span,
-) {
-    match o {
-        Operand::Reg(r) | Operand::NotPred(r) => r.span = span(r.span),
-        Operand::Special(r) => {
-            r.name = name(r.name);
-            r.span = span(r.span);
-        }
-        Operand::Int(_, s) | Operand::Float(_, s) | Operand::Void(s) => *s = span(*s),
-        Operand::Symbol(n, s) => {
-            *n = name(*n);
-            *s = span(*s);
-        }
-        Operand::Addr(a) => {
-            a.span = span(a.span);
-            match &mut a.base {
-                AddrBase::Reg(r) => r.span = span(r.span),
-                AddrBase::Var(n, s) => {
-                    *n = name(*n);
-                    *s = span(*s);
-                }
-                AddrBase::Imm(_, s) => *s = span(*s),
-                AddrBase::Special(r) => {
-                    r.name = name(r.name);
-                    r.span = span(r.span);
-                }
-            }
-            match &mut a.offset {
-                Some(AddrOffset::Reg(r)) => r.span = span(r.span),
-                Some(AddrOffset::Imm(_, s)) => *s = span(*s),
-                Some(AddrOffset::Special(r)) => {
-                    r.name = name(r.name);
-                    r.span = span(r.span);
-                }
-                None => {}
-            }
-        }
-        Operand::Call(c) => {
-            c.span = span(c.span);
-            remap_operand(&mut c.target, name, span);
-            for a in &mut c.args {
-                remap_operand(a, name, span);
-            }
-        }
     }
 }
 

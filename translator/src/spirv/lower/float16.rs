@@ -58,6 +58,13 @@ pub fn f32_to_half(fx: &mut FunctionCx, f: Word, kind: FloatKind) -> R<Word> {
         let v = f32_bits_to_bf16(fx, bits)?;
         return fx.resize(v, 32, 16, false);
     }
+    if !fx.tx.options.float16 {
+        // no 16-bit float type: round the f32 bits in integer arithmetic
+        let u32t = fx.tx.uint(32);
+        let bits = fx.tx.b.bitcast(u32t, None, f)?;
+        let h = float_to_f16_bits(fx, bits, 32)?;
+        return fx.resize(h, 32, 16, false);
+    }
     // OpFConvert is correctly rounded (round to nearest even)
     let f16t = fx.tx.float(16);
     let h = fx.tx.b.f_convert(f16t, None, f)?;
@@ -68,68 +75,82 @@ pub fn f32_to_half(fx: &mut FunctionCx, f: Word, kind: FloatKind) -> R<Word> {
 /// f64 → f16 bits, round to nearest even, in integer arithmetic: drivers may
 /// convert through f32 and round twice (lavapipe does).
 pub fn f64_to_f16_bits(fx: &mut FunctionCx, a: Word) -> R<Word> {
-    let u64t = fx.tx.uint(64);
+    float_to_f16_bits(fx, a, 64)
+}
+
+/// The bits `a` of an f32 or f64 (`width` 32 or 64) → f16 bits (in an
+/// integer of `width`), round to nearest even, in integer arithmetic; a NaN
+/// keeps its sign and the top 10 bits of its significand, made quiet.
+pub fn float_to_f16_bits(fx: &mut FunctionCx, a: Word, width: u16) -> R<Word> {
+    // significand bits, exponent mask and bias of the source format
+    let (mb, emask, bias): (u64, u64, u64) = if width == 64 {
+        (52, 0x7FF, 1023)
+    } else {
+        (23, 0xFF, 127)
+    };
+    let t = fx.tx.uint(width);
     let bt = fx.tx.bool_ty();
-    let c = |fx: &mut FunctionCx, v: u64| fx.tx.const_uint(64, v);
-    let (c52, c63, c11) = (c(fx, 52), c(fx, 63), c(fx, 0x7FF));
-    let sign = fx.tx.b.shift_right_logical(u64t, None, a, c63)?;
+    let c = |fx: &mut FunctionCx, v: u64| fx.tx.const_uint(width, v);
+    let (cmb, ctop, c11) = (c(fx, mb), c(fx, width as u64 - 1), c(fx, emask));
+    let sign = fx.tx.b.shift_right_logical(t, None, a, ctop)?;
     let c15 = c(fx, 15);
-    let sign = fx.tx.b.shift_left_logical(u64t, None, sign, c15)?;
-    let e_sh = fx.tx.b.shift_right_logical(u64t, None, a, c52)?;
-    let e = fx.tx.b.bitwise_and(u64t, None, e_sh, c11)?;
-    let mmask = c(fx, (1u64 << 52) - 1);
-    let m = fx.tx.b.bitwise_and(u64t, None, a, mmask)?;
+    let sign = fx.tx.b.shift_left_logical(t, None, sign, c15)?;
+    let e_sh = fx.tx.b.shift_right_logical(t, None, a, cmb)?;
+    let e = fx.tx.b.bitwise_and(t, None, e_sh, c11)?;
+    let mmask = c(fx, (1u64 << mb) - 1);
+    let m = fx.tx.b.bitwise_and(t, None, a, mmask)?;
     let zero = c(fx, 0);
     let one = c(fx, 1);
     // significand with the implicit bit, and the effective exponent
     let is_sub = fx.tx.b.i_equal(bt, None, e, zero)?;
-    let implicit = c(fx, 1u64 << 52);
-    let with_bit = fx.tx.b.bitwise_or(u64t, None, m, implicit)?;
-    let big_m = fx.tx.b.select(u64t, None, is_sub, m, with_bit)?;
-    let e_eff = fx.tx.b.select(u64t, None, is_sub, one, e)?;
-    // E = e_eff - 1023; rounding shift sh = 42 + max(0, -14 - E) = 42 + max(0, 1009 - e_eff)
-    let c1009 = c(fx, 1009);
-    let below = fx.tx.b.u_less_than(bt, None, e_eff, c1009)?;
-    let deficit = fx.tx.b.i_sub(u64t, None, c1009, e_eff)?;
-    let extra = fx.tx.b.select(u64t, None, below, deficit, zero)?;
-    let c42 = c(fx, 42);
-    let sh = fx.tx.b.i_add(u64t, None, c42, extra)?;
-    let too_far = fx.tx.b.u_greater_than(bt, None, sh, c63)?;
-    let sh = fx.tx.b.select(u64t, None, too_far, c63, sh)?;
-    let r = fx.tx.b.shift_right_logical(u64t, None, big_m, sh)?;
-    let unit = fx.tx.b.shift_left_logical(u64t, None, one, sh)?;
-    let rmask = fx.tx.b.i_sub(u64t, None, unit, one)?;
-    let rem = fx.tx.b.bitwise_and(u64t, None, big_m, rmask)?;
-    let sh1 = fx.tx.b.i_sub(u64t, None, sh, one)?;
-    let half = fx.tx.b.shift_left_logical(u64t, None, one, sh1)?;
+    let implicit = c(fx, 1u64 << mb);
+    let with_bit = fx.tx.b.bitwise_or(t, None, m, implicit)?;
+    let big_m = fx.tx.b.select(t, None, is_sub, m, with_bit)?;
+    let e_eff = fx.tx.b.select(t, None, is_sub, one, e)?;
+    // E = e_eff - bias; rounding shift sh = (mb - 10) + max(0, -14 - E)
+    // = (mb - 10) + max(0, (bias - 14) - e_eff)
+    let cmin = c(fx, bias - 14);
+    let below = fx.tx.b.u_less_than(bt, None, e_eff, cmin)?;
+    let deficit = fx.tx.b.i_sub(t, None, cmin, e_eff)?;
+    let extra = fx.tx.b.select(t, None, below, deficit, zero)?;
+    let cshift = c(fx, mb - 10);
+    let sh = fx.tx.b.i_add(t, None, cshift, extra)?;
+    let too_far = fx.tx.b.u_greater_than(bt, None, sh, ctop)?;
+    let sh = fx.tx.b.select(t, None, too_far, ctop, sh)?;
+    let r = fx.tx.b.shift_right_logical(t, None, big_m, sh)?;
+    let unit = fx.tx.b.shift_left_logical(t, None, one, sh)?;
+    let rmask = fx.tx.b.i_sub(t, None, unit, one)?;
+    let rem = fx.tx.b.bitwise_and(t, None, big_m, rmask)?;
+    let sh1 = fx.tx.b.i_sub(t, None, sh, one)?;
+    let half = fx.tx.b.shift_left_logical(t, None, one, sh1)?;
     let gt = fx.tx.b.u_greater_than(bt, None, rem, half)?;
     let eq = fx.tx.b.i_equal(bt, None, rem, half)?;
-    let odd = fx.tx.b.bitwise_and(u64t, None, r, one)?;
+    let odd = fx.tx.b.bitwise_and(t, None, r, one)?;
     let is_odd = fx.tx.b.i_not_equal(bt, None, odd, zero)?;
     let tie_up = fx.tx.b.logical_and(bt, None, eq, is_odd)?;
     let up = fx.tx.b.logical_or(bt, None, gt, tie_up)?;
-    let inc = fx.tx.b.select(u64t, None, up, one, zero)?;
-    let r = fx.tx.b.i_add(u64t, None, r, inc)?;
-    // bits = R + (max(E, -14) + 14) << 10, i.e. (max(e_eff, 1009) - 1009) << 10
-    let emax = fx.tx.b.select(u64t, None, below, c1009, e_eff)?;
-    let ebias = fx.tx.b.i_sub(u64t, None, emax, c1009)?;
+    let inc = fx.tx.b.select(t, None, up, one, zero)?;
+    let r = fx.tx.b.i_add(t, None, r, inc)?;
+    // bits = R + (max(E, -14) + 14) << 10, i.e. (max(e_eff, bias - 14) - (bias - 14)) << 10
+    let emax = fx.tx.b.select(t, None, below, cmin, e_eff)?;
+    let ebias = fx.tx.b.i_sub(t, None, emax, cmin)?;
     let c10 = c(fx, 10);
-    let ebits = fx.tx.b.shift_left_logical(u64t, None, ebias, c10)?;
-    let mut bits = fx.tx.b.i_add(u64t, None, r, ebits)?;
+    let ebits = fx.tx.b.shift_left_logical(t, None, ebias, c10)?;
+    let mut bits = fx.tx.b.i_add(t, None, r, ebits)?;
     // overflow to infinity (exponents far above the range too)
     let inf = c(fx, 0x7C00);
-    let c1038 = c(fx, 1038);
-    let huge = fx.tx.b.u_greater_than(bt, None, e_eff, c1038)?;
+    let cmax = c(fx, bias + 15);
+    let huge = fx.tx.b.u_greater_than(bt, None, e_eff, cmax)?;
     let over = fx.tx.b.u_greater_than_equal(bt, None, bits, inf)?;
     let over = fx.tx.b.logical_or(bt, None, over, huge)?;
-    bits = fx.tx.b.select(u64t, None, over, inf, bits)?;
+    bits = fx.tx.b.select(t, None, over, inf, bits)?;
     // NaN and infinity inputs
     let is_special = fx.tx.b.i_equal(bt, None, e, c11)?;
-    let m_top = fx.tx.b.shift_right_logical(u64t, None, m, c42)?;
+    let m_top = fx.tx.b.shift_right_logical(t, None, m, cshift)?;
     let quiet = c(fx, 0x7E00);
-    let nan = fx.tx.b.bitwise_or(u64t, None, quiet, m_top)?;
+    let nan = fx.tx.b.bitwise_or(t, None, quiet, m_top)?;
     let m_zero = fx.tx.b.i_equal(bt, None, m, zero)?;
-    let special = fx.tx.b.select(u64t, None, m_zero, inf, nan)?;
-    bits = fx.tx.b.select(u64t, None, is_special, special, bits)?;
-    Ok(fx.tx.b.bitwise_or(u64t, None, bits, sign)?)
+    let special = fx.tx.b.select(t, None, m_zero, inf, nan)?;
+    bits = fx.tx.b.select(t, None, is_special, special, bits)?;
+    Ok(fx.tx.b.bitwise_or(t, None, bits, sign)?)
 }

@@ -64,7 +64,9 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
     if fbits == 16 && !matches!(ins.i.opcode, Opcode::Fabs | Opcode::Fneg) {
         return half(fx, ins, ty, ftz);
     }
-    let ft = fx.tx.float(fbits);
+    // (16 bits only for `fabs`/`fneg`, integer operations: no 16-bit float
+    // type is declared for them)
+    let ft = fx.tx.float(fbits.max(32));
     let v = match ins.i.opcode {
         Opcode::Fabs | Opcode::Fneg => {
             let a = fx.read(ins.opr(Role::Src0)?, fbits)?;

@@ -27,6 +27,7 @@ pub use common::{read_value, Ins, R};
 /// Lowers one instruction (control flow other than `call` is the IR's
 /// terminators, emitted by `spirv::control`).
 pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
+    refuse_float(fx, i)?;
     let ins = Ins {
         i,
         name: i.opcode.name(),
@@ -148,6 +149,60 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
     } else {
         Err(fx.unsupported(i.mnemonic, unsupported_what(&ins)))
     }
+}
+
+/// Refuses an instruction that computes on a float width this device cannot
+/// compute as PISA defines it (`Options::float_refusals`): `.hf` is 16-bit,
+/// `.f` and `.bf` (computed in f32) 32-bit, `.df` 64-bit. Moves, loads,
+/// stores, selects and `fabs`/`fneg` (bitwise) do not compute.
+pub fn refuse_float(fx: &FunctionCx, i: &PisaInst) -> R<()> {
+    if fx.tx.options.float_refusals.iter().all(Option::is_none)
+        || matches!(
+            i.opcode,
+            Opcode::Mov
+                | Opcode::Ld
+                | Opcode::LdParam
+                | Opcode::St
+                | Opcode::Sel
+                | Opcode::Fabs
+                | Opcode::Fneg
+                | Opcode::Extract
+                | Opcode::ExtractDynamic
+                | Opcode::Insert
+                | Opcode::InsertDynamic
+                | Opcode::Shfl
+                | Opcode::Call
+        )
+    {
+        return Ok(());
+    }
+    for t in [i.quals.ty, i.quals.from, i.quals.to].into_iter().flatten() {
+        let w = match t.float() {
+            Some(FloatKind::Half) => 0,
+            Some(FloatKind::Single | FloatKind::BFloat) => 1,
+            Some(FloatKind::Double) => 2,
+            None => continue,
+        };
+        if let Some(why) = &fx.tx.options.float_refusals[w] {
+            // library code is named by the instruction it replaced
+            let program = fx.tx.program;
+            let (span, what) = match program.library_uses.first() {
+                Some((user, at)) if crate::ir::mathlib::in_library(i.span) => (
+                    *at,
+                    format!("`{user}` (the library's `{}`)", i.mnemonic_text()),
+                ),
+                _ => (i.span, format!("`{}`", i.mnemonic_text())),
+            };
+            return Err(fx.tx.unsupported_on_device(
+                span,
+                format!(
+                    "{what} computes on {}-bit floats, but {why}",
+                    [16, 32, 64][w]
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// How the SPIR-V back end treats one qualifier slot of an instruction.

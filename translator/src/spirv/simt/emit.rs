@@ -256,6 +256,7 @@ impl SimtEmitter {
             name: i.opcode.name(),
         };
         let r = if is_cross_lane(i) {
+            lower::refuse_float(fx, i)?;
             exchange::lower(fx, &ins, active)
         } else if i.opcode == Opcode::BarrierWorkgroup {
             lower::lower(fx, i)

@@ -1,0 +1,538 @@
+//! Binary64 without f64 (`translator/src/ir/softf64/`, docs/numerics.md
+//! "Binary64 without f64"): `.df` `fadd`, `fsub`, `fmul`, `fmad`, `fdiv`,
+//! `fsqrt` in every rounding mode, `.fast`, `.ftz` and `.dsat` included,
+//! `fmin`/`fmax` (`.nanp`), `fabs`, `fneg` and `fcmp` (register and
+//! predicate destinations), and the conversions `f2i`, `i2f`, `fext`,
+//! `ftrunc` and `frnd` of `.df` (every width and mode), computed in integers by the bundled library,
+//! bit for bit against the reference device's own float core. Inputs:
+//! every pair (or triple, or single) of a set of special and boundary
+//! values, then random items: uniformly random encodings, values of nearby
+//! exponents (cancellation, subnormal results), addends near `−a·b`
+//! (fmad's cancellation) and small significands (exact results and ties).
+//! 10,000 random items per form; `PISA_NUMERICS_FULL=1` runs 1,000,000.
+//!
+//! The library runs twice: linked into the program on the reference device
+//! itself (no GPU needed), and on lavapipe translated with the options of
+//! `PISA_SPIRV_OPTIONS=...,soft-f64` (what a device without
+//! `shaderFloat64` gets), whose module must declare no `Float64`
+//! capability.
+
+mod common;
+
+use common::elementwise;
+use pisa_interp::CpuDevice;
+use pisa_translator::ir;
+use pisa_vk_runtime::{Device, ProgramId, Runtime, RuntimeOptions};
+use std::time::Duration;
+
+/// How a form's result is stored: the f64 bits, the 32-bit mask of a
+/// register `fcmp` (zero-extended), 1/2 for a predicate `fcmp`, or a
+/// conversion's (source bits, result bits): its source the low bits of the
+/// loaded 64, its result zero-extended.
+#[derive(Clone, Copy, PartialEq)]
+enum Out {
+    Value,
+    Mask,
+    Pred,
+    Conv(u32, u32),
+}
+
+/// (mnemonic, sources, how the result is stored)
+fn forms() -> Vec<(String, usize, Out)> {
+    let mut v = Vec::new();
+    for m in ["", ".re", ".rz", ".ru", ".rd", ".rna"] {
+        for op in ["fadd", "fsub", "fmul", "fdiv"] {
+            v.push((format!("{op}{m}.df"), 2, Out::Value));
+        }
+        v.push((format!("fmad{m}.df"), 3, Out::Value));
+        v.push((format!("fsqrt{m}.df"), 1, Out::Value));
+    }
+    for f in [
+        "fdiv.fast.df",
+        "fadd.rz.ftz.dsat.df",
+        "fsub.rna.dsat.df",
+        "fmul.rd.ftz.df",
+        "fmul.ru.dsat.df",
+        "fdiv.rna.ftz.df",
+        "fmin.df",
+        "fmax.df",
+        "fmin.nanp.df",
+        "fmax.ftz.dsat.nanp.df",
+        "fmin.ftz.dsat.df",
+    ] {
+        v.push((f.to_string(), 2, Out::Value));
+    }
+    for f in ["fmad.ftz.df", "fmad.ru.ftz.dsat.df", "fmad.rd.dsat.df"] {
+        v.push((f.to_string(), 3, Out::Value));
+    }
+    for f in [
+        "fsqrt.fast.df",
+        "fsqrt.ru.ftz.df",
+        "fabs.df",
+        "fabs.ftz.df",
+        "fneg.df",
+        "fneg.ftz.df",
+    ] {
+        v.push((f.to_string(), 1, Out::Value));
+    }
+    for c in ["eq", "ne", "gt", "ge", "lt", "le"] {
+        v.push((format!("fcmp.{c}.df"), 2, Out::Mask));
+        v.push((format!("fcmp.{c}.ftz.df"), 2, Out::Pred));
+    }
+    v.extend(conversion_forms());
+    v
+}
+
+/// The conversions: `f2i` from `.df` to every integer type, `i2f` into
+/// `.df` from every one, in every mode; `fext` into `.df`; `ftrunc` from
+/// `.df` in every mode, `.ftz`, `.dsat`; `frnd.df` in every mode.
+fn conversion_forms() -> Vec<(String, usize, Out)> {
+    let ints = [
+        ("s8", 8),
+        ("u8", 8),
+        ("s16", 16),
+        ("u16", 16),
+        ("s32", 32),
+        ("u32", 32),
+        ("s64", 64),
+        ("u64", 64),
+    ];
+    let narrow = [("f", 32), ("hf", 16), ("bf", 16)];
+    let mut v = Vec::new();
+    for m in ["", ".re", ".rz", ".ru", ".rd", ".rna"] {
+        for (t, w) in ints {
+            v.push((format!("f2i.{t}.df{m}"), 1, Out::Conv(64, w)));
+            v.push((format!("i2f.df.{t}{m}"), 1, Out::Conv(w, 64)));
+        }
+        for (t, w) in narrow {
+            v.push((format!("ftrunc.{t}.df{m}"), 1, Out::Conv(64, w)));
+        }
+        if !m.is_empty() {
+            v.push((format!("frnd{m}.df"), 1, Out::Conv(64, 64)));
+        }
+    }
+    for (t, w) in narrow {
+        v.push((format!("fext.df.{t}"), 1, Out::Conv(w, 64)));
+        v.push((format!("ftrunc.{t}.df.ftz"), 1, Out::Conv(64, w)));
+        v.push((format!("ftrunc.{t}.df.rz.dsat"), 1, Out::Conv(64, w)));
+        v.push((format!("ftrunc.{t}.df.ru.ftz.dsat"), 1, Out::Conv(64, w)));
+    }
+    v.push(("i2f.df.s64.rd.dsat".into(), 1, Out::Conv(64, 64)));
+    v.push(("i2f.df.u32.dsat".into(), 1, Out::Conv(32, 64)));
+    v.push(("frnd.rz.ftz.df".into(), 1, Out::Conv(64, 64)));
+    v.push(("frnd.rna.ftz.df".into(), 1, Out::Conv(64, 64)));
+    v
+}
+
+fn kernel_name(form: &str) -> String {
+    form.replace('.', "_")
+}
+
+fn program() -> String {
+    let mut src = String::from(".version 0.1;\n.target 100;\n");
+    for (form, n, out) in forms() {
+        let regs: Vec<String> = (0..n).map(|i| format!("%s{i}")).collect();
+        src.push_str(&format!(
+            ".kernel @{}(.param[8] %in, .param[8] %out)\n{{\n\t.reg .64b %pi, %po, %off, %d, {};\n\t.reg .32b %id, %w, %x32, %y32;\n\t.reg .16b %x16, %y16;\n\t.reg .8b %x8, %y8;\n\t.pred %p;\n\tld.param.64b %pi, [%in];\n\tld.param.64b %po, [%out];\n\tumad.32b %id, %groupid.x, %enqueuedlocalsize.x, %localid.x;\n\tumul.full.32b %off, %id, {};\n\tiadd.64b %pi, %pi, %off;\n\tumul.full.32b %off, %id, 8;\n\tiadd.64b %po, %po, %off;\n",
+            kernel_name(&form),
+            regs.join(", "),
+            8 * n
+        ));
+        for (i, r) in regs.iter().enumerate() {
+            src.push_str(&format!("\tld.global.64b {r}, [%pi + {}];\n", 8 * i));
+        }
+        let srcs = regs.join(", ");
+        match out {
+            Out::Value => src.push_str(&format!("\t{form} %d, {srcs};\n")),
+            Out::Mask => src.push_str(&format!("\t{form} %w, {srcs};\n\tzext.64b.32b %d, %w;\n")),
+            Out::Pred => src.push_str(&format!("\t{form} %p, {srcs};\n\tsel.64b %d, 1, 2, %p;\n")),
+            Out::Conv(a, b) => {
+                let x = if a == 64 {
+                    "%s0".to_string()
+                } else {
+                    src.push_str(&format!("\ttrunc.{a}b.64b %x{a}, %s0;\n"));
+                    format!("%x{a}")
+                };
+                if b == 64 {
+                    src.push_str(&format!("\t{form} %d, {x};\n"));
+                } else {
+                    src.push_str(&format!(
+                        "\t{form} %y{b}, {x};\n\tzext.64b.{b}b %d, %y{b};\n"
+                    ));
+                }
+            }
+        }
+        src.push_str("\tst.global.64b [%po], %d;\n\treturn;\n}\n");
+    }
+    src
+}
+
+/// Special and boundary encodings: zeros, subnormals, the normal range's
+/// ends, ones and their neighbours, infinities, quiet and signaling NaNs of
+/// both signs with payloads, and values near rounding boundaries.
+const EDGES: [u64; 24] = [
+    0,
+    0x8000_0000_0000_0000,
+    1,
+    0x8000_0000_0000_0001,
+    0x000F_FFFF_FFFF_FFFF,
+    0x8008_0000_0000_0000,
+    0x0010_0000_0000_0000,
+    0x8010_0000_0000_0001,
+    0x3FF0_0000_0000_0000,
+    0xBFF0_0000_0000_0000,
+    0x3FF0_0000_0000_0001,
+    0x3FEF_FFFF_FFFF_FFFF,
+    0x4008_0000_0000_0000,
+    0x3FF8_0000_0000_0000,
+    0x7FEF_FFFF_FFFF_FFFF,
+    0xFFEF_FFFF_FFFF_FFFF,
+    0x7FE0_0000_0000_0000,
+    0x7FF0_0000_0000_0000,
+    0xFFF0_0000_0000_0000,
+    0x7FF8_0000_0000_0000,
+    0xFFF8_0000_0000_1234,
+    0x7FF0_0000_0000_0001,
+    0xFFF4_0000_0000_0567,
+    0x3CA0_0000_0000_0000,
+];
+
+/// Conversion edges: integers at and around every integer type's limits
+/// and their halves, ties at 0.5, 1.5, 2.5, values at and around the
+/// narrow formats' overflow, smallest normal and subnormal and their
+/// ties, and encodings of the narrow formats (their NaNs, infinities,
+/// subnormals) and integers in the low bits.
+fn conversion_edges() -> Vec<u64> {
+    let mut v: Vec<u64> = EDGES.to_vec();
+    for k in [7, 8, 15, 16, 31, 32, 53, 63, 64] {
+        let p = 2f64.powi(k);
+        for x in [
+            p,
+            p - 1.0,
+            p + 1.0,
+            p - 0.5,
+            p + 0.5,
+            p * (1.0 - f64::EPSILON / 2.0),
+        ] {
+            v.extend([x.to_bits(), (-x).to_bits()]);
+        }
+    }
+    for x in [
+        0.5,
+        1.5,
+        2.5,
+        0.25,
+        0.75,
+        0.49999999999999994,
+        -0.5,
+        -1.5,
+        -2.5,
+    ] {
+        v.push(f64::to_bits(x));
+    }
+    // f32: max, its overflow tie, smallest normal and subnormal, their
+    // halves; f16: 65504, 65520, 2^-14, 2^-24, 2^-25; bf16 overflow tie
+    for x in [
+        f32::MAX as f64,
+        f32::MAX as f64 + 2f64.powi(103),
+        f32::MAX as f64 + 2f64.powi(104),
+        2f64.powi(-126),
+        2f64.powi(-149),
+        2f64.powi(-150),
+        2f64.powi(-150) * 1.5,
+        2f64.powi(-151),
+        65504.0,
+        65520.0,
+        65519.99,
+        2f64.powi(-14),
+        2f64.powi(-24),
+        2f64.powi(-25),
+        2f64.powi(-25) * 1.5,
+        1.0 + 2f64.powi(-24),
+        1.0 + 3.0 * 2f64.powi(-24),
+        1.0 + 2f64.powi(-11),
+        1.0 + 2f64.powi(-8),
+        3.3961776e38,
+    ] {
+        v.extend([x.to_bits(), (-x).to_bits()]);
+    }
+    v.extend([
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        0x7F80_0001,
+        0xFFA0_1234,
+        0x0000_0001,
+        0x807F_FFFF,
+        0x0080_0000,
+        0x7F7F_FFFF,
+        0x7C00,
+        0xFC00,
+        0x7E00,
+        0x7C01,
+        0xFD23,
+        0x0001,
+        0x83FF,
+        0x7F80,
+        0xFF81,
+        0x7FC1,
+        0x807F,
+        0x7F,
+        0x80,
+        0xFF,
+        0x7FFF,
+        0x8000,
+        0xFFFF,
+        0x7FFF_FFFF,
+        0x8000_0000,
+        0xFFFF_FFFF,
+        0x7FFF_FFFF_FFFF_FFFF,
+        0xFFFF_FFFF_FFFF_FFFF,
+        0x0020_0000_0000_0001,
+        0x0020_0000_0000_0003,
+    ]);
+    v
+}
+
+/// A conversion's sources: [`conversion_edges`], then `random` random
+/// items: uniformly random encodings, values of exponents from -160 to
+/// 130, integers plus quarters, integers of every width, and exact ties of
+/// f32 and f16 significands.
+fn conversion_inputs(random: usize, seed: u64) -> Vec<u64> {
+    let mut next = elementwise::random(seed);
+    let mut v = conversion_edges();
+    for k in 0..random {
+        let sign = (next() & 1) << 63;
+        let x = match k % 5 {
+            0 => next(),
+            1 => sign | (863 + next() % 290) << 52 | (next() & 0x000F_FFFF_FFFF_FFFF),
+            2 => {
+                let w = next() % 65;
+                let i = if w == 64 {
+                    next()
+                } else {
+                    next() & ((1u64 << w) - 1)
+                };
+                let x = i as f64 + (next() % 4) as f64 * 0.25;
+                sign | x.to_bits()
+            }
+            3 => next() >> (next() % 64),
+            _ => {
+                let e = 1023 - 30 + next() % 60;
+                let m = if next() & 1 == 0 {
+                    (next() & 0x7F_FFFF) << 29 | 1 << 28
+                } else {
+                    (next() & 0x3FF) << 42 | 1 << 41
+                };
+                sign | e << 52 | m
+            }
+        };
+        v.push(x);
+    }
+    v
+}
+
+/// The sources of an `n`-source form: every combination of [`EDGES`],
+/// then `random` random items (see the module docs).
+fn inputs(n: usize, random: usize, seed: u64) -> Vec<u64> {
+    let mut next = elementwise::random(seed);
+    let mut v = Vec::new();
+    match n {
+        1 => v.extend(EDGES),
+        2 => {
+            for a in EDGES {
+                for b in EDGES {
+                    v.extend([a, b]);
+                }
+            }
+        }
+        _ => {
+            for a in EDGES {
+                for b in EDGES {
+                    for c in EDGES {
+                        v.extend([a, b, c]);
+                    }
+                }
+            }
+        }
+    }
+    let near = |next: &mut dyn FnMut() -> u64, e: u64| -> u64 {
+        let sign = (next() & 1) << 63;
+        let exp = (e + next() % 8).min(2046);
+        sign | exp << 52 | (next() & 0x000F_FFFF_FFFF_FFFF)
+    };
+    for k in 0..random {
+        let kind = k % 4;
+        let e = next() % 2040;
+        for i in 0..n {
+            let x = match kind {
+                0 => next(),
+                1 => near(&mut next, e),
+                2 if i == 2 => {
+                    // −a·b rounded, moved by a few units
+                    let p = f64::from_bits(v[v.len() - 2]) * f64::from_bits(v[v.len() - 1]);
+                    let d = (next() % 5) as i64 - 2;
+                    ((-p).to_bits() as i64).wrapping_add(d) as u64
+                }
+                2 => {
+                    let e = 900 + next() % 250;
+                    near(&mut next, e)
+                }
+                _ => {
+                    let sign = (next() & 1) << 63;
+                    let m = next() % 64;
+                    let exp = 1016 + next() % 16;
+                    sign | exp << 52 | m << 46
+                }
+            };
+            v.push(x);
+        }
+    }
+    v
+}
+
+/// Random items per form: 10,000, or 1,000,000 with
+/// `PISA_NUMERICS_FULL=1`.
+fn random_items() -> usize {
+    if std::env::var("PISA_NUMERICS_FULL").is_ok_and(|v| v == "1") {
+        1_000_000
+    } else {
+        10_000
+    }
+}
+
+/// A form's sources: conversions a fifth of the random items.
+fn form_inputs(out: Out, n: usize, seed: u64) -> Vec<u64> {
+    match out {
+        Out::Conv(..) => conversion_inputs(random_items() / 5, seed),
+        _ => inputs(n, random_items(), seed),
+    }
+}
+
+/// The reference device with the program as written (its own float core),
+/// and with the soft-double library linked in.
+fn cpu_devices(src: &str) -> (CpuDevice, ProgramId, ProgramId) {
+    let m = pisa_translator::assemble("soft_f64.pisa", src).unwrap_or_else(|d| panic!("{d}"));
+    let mut cpu = CpuDevice::new();
+    let reference = cpu.load(&m).unwrap();
+    let mut linked = ir::build(&m);
+    ir::softf64::link(&mut linked);
+    assert!(
+        linked
+            .functions
+            .iter()
+            .all(|f| f.pisa_insts().all(|i| ir::softf64::replaces(i).is_none())),
+        "an instruction the pass replaces is left"
+    );
+    let library = cpu.load_program(&linked, src).unwrap();
+    (cpu, reference, library)
+}
+
+fn check(form: &str, n: usize, ins: &[u64], got: &[u64], want: &[u64], on: &str) {
+    let wrong: Vec<String> = got
+        .iter()
+        .zip(want)
+        .enumerate()
+        .filter(|(_, (g, w))| g != w)
+        .take(6)
+        .map(|(i, (g, w))| {
+            format!(
+                "{:016x?} gives {g:#018x}, want {w:#018x}",
+                &ins[i * n..i * n + n]
+            )
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{form} on {on}: {}", wrong.join("; "));
+}
+
+/// The library on the reference device.
+#[test]
+fn library_on_the_reference_device_is_exact() {
+    let src = program();
+    let (mut cpu, reference, library) = cpu_devices(&src);
+    for (k, (form, n, out)) in forms().into_iter().enumerate() {
+        let ins = form_inputs(out, n, 0x5D64 + k as u64);
+        let kernel = kernel_name(&form);
+        let want = elementwise::run(&mut cpu, reference, &kernel, (64, n), (64, 1), &ins);
+        let got = elementwise::run(&mut cpu, library, &kernel, (64, n), (64, 1), &ins);
+        check(
+            &form,
+            n,
+            &ins,
+            &got,
+            &want,
+            "the reference device, library linked",
+        );
+    }
+}
+
+/// Whether a SPIR-V module declares `OpCapability Float64`.
+fn declares_float64(words: &[u32]) -> bool {
+    // OpCapability: opcode 17, 2 words; Float64 is capability 10
+    words
+        .windows(2)
+        .any(|w| w[0] == (2 << 16 | 17) && w[1] == 10)
+}
+
+/// The same on lavapipe with `PISA_SPIRV_OPTIONS=...,soft-f64`: no f64 in
+/// the module.
+#[test]
+fn library_on_vulkan_without_f64_is_exact() {
+    let src = program();
+    let m = pisa_translator::assemble("soft_f64.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
+    let mut vk = Runtime::new(RuntimeOptions {
+        validation: true,
+        pipeline_cache: false,
+        timeout: Duration::from_secs(60),
+        ..Default::default()
+    })
+    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let options = pisa_vk_runtime::translate_options_with(
+        vk.device_info(),
+        Some("unroll,loop-cap,relaxed,opaque,opaque-push,soft-f64"),
+    );
+    assert!(options.soft_f64);
+    let without = pisa_vk_runtime::translate_options_with(
+        vk.device_info(),
+        Some("unroll,loop-cap,relaxed,opaque,opaque-push"),
+    );
+    assert!(
+        !without.soft_f64,
+        "lavapipe has f64: soft-f64 only when asked"
+    );
+    let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
+    assert!(!declares_float64(&spv.words), "the module declares Float64");
+    let native = pisa_translator::spirv::translate_with(&m, &without).unwrap();
+    assert!(declares_float64(&native.words));
+    if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
+        r.unwrap_or_else(|e| panic!("spirv-val: {e}"));
+    }
+    let mut cpu = CpuDevice::new();
+    let vp = vk.load_translated(&spv).unwrap();
+    let cp = cpu.load(&m).unwrap();
+    for (k, (form, n, out)) in forms().into_iter().enumerate() {
+        let ins = form_inputs(out, n, 0xD0B1 + k as u64);
+        let kernel = kernel_name(&form);
+        let want = elementwise::run(&mut cpu, cp, &kernel, (64, n), (64, 1), &ins);
+        let got = elementwise::run(&mut vk, vp, &kernel, (64, n), (64, 1), &ins);
+        check(&form, n, &ins, &got, &want, &vk.device_info().name);
+    }
+    let msgs = vk.validation_messages();
+    assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
+}
+
+/// A device without f64 gets the soft-double library; one with it keeps
+/// the native `.df` instructions.
+#[test]
+fn the_options_choose_the_library_without_f64() {
+    let with = pisa_translator::spirv::Options::for_loop_cap(true).with_f64(true);
+    let without = pisa_translator::spirv::Options::for_loop_cap(true).with_f64(false);
+    assert!(!with.soft_f64 && without.soft_f64);
+    assert!(without.target().soft_f64);
+    let names: Vec<&str> = ir::pipeline::Pipeline::for_target(&without.target())
+        .passes()
+        .iter()
+        .map(|p| p.name)
+        .collect();
+    assert!(names.contains(&"softf64"), "{names:?}");
+}

@@ -1,0 +1,296 @@
+//! `ir::exactf32`: the f32 operations whose Vulkan forms are not exact,
+//! computed exactly without f64 (devices without `shaderFloat64`: Apple
+//! GPUs, Intel Arc), as calls of a bundled PISA library linked into the
+//! program on use (the way [`super::mathlib`] links its own).
+//!
+//! Vulkan rounds f32 `OpFAdd`, `OpFSub` and `OpFMul` correctly to nearest
+//! even, and nothing else: it has no directed rounding (`.rz`, `.ru`, `.rd`,
+//! `.rna`, spec 03 §2), allows 2.5 ULP for `OpFDiv` and `Sqrt`, and does not
+//! require `Fma` to be fused (lavapipe's rounds twice). Where the device has
+//! f64 the back end computes these exactly in f64 (`spirv::lower::rounding`,
+//! `quotient`, `floating_point::fmad32`); without it this pass replaces, on
+//! `.f`:
+//!
+//! - `fadd`, `fsub`, `fmul` in a directed mode or `.rna`;
+//! - `fmad` in every mode (one rounding);
+//! - `fdiv`, `frcp`, `fsqrt` in every mode, `.fast` included (the exact
+//!   result is within every bound, and the same as the other devices');
+//!
+//! by a call `call %d, @__pisa_xf_OP(srcs…, FLAGS)` ([`flags`]: the
+//! rounding mode, `.ftz`, `.dsat`, `fsub`). The library ([`library`])
+//! computes only with integer operations, which Vulkan defines exactly
+//! (no float operation at all, so a driver's flushing of f32 subnormals or
+//! contraction of float operations cannot touch it):
+//!
+//! - the operands are unpacked into an integer significand `m` (24 bits,
+//!   subnormals normalized) and an exponent;
+//! - the exact result, or a truncation of it with at least 26 significant
+//!   bits whose last bit is ORed with "bits were lost" (that is, rounded to
+//!   odd), is formed in 64-bit integers: `fmul` the exact 48-bit product;
+//!   `fadd` the sum of the significands at bit 62, the smaller shifted
+//!   right and rounded to odd (the larger has 39 zero low bits, so the
+//!   shifted one loses bits only when the exponents differ by more than 39,
+//!   when no cancellation can take more than one bit); `fmad` the same sum
+//!   of the exact product (15 zero low bits) and the addend; `fdiv` the
+//!   integer quotient `(ma · 2^40) / mb` (40 bits or more) with its
+//!   remainder as the sticky bit; `fsqrt` the integer square root (31 bits
+//!   or more, digit by digit in 31 steps) of the significand scaled by
+//!   2^36 or 2^37, with its remainder as the sticky bit;
+//! - one rounding (`@__pisa_xf_round`) into f32 in the asked mode.
+//!
+//! Proof sketch: rounding to odd at a bit at least two below the rounding
+//! position of the result preserves the rounding in every mode (Boldo and
+//! Melquiond, "Emulation of FMA and correctly rounded sums: proved
+//! algorithms using rounding to odd", 2008): the truncation `t` with its
+//! sticky bit lies strictly between the same two representable neighbours
+//! as the exact value, is not a midpoint unless the exact value is, and is
+//! on the same side of every midpoint. For sums, `x` even and `y`'s
+//! rounding to odd give `x ± RO(y) = RO(x ± y)`. Each truncation keeps at
+//! least 26 bits above its sticky bit, so 24-bit results (and fewer for
+//! subnormals) round correctly. Zeros, infinities and NaNs are chosen by
+//! IEEE 754 and the float core's NaN rules (docs/spec-notes.md) before
+//! the arithmetic matters.
+//!
+//! The reference device (`interp`) does not run this pass; it is the oracle
+//! the library is tested against (`tests/exact_f32.rs`).
+
+pub mod library;
+
+use super::bundled::Linker;
+use super::*;
+use qualifier::Rndmode;
+use std::sync::OnceLock;
+
+/// The library's file name in diagnostics.
+pub const LIBRARY_FILE: &str = "<pisa exact f32 library>";
+
+/// Where library spans start in the program's text: beyond any module's and
+/// beyond the math library's (so `mathlib::in_library` holds for them too).
+const LIBRARY_BASE: u32 = 3 << 30;
+
+/// The library's PISA text.
+pub fn library_source() -> &'static str {
+    static SOURCE: OnceLock<String> = OnceLock::new();
+    SOURCE.get_or_init(library::source)
+}
+
+/// The flags argument of the library's functions: the rounding mode in
+/// bits 0–2 (0 `.re`, 1 `.rz`, 2 `.ru`, 3 `.rd`, 4 `.rna`), then `.ftz`
+/// (16), `.dsat` (32) and "subtract" (64, `fsub`).
+pub fn flags(mode: Rndmode, ftz: bool, dsat: bool, subtract: bool) -> u64 {
+    let m = match mode {
+        Rndmode::Re => 0,
+        Rndmode::Rz => 1,
+        Rndmode::Ru => 2,
+        Rndmode::Rd => 3,
+        Rndmode::Rna => 4,
+    };
+    m | u64::from(ftz) << 4 | u64::from(dsat) << 5 | u64::from(subtract) << 6
+}
+
+/// The format code of the library's flags (bits 8-9): 0 f32, 1 f16,
+/// 2 bfloat16.
+fn format_code(kind: FloatKind) -> u64 {
+    match kind {
+        FloatKind::Half => 1,
+        FloatKind::BFloat => 2,
+        FloatKind::Single | FloatKind::Double => 0,
+    }
+}
+
+/// What replaces an instruction: the library function and its flags
+/// argument (the last one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replacement {
+    pub entry: String,
+    pub flags: u64,
+}
+
+/// The library function that computes `i` exactly, and its flags, if this
+/// pass replaces it (see the module docs).
+pub fn replacement(i: &PisaInst) -> Option<Replacement> {
+    let q = &i.quals;
+    let mode = q.rndmode.unwrap_or(Rndmode::Re);
+    let directed = mode != Rndmode::Re;
+    match i.opcode {
+        Opcode::Ftrunc | Opcode::Ftrunc2 => {
+            let to = q.to?;
+            let fmt = format_code(to.float()?);
+            let entry = match (i.opcode, to) {
+                (Opcode::Ftrunc, Type::Hf | Type::Bf) if q.from == Some(Type::F) => "__pisa_xh_cvt",
+                (Opcode::Ftrunc2, Type::Hfx2 | Type::Bfx2) => "__pisa_xh2_cvt",
+                _ => return None,
+            };
+            return Some(Replacement {
+                entry: entry.into(),
+                flags: flags(mode, q.ftz, q.dsat, false) | fmt << 8,
+            });
+        }
+        Opcode::I2f => {
+            let to = q.to?;
+            let from = q.from?;
+            let pre = match to {
+                Type::F => "xf",
+                Type::Hf | Type::Bf => "xh",
+                _ => return None,
+            };
+            // the forms the back end computes in f64 (`lower::data_movement::i2f`)
+            if !(directed || q.dsat || to == Type::Bf) {
+                return None;
+            }
+            let signed = from.signed()?;
+            let bits = from.bits();
+            let s = if signed { 's' } else { 'u' };
+            return Some(Replacement {
+                entry: format!("__pisa_{pre}_i2f_{s}{bits}"),
+                flags: flags(mode, false, q.dsat, false)
+                    | u64::from(signed) << 7
+                    | format_code(to.float()?) << 8,
+            });
+        }
+        _ => {}
+    }
+    let ty = q.ty?;
+    let kind = ty.float()?;
+    if kind == FloatKind::Double {
+        return None;
+    }
+    let fmt = format_code(kind);
+    let f = flags(mode, q.ftz, q.dsat, i.opcode == Opcode::Fsub) | fmt << 8;
+    let prefix = match (kind, ty.lanes() > 1) {
+        (FloatKind::Single, _) => "__pisa_xf_",
+        (_, false) => "__pisa_xh_",
+        (_, true) => "__pisa_xh2_",
+    };
+    if q.precision.is_some() {
+        // fmul.full of the 16-bit formats: an f32 product
+        return (i.opcode == Opcode::Fmul && matches!(ty, Type::Hf | Type::Bf)).then(|| {
+            Replacement {
+                entry: "__pisa_xh_mulfull".into(),
+                flags: f,
+            }
+        });
+    }
+    let op = match i.opcode {
+        Opcode::Fadd | Opcode::Fsub if directed => "add",
+        Opcode::Fmul if directed => "mul",
+        // `fmad.hf`/`.bf` to nearest even is exact in f32 (`fmad16`)
+        Opcode::Fmad if directed || kind == FloatKind::Single => "fma",
+        Opcode::Fdiv => "div",
+        // f32's `frcp` passes 1.0 to `div`; the 16-bit entry points have `rcp`
+        Opcode::Frcp if kind == FloatKind::Single => "div",
+        Opcode::Frcp => "rcp",
+        Opcode::Fsqrt => "sqrt",
+        _ => return None,
+    };
+    Some(Replacement {
+        entry: format!("{prefix}{op}"),
+        flags: f,
+    })
+}
+
+/// The library function that computes `i` exactly, if this pass replaces
+/// it (see the module docs).
+pub fn replaces(i: &PisaInst) -> Option<String> {
+    replacement(i).map(|r| r.entry)
+}
+
+/// The library as a program (assembled from [`library_source`]).
+fn library() -> Program {
+    super::bundled::assemble_library(LIBRARY_FILE, library_source())
+}
+
+/// A 32-bit hex immediate.
+fn imm32(value: u64, span: Span) -> Operand {
+    Operand::Int(
+        IntLit {
+            value,
+            hex: true,
+            digits: 8,
+            negative: false,
+        },
+        span,
+    )
+}
+
+/// An immediate source as the bits of its value in the format of `ty`
+/// (a call's arguments are raw bits of the parameter's width); integer
+/// sources (`i2f`) stay as they are.
+fn literal_as_bits(src: Operand, ty: Option<Type>) -> Operand {
+    let Some(kind) = ty.and_then(Type::float) else {
+        return src;
+    };
+    let v = match &src {
+        Operand::Float(v, _) => *v,
+        Operand::Int(l, _) if !l.hex => l.math() as f64,
+        _ => return src,
+    };
+    let span = src.span();
+    match kind {
+        FloatKind::Half | FloatKind::BFloat => Operand::Int(
+            IntLit {
+                value: super::literal::f64_to_16(v, kind == FloatKind::BFloat),
+                hex: true,
+                digits: 4,
+                negative: false,
+            },
+            span,
+        ),
+        FloatKind::Single | FloatKind::Double => imm32(u64::from((v as f32).to_bits()), span),
+    }
+}
+
+/// Replaces every instruction [`replaces`] names by a call of its library
+/// function and links the library functions those calls need into `p`.
+/// Does nothing to a program that uses none.
+pub fn link(p: &mut Program) {
+    let used = p
+        .functions
+        .iter()
+        .any(|f| f.pisa_insts().any(|i| replacement(i).is_some()));
+    if !used {
+        return;
+    }
+    let lib = library();
+    let mut linker = Linker::new(p, &lib, LIBRARY_FILE, library_source(), LIBRARY_BASE);
+    for fi in 0..p.functions.len() {
+        for bi in 0..p.functions[fi].blocks.len() {
+            for ii in 0..p.functions[fi].blocks[bi].insts.len() {
+                let Inst::Pisa(i) = &p.functions[fi].blocks[bi].insts[ii] else {
+                    continue;
+                };
+                let Some(rep) = replacement(i) else {
+                    continue;
+                };
+                let i = i.clone();
+                p.library_uses.push((i.mnemonic_text(), i.span));
+                let target = linker.import(p, &rep.entry);
+                let operand = |r: Role| i.roles.get(r).map(|k| i.operands[k].clone());
+                let Some(dst) = operand(Role::Dst) else {
+                    continue;
+                };
+                // the sources' format: the type, or `.from` of conversions
+                let src_ty = match i.opcode {
+                    Opcode::Ftrunc2 => Some(Type::F),
+                    Opcode::Ftrunc | Opcode::I2f => i.quals.from,
+                    _ => i.quals.ty,
+                };
+                let mut args: Vec<Operand> = [Role::Src0, Role::Src1, Role::Src2]
+                    .into_iter()
+                    .filter_map(operand)
+                    .map(|o| literal_as_bits(o, src_ty))
+                    .collect();
+                if i.opcode == Opcode::Frcp && rep.entry == "__pisa_xf_div" {
+                    args.insert(0, imm32(0x3F80_0000, i.span));
+                }
+                args.push(imm32(rep.flags, i.span));
+                let call = linker.call(&i, dst, target, args);
+                p.functions[fi].blocks[bi].insts[ii] = Inst::Pisa(call);
+            }
+        }
+    }
+    verify::debug_verify(p, "exactf32");
+}
+
+#[cfg(test)]
+mod tests;
