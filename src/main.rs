@@ -113,6 +113,10 @@ enum Command {
         /// iterations (as `pisa spirv --unroll-loops`).
         #[arg(long)]
         unroll_loops: bool,
+        /// With --passes or --print-after: checked mode, every load, store
+        /// and atomic checks its address (as `pisa run --check`).
+        #[arg(long)]
+        check: bool,
     },
     /// Link PISA modules into one (`.import`s resolved against `.export`s,
     /// internal symbols kept apart) and print it as PISA text.
@@ -265,19 +269,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
             passes,
             print_after,
             unroll_loops,
+            check,
         } => {
             let target = pisa_translator::ir::pipeline::Target {
                 unroll_loops,
+                checked_memory: check,
                 ..Default::default()
             };
             if passes {
                 ir_passes(&target)
             } else if let Some(pass) = print_after {
                 ir_print_after(&files, &pass, &target)
-            } else if unroll_loops {
-                anyhow::bail!(
-                    "--unroll-loops chooses the passes of --passes and --print-after: give one"
-                )
+            } else if unroll_loops || check {
+                let flag = if check { "--check" } else { "--unroll-loops" };
+                anyhow::bail!("{flag} chooses the passes of --passes and --print-after: give one")
             } else {
                 ir(&files, structured)
             }
@@ -511,10 +516,10 @@ fn ir_print_after(
     let pass = pipeline::find(pass)?.name;
     let pipeline = pipeline::Pipeline::for_target(target);
     if !pipeline.runs(pass) {
-        let hint = if pass == "unroll" {
-            " (it runs with --unroll-loops)"
-        } else {
-            ""
+        let hint = match pass {
+            "unroll" => " (it runs with --unroll-loops)",
+            "checked" => " (it runs with --check)",
+            _ => "",
         };
         anyhow::bail!("pass `{pass}` does not run for this target{hint}");
     }

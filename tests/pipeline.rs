@@ -101,6 +101,149 @@ structurize  each body becomes a tree of nested loop / block / if constructs
     );
 }
 
+/// `checked` runs only in checked mode (`--check`), last.
+#[test]
+fn cli_lists_checked_only_with_check() {
+    let list = |args: &[&str]| {
+        let out = pisa().args(["ir", "--passes"]).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(!list(&[]).contains("checked"));
+    assert!(!list(&["--unroll-loops"]).contains("checked"));
+    let checked = list(&["--check"]);
+    let listed: Vec<&str> = checked
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        listed,
+        ["reducible", "shallow", "mathlib", "structurize", "checked"]
+    );
+    assert!(checked.contains(
+        "\nchecked      every ld, st and atomic checks its address first (checked mode, --check)\n"
+    ));
+    assert_eq!(
+        names(&pipeline::Target {
+            checked_memory: true,
+            unroll_loops: true,
+            ..Default::default()
+        }),
+        [
+            "reducible",
+            "shallow",
+            "mathlib",
+            "structurize",
+            "unroll",
+            "checked"
+        ]
+    );
+    // the target the SPIR-V options give
+    let options = pisa_translator::spirv::Options {
+        checked_memory: true,
+        ..Default::default()
+    };
+    assert!(names(&options.target()).contains(&"checked"));
+}
+
+/// A load, a store, a vector load and an atomic, and `ld.param`, which
+/// reads the argument block and is not checked.
+const ACCESSES: &str = ".version 0.1;
+.target 100;
+.kernel @k(.param[8] %a)
+{
+	.shared .align 4 @s[16];
+	.reg .64b %p;
+	.reg .32b %x;
+	.reg .v4.32b %v;
+	ld.param.64b %p, [%a];
+	ld.global.32b %x, [%p + 4];
+	st.shared.32b [@s + 12], %x;
+	ld.global.v4.32b %v, [%p];
+	iatom.global.add.32b %x, [%p], %x;
+	return;
+}
+";
+
+/// `--print-after checked` shows a check before each access, with its
+/// site (the instruction the check block reports), size and alignment;
+/// without `--check` the pass does not run.
+#[test]
+fn print_after_checked_shows_the_checks() {
+    let file = write("accesses.pisa", ACCESSES);
+    let out = pisa()
+        .args(["ir", "--check", "--print-after", "checked"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "\
+kernel @k(.param[8] %a) {
+  regs %p.64b %x.32b %v.v4.32b
+bb0:
+    ld.param.64b %p, [%a]
+    check.access site 0, 4 bytes, align 4
+    ld.global.32b %x, [%p + 4]
+    check.access site 1, 4 bytes, align 4
+    st.shared.32b [@s + 12], %x
+    check.access site 2, 16 bytes, align 4
+    ld.global.v4.32b %v, [%p]
+    check.access site 3, 4 bytes, align 4
+    iatom.global.add.32b %x, [%p], %x
+    return
+}
+
+structured @k:
+bb0
+return
+"
+    );
+    let out = pisa()
+        .args(["ir", "--print-after", "checked"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: pass `checked` does not run for this target (it runs with --check)\n"
+    );
+    let out = pisa().args(["ir", "--check"]).arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// The checks reach the back end as the IR says: the sites of the
+/// layout are the pass's, one per access, and a program translated from
+/// the finished IR is the one `translate_with` gives.
+#[test]
+fn checked_back_end_takes_the_checks_of_the_ir() {
+    let m = pisa_translator::assemble("accesses.pisa", ACCESSES).unwrap();
+    let options = pisa_translator::spirv::Options {
+        checked_memory: true,
+        ..Default::default()
+    };
+    let mut program = ir::lower(&m);
+    pipeline::Pipeline::for_target(&options.target())
+        .run(&mut program)
+        .unwrap();
+    assert_eq!(program.check_sites.len(), 4);
+    let spv = pisa_translator::spirv::translate_program(&program, &options).unwrap();
+    assert_eq!(spv.layout.check_sites, program.check_sites);
+    let direct = pisa_translator::spirv::translate_with(&m, &options).unwrap();
+    assert_eq!(spv.words, direct.words);
+    // without the pass, nothing is checked
+    let unchecked = pisa_translator::spirv::Options::default();
+    let plain = pisa_translator::spirv::translate_with(&m, &unchecked).unwrap();
+    assert!(plain.layout.check_sites.is_empty());
+}
+
 fn print_after(pass: &str) -> String {
     let file = write("loop.pisa", LOOP);
     let out = pisa()
@@ -186,7 +329,7 @@ fn print_after_refuses_unknown_and_absent_passes() {
     assert!(out.stdout.is_empty());
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "error: unknown pass `inline` (passes: reducible, shallow, mathlib, exactf32, softf64, structurize, unroll)\n"
+        "error: unknown pass `inline` (passes: reducible, shallow, mathlib, exactf32, softf64, structurize, unroll, checked)\n"
     );
     let out = pisa()
         .args(["ir", "--print-after", "unroll"])

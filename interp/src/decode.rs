@@ -455,6 +455,15 @@ impl<'a> FuncDecoder<'a> {
                 ops: Vec::new(),
                 site: 0,
             }),
+            // the IR pass of the SPIR-V back end's checked mode: the cpu
+            // device checks every access on its own and never runs it
+            Inst::CheckAccess(c) => {
+                let span = self.program.check_sites.get(c.site as usize).copied();
+                Err(self.unsupported(
+                    span.unwrap_or_default(),
+                    "checked mode's access checks (`pisa ir --print-after checked`) are the SPIR-V back end's; the cpu device checks every access itself".into(),
+                ))
+            }
         }
     }
 

@@ -82,7 +82,8 @@ pub struct Layout {
     /// (docs/abi.md, "The printf buffer").
     pub uses_printf: bool,
     /// Checked mode: the instruction of each checked access, by the site
-    /// number the check block reports (the SPIR-V back end's checked mode).
+    /// number the check block reports (`Program::check_sites`, set by the
+    /// IR's `checked` pass).
     pub check_sites: Vec<crate::diag::Span>,
     /// What a driver that inlines every call builds from the kernels
     /// (`ir::analysis::calls::inlined_instructions`): the runtime refuses
@@ -231,6 +232,7 @@ pub fn layout(p: &Program) -> Result<Layout, LayoutError> {
     use crate::validate::limits::{MAX_ARENA_BYTES, MAX_DATA_BYTES, MAX_PARAM_BYTES};
     let mut l = Layout {
         uses_printf: p.reads_special("printfbuffer"),
+        check_sites: p.check_sites.clone(),
         ..Layout::default()
     };
     let mut pending: Vec<(u64, &[InitElem])> = Vec::new();

@@ -40,6 +40,7 @@ pub fn lower(m: &Module) -> Program {
         symbols: m.ast.interner.clone(),
         source: m.map.clone(),
         library_uses: Vec::new(),
+        check_sites: Vec::new(),
     };
     verify::debug_verify(&p, "build");
     p

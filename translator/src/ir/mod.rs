@@ -24,6 +24,7 @@
 pub mod analysis;
 pub mod build;
 pub mod bundled;
+pub mod checked;
 pub mod exactf32;
 pub mod literal;
 pub mod mathlib;
@@ -259,6 +260,25 @@ pub enum Inst {
         src: RegId,
         value: u32,
     },
+    /// Checked mode ([`checked`]): the access that follows, the next
+    /// instruction of the block, checks its address first.
+    CheckAccess(AccessCheck),
+}
+
+/// What checked mode checks of one access ([`checked`]): the back end
+/// computes the access's address and space as it does for the access,
+/// checks the address against them, and sends a bad access to its space's
+/// sink, keeping it as the work-item's first bad one (docs/abi.md,
+/// "Checked mode").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccessCheck {
+    /// The site the check block reports: an index into
+    /// [`Program::check_sites`].
+    pub site: u32,
+    /// The bytes the access reads or writes.
+    pub bytes: u32,
+    /// The alignment spec 09 §5.1 asks of its address.
+    pub align: u32,
 }
 
 /// A branch condition: a predicate register, possibly negated.
@@ -406,6 +426,9 @@ pub struct Program {
     /// (mnemonic and span, in program order): what a diagnostic about
     /// library code names.
     pub library_uses: Vec<(String, Span)>,
+    /// Checked mode: the instruction of each checked access, by the site
+    /// number of its [`AccessCheck`] (set by the [`checked`] pass).
+    pub check_sites: Vec<Span>,
 }
 
 impl Program {

@@ -2,7 +2,7 @@
 //! as one list chosen from the target ([`Pipeline::for_target`]).
 //!
 //! ```text
-//! ir::lower → reducible → shallow → mathlib [→ exactf32] [→ softf64] → structurize [→ unroll] → back end
+//! ir::lower → reducible → shallow → mathlib [→ exactf32] [→ softf64] → structurize [→ unroll] [→ checked] → back end
 //! ```
 //!
 //! [`Pipeline::run`] runs the passes in order and, in debug builds, checks
@@ -16,14 +16,33 @@
 //! The [`Target`] holds what the choice of passes depends on, as a plain
 //! struct (it is derived from the device's description).
 //!
+//! Checked mode (`pisa run --check`) is the `checked` pass
+//! ([`super::checked`]): a typed [`super::Inst::CheckAccess`] before every
+//! load, store and atomic says its site, size and alignment; the SPIR-V
+//! back end lowers it at the access that follows, with the access's
+//! address and space (`spirv::checked`: the search of the launch's live
+//! allocations, the sink, the first bad access kept per work-item), and
+//! decides nothing about which accesses are checked.
+//!
 //! Still done during SPIR-V emission, not as passes (each should become
 //! one): sub-group emulation (`spirv::simt`: SIMT functions run their
-//! lanes in turns), checked mode (`spirv::checked`: address checks of
-//! every load, store and atomic), the numerics of `spirv::Options`
+//! lanes in turns), and the numerics of `spirv::Options`
 //! (`exact_division`, `fma_f32_via_f64`: the f64 forms of what `exactf32`
-//! does without f64; `opaque_operands`, relaxed memory
-//! orders, in `spirv::lower`), and the loop-cap exit flags
-//! (`detect_loop_cap`, `spirv::control`). The back end also computes
+//! does without f64; `opaque_operands`, relaxed memory orders, in
+//! `spirv::lower`).
+//!
+//! The loop-cap exit flags (`detect_loop_cap`, `spirv::control`: a loop
+//! the driver cut short sets the launch's status word) stay in the back
+//! end, as no pass: they belong to SPIR-V loop constructs, not to the
+//! IR's loops. A driver cuts a loop at its back edge and leaves through
+//! the construct's merge block, which the flag is tested in; the IR has no
+//! place for code there, nor for the never-taken exit that keeps the merge
+//! reachable in a loop whose exits all jump further out; `spirv::simt`
+//! emits a SIMT function's loops as constructs of its own, testing the
+//! flag at their merges. And a loop the back end makes itself, which the
+//! IR does not see, needs the same test (the retry loop of emulated
+//! atomics, `spirv::lower::atomics`). What there is to decide (every loop,
+//! when the target caps loops) is one option. The back end also computes
 //! analyses, which only compute facts and change nothing: which functions
 //! run in SIMT mode ([`super::analysis::subgroups`]), the call graph (to refuse
 //! recursion), the instructions inlined per kernel, and the nesting depth
@@ -51,6 +70,9 @@ pub struct Target {
     /// arithmetic becomes calls of the soft-double integer library
     /// (`softf64`).
     pub soft_f64: bool,
+    /// Checked mode (`pisa run --check`): every load, store and atomic
+    /// checks its address first (`checked`).
+    pub checked_memory: bool,
 }
 
 /// A pass failed: a bug in an earlier pass, never the input's fault.
@@ -122,6 +144,14 @@ pub const PASSES: &[Pass] = &[
         needs: &["structurize"],
         run: run_unroll,
     },
+    Pass {
+        name: "checked",
+        doc: "every ld, st and atomic checks its address first (checked mode, --check)",
+        // last: after every pass that links library code, whose accesses
+        // it checks; it numbers the sites in the order of the trees
+        needs: &["mathlib", "structurize"],
+        run: run_checked,
+    },
 ];
 
 /// The pass named `name`.
@@ -161,6 +191,9 @@ impl Pipeline {
         names.push("structurize");
         if target.unroll_loops {
             names.push("unroll");
+        }
+        if target.checked_memory {
+            names.push("checked");
         }
         Pipeline::named(&names, target.clone())
     }
@@ -255,6 +288,11 @@ fn run_softf64(p: &mut Program, _: &Target) -> Result<(), PassError> {
     Ok(())
 }
 
+fn run_checked(p: &mut Program, _: &Target) -> Result<(), PassError> {
+    super::checked::insert(p);
+    Ok(())
+}
+
 fn run_structurize(p: &mut Program, _: &Target) -> Result<(), PassError> {
     for f in &mut p.functions {
         if !f.is_declaration() {
@@ -318,18 +356,20 @@ mod tests {
     /// give the numbers the passes use.
     #[test]
     fn order_and_docs() {
-        for (unroll_loops, exact_f32, soft_f64) in [
-            (false, false, false),
-            (true, false, false),
-            (false, true, false),
-            (true, true, true),
+        for (unroll_loops, exact_f32, soft_f64, checked_memory) in [
+            (false, false, false, false),
+            (true, false, false, true),
+            (false, true, false, false),
+            (true, true, true, true),
         ] {
             let pipeline = Pipeline::for_target(&Target {
                 unroll_loops,
                 exact_f32,
                 soft_f64,
+                checked_memory,
                 ..Target::default()
             });
+            assert_eq!(pipeline.runs("checked"), checked_memory);
             let passes = pipeline.passes();
             for (i, pass) in passes.iter().enumerate() {
                 for need in pass.needs {
@@ -346,7 +386,7 @@ mod tests {
         assert!(doc("unroll").contains(&unroll::FACTOR.to_string()));
         assert_eq!(
             find("nope").unwrap_err().to_string(),
-            "unknown pass `nope` (passes: reducible, shallow, mathlib, exactf32, softf64, structurize, unroll)"
+            "unknown pass `nope` (passes: reducible, shallow, mathlib, exactf32, softf64, structurize, unroll, checked)"
         );
     }
 }

@@ -112,6 +112,10 @@ fn inst_text(inst: &Inst, names: &[String], m: &Program) -> String {
             names[dst.index()],
             names[src.index()]
         ),
+        Inst::CheckAccess(c) => format!(
+            "check.access site {}, {} bytes, align {}",
+            c.site, c.bytes, c.align
+        ),
     }
 }
 

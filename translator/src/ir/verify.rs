@@ -78,8 +78,10 @@ fn verify_function(f: &Function) -> Result<(), String> {
                     pred(*dst, &at("test"))?;
                     value32(*src, &at("test"))?;
                 }
+                Inst::CheckAccess(_) => {}
             }
         }
+        super::checked::checks_fit(&b.insts).map_err(|e| at(&e))?;
         for s in b.term.successors() {
             if s.index() >= f.blocks.len() {
                 return Err(at(&format!("branch to missing block {}", s.0)));

@@ -55,7 +55,7 @@ use super::function::FunctionCx;
 use super::memory::{Mem, GENERIC_PRIVATE_TAG, GENERIC_SHARED_TAG};
 use super::types::ModuleCx;
 use crate::abi::Push;
-use crate::diag::Span;
+use crate::ir;
 use rspirv::dr::Operand as SOp;
 use rspirv::spirv::{
     BuiltIn, FunctionControl, MemoryAccess, MemorySemantics, Scope, SelectionControl, StorageClass,
@@ -120,22 +120,14 @@ pub fn sink_offset(bytes: u32) -> u32 {
 }
 
 impl FunctionCx<'_, '_> {
-    /// In checked mode, `addr` when an access of `bytes` aligned to `align`
-    /// at it is good, else the sink of its space (and the first bad access
-    /// is reported); otherwise `addr` as it is.
-    pub fn checked_address(
-        &mut self,
-        addr: Word,
-        mem: Mem,
-        bytes: u32,
-        align: u32,
-        span: Span,
-    ) -> R<Word> {
-        if !self.tx.options.checked_memory {
+    /// `addr` when the access being lowered has a check (an
+    /// [`ir::Inst::CheckAccess`] before it, put there by the `checked`
+    /// pass) and is good, else the sink of its space (and the first bad
+    /// access is reported); without a check, `addr` as it is.
+    pub fn checked_address(&mut self, addr: Word, mem: Mem) -> R<Word> {
+        let Some(ir::AccessCheck { site, bytes, align }) = self.check.take() else {
             return Ok(addr);
-        }
-        let site = self.tx.layout.check_sites.len() as u32;
-        self.tx.layout.check_sites.push(span);
+        };
         let bt = self.tx.bool_ty();
         let u32t = self.tx.uint(32);
         let u64t = self.tx.uint(64);

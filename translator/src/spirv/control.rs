@@ -592,6 +592,18 @@ pub(super) fn lower_inst(fx: &mut FunctionCx, inst: &Inst) -> R<()> {
         Inst::Pisa(i) => {
             fx.line(i.span);
             lower::lower(fx, i)?;
+            if fx.check.take().is_some() {
+                return Err(TranslateError::Internal(format!(
+                    "a check before `{}`, which checks no address",
+                    i.mnemonic_text()
+                )));
+            }
+        }
+        // the access that follows lowers it (`FunctionCx::checked_address`)
+        Inst::CheckAccess(c) => {
+            if fx.check.replace(*c).is_some() {
+                return Err(TranslateError::Internal("two checks of one access".into()));
+            }
         }
         Inst::SetConst { dst, value } => {
             let Some(Reg::Val { ptr, .. }) = fx.reg(*dst) else {

@@ -45,6 +45,10 @@ pub struct FunctionCx<'t, 'm> {
     /// The 16-bit float format of the instruction being lowered (`true`:
     /// bfloat16), for its float literals.
     pub half_kind: Option<bool>,
+    /// Checked mode: the check of the access being lowered (the
+    /// [`ir::Inst::CheckAccess`] before it), taken by
+    /// `FunctionCx::checked_address`.
+    pub check: Option<ir::AccessCheck>,
 }
 
 /// The SPIR-V signature of a function: registers by value; kernels take
@@ -147,6 +151,7 @@ impl<'t, 'm> FunctionCx<'t, 'm> {
             line: 0,
             lane: None,
             half_kind: None,
+            check: None,
         }
     }
 }

@@ -129,7 +129,8 @@ pub struct Options {
     /// Checked mode (`pisa run --check`, `spirv::checked`): every load,
     /// store and atomic checks its address against the launch's live
     /// allocations and the arenas, reports the first bad one and goes to a
-    /// harmless place instead.
+    /// harmless place instead. Read by [`Options::target`] (the IR's
+    /// `checked` pass puts the checks in) and for the arenas' sinks.
     pub checked_memory: bool,
     /// Use SPIR-V's 64-bit atomics (`Int64Atomics`, the device's
     /// `shaderBufferInt64Atomics`) for 64-bit atomics on global memory.
@@ -207,6 +208,7 @@ impl Options {
             mathlib_f32: self.mathlib_f32,
             exact_f32: self.exact_f32,
             soft_f64: self.soft_f64,
+            checked_memory: self.checked_memory,
         }
     }
 

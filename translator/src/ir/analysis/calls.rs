@@ -3,7 +3,7 @@
 //! Vulkan cannot run) and the convergent functions (those that reach a
 //! work-group barrier, directly or through calls).
 
-use crate::ir::{Function, InitElem, Opcode, Operand, Program, Variable};
+use crate::ir::{Function, InitElem, Inst, Opcode, Operand, Program, Variable};
 use crate::syntax::ast::Name;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -139,7 +139,16 @@ pub fn inlined_instructions(p: &Program, roots: &[usize]) -> u64 {
     let own: Vec<u64> = p
         .functions
         .iter()
-        .map(|f| f.blocks.iter().map(|b| b.insts.len() as u64 + 1).sum())
+        .map(|f| {
+            f.blocks
+                .iter()
+                // checked mode's checks are part of the access they check
+                .map(|b| {
+                    let checks = b.insts.iter().filter(|i| matches!(i, Inst::CheckAccess(_)));
+                    (b.insts.len() - checks.count()) as u64 + 1
+                })
+                .sum()
+        })
         .collect();
     // post-order over the reachable functions, without recursion (call
     // chains may be thousands deep)

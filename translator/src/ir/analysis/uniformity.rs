@@ -45,6 +45,7 @@ impl Uniformity {
                         Inst::Pisa(i) => (destinations(i), reads_divergent(p, i, &divergent)),
                         Inst::SetConst { dst, .. } => (vec![*dst], false),
                         Inst::TestConst { dst, src, .. } => (vec![*dst], divergent[src.index()]),
+                        Inst::CheckAccess(_) => (Vec::new(), false),
                     };
                     if src_divergent || in_region[b.index()] {
                         for d in dsts {

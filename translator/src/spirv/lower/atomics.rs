@@ -811,8 +811,7 @@ fn source(fx: &mut FunctionCx, ins: &Ins, name: Role, bits: u16) -> R<Option<Wor
 pub fn ordered(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let bits = ins.i.quals.ty.map_or(32, Type::bits);
     let (addr, mem) = fx.address(addr_of(ins)?, space_of(ins))?;
-    let size = bits as u32 / 8;
-    let addr = fx.checked_address(addr, mem, size, size, ins.i.span)?;
+    let addr = fx.checked_address(addr, mem)?;
     if ins.i.opcode == Opcode::Ld {
         let v = access(fx, ins, Access::Load, addr, mem, bits)?;
         fx.write(ins.opr(Role::Dst)?, v, bits)?;
@@ -829,8 +828,7 @@ pub fn iatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         return Ok(false);
     };
     let (addr, mem) = fx.address(addr_of(ins)?, space_of(ins))?;
-    let size = bits as u32 / 8;
-    let addr = fx.checked_address(addr, mem, size, size, ins.i.span)?;
+    let addr = fx.checked_address(addr, mem)?;
     let src0 = source(fx, ins, Role::Src0, bits)?;
     let src1 = source(fx, ins, Role::Src1, bits)?;
     let old = access(fx, ins, Access::Int(op, src0, src1), addr, mem, bits)?;
@@ -847,8 +845,7 @@ pub fn fatom(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         return Ok(false);
     };
     let (addr, mem) = fx.address(addr_of(ins)?, space_of(ins))?;
-    let size = bits as u32 / 8;
-    let addr = fx.checked_address(addr, mem, size, size, ins.i.span)?;
+    let addr = fx.checked_address(addr, mem)?;
     let src0 = fx.read(ins.opr(Role::Src0)?, bits)?;
     let src1 = match ins.op(Role::Src1) {
         Some(s) => Some(fx.read(s, bits)?),

@@ -52,15 +52,8 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         fx.address(addr_operand(ins, Role::Addr)?, ins.i.quals.addrspace)?
     };
     let step = bits as u64 / 8;
-    // spec 09 §5.1: aligned to the type's size; below 32 bits, to the
-    // whole access's
-    let bytes = step as u32 * count as u32;
-    let align = if bits >= 32 { step as u32 } else { bytes };
-    let addr = if is_param {
-        addr
-    } else {
-        fx.checked_address(addr, mem, bytes, align, ins.i.span)?
-    };
+    // checked mode: the `ir::checked` pass put a check before the access
+    let addr = fx.checked_address(addr, mem)?;
     if ins.i.opcode == Opcode::St {
         let src = ins.opr(Role::Src0)?;
         if count == 1 {
