@@ -1,5 +1,6 @@
 //! Checked mode on a Vulkan device (`pisa run --check`,
-//! `RuntimeOptions::checked_memory`, the translator's `spirv::checked`):
+//! `RuntimeOptions::checked_memory`, the translator's `ir::checked` pass
+//! and `spirv::checked`):
 //! every bad access of tests/run/bad_accesses.pisa is reported with the
 //! instruction, the work-item, the space, the size and the kind the
 //! reference device reports, nothing outside the kernel's buffers is

@@ -244,6 +244,33 @@ fn checked_back_end_takes_the_checks_of_the_ir() {
     assert!(plain.layout.check_sites.is_empty());
 }
 
+/// A check before an instruction that checks no address (here
+/// `ld.param`) is a bug of a pass: the back end says so, as an internal
+/// error, instead of checking something else.
+#[test]
+fn back_end_refuses_a_check_without_its_access() {
+    let m = pisa_translator::assemble("accesses.pisa", ACCESSES).unwrap();
+    let options = pisa_translator::spirv::Options {
+        checked_memory: true,
+        ..Default::default()
+    };
+    let mut program = ir::lower(&m);
+    pipeline::Pipeline::for_target(&options.target())
+        .run(&mut program)
+        .unwrap();
+    let insts = &mut program.functions[0].blocks[0].insts;
+    assert!(matches!(insts[1], ir::Inst::CheckAccess(_)));
+    let check = insts.remove(1);
+    insts.insert(0, check);
+    match pisa_translator::spirv::translate_program(&program, &options) {
+        Err(pisa_translator::spirv::TranslateError::Internal(e)) => {
+            assert_eq!(e, "a check before `ld.param.64b`, which checks no address")
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("translated a check without its access"),
+    }
+}
+
 fn print_after(pass: &str) -> String {
     let file = write("loop.pisa", LOOP);
     let out = pisa()

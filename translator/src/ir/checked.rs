@@ -166,4 +166,47 @@ mod tests {
             checks_fit(&b.insts).unwrap();
         }
     }
+
+    /// A check must come right before an access of its size: a check left
+    /// alone, or one before an access of another size, fails `verify`.
+    #[test]
+    fn a_check_must_precede_its_access() {
+        let mut p = program(
+            ".version 0.1;
+.target 100;
+.kernel @k(.param[8] %a)
+{
+\t.reg .64b %p;
+\t.reg .32b %x;
+\tld.param.64b %p, [%a];
+\tld.global.32b %x, [%p];
+\treturn;
+}
+",
+        );
+        insert(&mut p);
+        let insts = &mut p.functions[0].blocks[0].insts;
+        checks_fit(insts).unwrap();
+        let check = AccessCheck {
+            site: 0,
+            bytes: 4,
+            align: 4,
+        };
+        // before `ld.param`, which is not checked
+        insts.insert(0, Inst::CheckAccess(check));
+        assert!(checks_fit(insts).is_err());
+        insts.remove(0);
+        // at the end of the block
+        insts.push(Inst::CheckAccess(check));
+        assert!(checks_fit(insts).is_err());
+        insts.pop();
+        // with another size
+        if let Some(Inst::CheckAccess(c)) = insts.get_mut(1) {
+            c.bytes = 8;
+        }
+        assert_eq!(
+            checks_fit(insts).unwrap_err(),
+            "check of site 0 is not right before an access of 8 bytes"
+        );
+    }
 }

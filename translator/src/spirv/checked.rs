@@ -1,6 +1,9 @@
 //! Checked mode (`Options::checked_memory`, `pisa run --check`): what
 //! compute-sanitizer gives CUDA users. Every `ld`, `st` and atomic checks
-//! its address before the access:
+//! its address before the access. Which accesses, and each one's site,
+//! size and alignment, the IR's `checked` pass says ([`crate::ir::checked`]:
+//! an [`ir::Inst::CheckAccess`] before the access); this file lowers each
+//! check at its access ([`FunctionCx::checked_address`]):
 //!
 //! - a device address (`.global`, `.const`, generic ones without an arena
 //!   tag) must lie with all its bytes inside one live allocation of the

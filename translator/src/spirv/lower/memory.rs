@@ -53,7 +53,12 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     };
     let step = bits as u64 / 8;
     // checked mode: the `ir::checked` pass put a check before the access
-    let addr = fx.checked_address(addr, mem)?;
+    // (never before `ld.param`, which reads the argument block)
+    let addr = if is_param {
+        addr
+    } else {
+        fx.checked_address(addr, mem)?
+    };
     if ins.i.opcode == Opcode::St {
         let src = ins.opr(Role::Src0)?;
         if count == 1 {
