@@ -25,6 +25,7 @@ pub mod analysis;
 pub mod build;
 pub mod bundled;
 pub mod exactf32;
+pub mod exactf64;
 pub mod literal;
 pub mod mathlib;
 mod opcode;
