@@ -113,6 +113,10 @@ enum Command {
         /// iterations (as `pisa spirv --unroll-loops`).
         #[arg(long)]
         unroll_loops: bool,
+        /// With --passes or --print-after: the target's numerics (as
+        /// `pisa spirv --numerics`); default f64 (a device with f64).
+        #[arg(long, value_name = "f32|f64|soft", value_parser = ["f32", "f64", "soft"])]
+        numerics: Option<String>,
     },
     /// Link PISA modules into one (`.import`s resolved against `.export`s,
     /// internal symbols kept apart) and print it as PISA text.
@@ -265,18 +269,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
             passes,
             print_after,
             unroll_loops,
+            numerics,
         } => {
-            let target = pisa_translator::ir::pipeline::Target {
+            let numerics = parse_numerics(numerics.as_deref())?
+                .unwrap_or(pisa_translator::spirv::Numerics::F64);
+            let target = pisa_translator::spirv::Options {
                 unroll_loops,
                 ..Default::default()
-            };
+            }
+            .with_numerics(numerics)
+            .target();
             if passes {
                 ir_passes(&target)
             } else if let Some(pass) = print_after {
                 ir_print_after(&files, &pass, &target)
-            } else if unroll_loops {
+            } else if unroll_loops || numerics != pisa_translator::spirv::Numerics::F64 {
                 anyhow::bail!(
-                    "--unroll-loops chooses the passes of --passes and --print-after: give one"
+                    "--unroll-loops and --numerics choose the passes of --passes and --print-after: give one"
                 )
             } else {
                 ir(&files, structured)
@@ -511,10 +520,12 @@ fn ir_print_after(
     let pass = pipeline::find(pass)?.name;
     let pipeline = pipeline::Pipeline::for_target(target);
     if !pipeline.runs(pass) {
-        let hint = if pass == "unroll" {
-            " (it runs with --unroll-loops)"
-        } else {
-            ""
+        let hint = match pass {
+            "unroll" => " (it runs with --unroll-loops)",
+            "exactf32" => " (it runs with --numerics f32 or soft)",
+            "softf64" => " (it runs with --numerics soft)",
+            "exactf64" => " (it runs with --numerics f64)",
+            _ => "",
         };
         anyhow::bail!("pass `{pass}` does not run for this target{hint}");
     }

@@ -70,7 +70,28 @@ fn passes_for_default_and_unrolling_targets() {
     let options = pisa_translator::spirv::Options::for_loop_cap(true);
     assert_eq!(
         names(&options.target()),
-        ["reducible", "shallow", "mathlib", "structurize", "unroll"]
+        [
+            "reducible",
+            "shallow",
+            "mathlib",
+            "exactf64",
+            "structurize",
+            "unroll"
+        ]
+    );
+    // without f64: the integer libraries
+    let options = options.with_numerics(pisa_translator::spirv::Numerics::Soft);
+    assert_eq!(
+        names(&options.target()),
+        [
+            "reducible",
+            "shallow",
+            "mathlib",
+            "exactf32",
+            "softf64",
+            "structurize",
+            "unroll"
+        ]
     );
 }
 
@@ -84,8 +105,19 @@ fn cli_lists_passes() {
 reducible    irreducible regions get one entry (a dispatcher): the graph is reducible
 shallow      parts nested deeper than 64 become flat dispatch loops
 mathlib      transcendental instructions become calls of the bundled math library
+exactf64     f32/f16/bf16 directed rounding, fmad, fdiv, frcp, fsqrt, rounded conversions become calls of the exact library with f64 cores
 structurize  each body becomes a tree of nested loop / block / if constructs
 "
+    );
+    let out = pisa()
+        .args(["ir", "--passes", "--numerics", "f32"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\nexactf32 ") && !text.contains("exactf64"),
+        "{text}"
     );
     let out = pisa()
         .args(["ir", "--passes", "--unroll-loops"])
@@ -94,7 +126,7 @@ structurize  each body becomes a tree of nested loop / block / if constructs
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
     let last = text.lines().last().unwrap();
-    assert_eq!(text.lines().count(), 5);
+    assert_eq!(text.lines().count(), 6);
     assert_eq!(
         last,
         "unroll       small innermost loops run 16 iterations per back edge (drivers that cap loops)"
@@ -186,7 +218,7 @@ fn print_after_refuses_unknown_and_absent_passes() {
     assert!(out.stdout.is_empty());
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "error: unknown pass `inline` (passes: reducible, shallow, mathlib, exactf32, softf64, structurize, unroll)\n"
+        "error: unknown pass `inline` (passes: reducible, shallow, mathlib, exactf32, exactf64, softf64, structurize, unroll)\n"
     );
     let out = pisa()
         .args(["ir", "--print-after", "unroll"])
