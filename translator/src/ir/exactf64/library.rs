@@ -15,6 +15,8 @@
 //!
 //! Functions added to the f32 library's:
 //!
+//! - `@__pisa_xd_fmarn(a, b, c, flags)`: `fmad.f` to nearest even without
+//!   `.ftz` or `.dsat` (the common form) in one short function;
 //! - `@__pisa_xd_narrow(sign, x, mode)`: the positive f64 `x` (exact, or
 //!   rounded to odd) with the sign `sign` (0 or 0x80000000) rounded once
 //!   into the format of `mode` bits 8-9 in `mode`'s rounding mode: to
@@ -60,6 +62,68 @@ xd_narrow_directed:
 	and.64b %sig, %x, 0xFFFFFFFFFFFFF;
 	or.64b %sig, %sig, 0x10000000000000;
 	call %r, @__pisa_xf_round(%sign, %e, %sig, %mode);
+	return %r;
+}
+
+";
+
+/// `fmad.f` to nearest even without `.ftz` or `.dsat`, the common form,
+/// in one short function: the product exact in f64, the sum rounded to
+/// odd by TwoSum's error (compared by `gt`/`lt`, false for the NaN error
+/// of infinite sums), `ftrunc.f.df` to nearest. Zeros and infinities come
+/// out of the f64 arithmetic as IEEE 754 gives them; a NaN result is
+/// replaced by the float core's (the first NaN source quieted, else the
+/// default NaN). `%flags` is unused (0).
+const FMA_RN: &str = "\
+.function .32b @__pisa_xd_fmarn(.reg .32b %a, .reg .32b %b, .reg .32b %c, .reg .32b %flags)
+{
+	.reg .64b %xa, %xb, %xc, %p, %s, %e, %t, %u, %m;
+	.reg .32b %r, %nanr, %q, %w;
+	.pred %even, %pos, %neg, %inexact, %pn, %anyn;
+	fext.df.f %xa, %a;
+	fext.df.f %xb, %b;
+	fext.df.f %xc, %c;
+	fmul.df %p, %xa, %xb;
+	fadd.df %s, %p, %xc;
+	fsub.df %t, %s, %p;
+	fsub.df %u, %s, %t;
+	fsub.df %u, %p, %u;
+	fsub.df %t, %xc, %t;
+	fadd.df %e, %u, %t;
+	// rounded to odd: one step toward a nonzero error from an even s
+	and.64b %t, %s, 1;
+	ucmp.eq.64b %even, %t, 0;
+	fcmp.gt.df %pos, %e, 0.0;
+	fcmp.lt.df %neg, %e, 0.0;
+	sel.32b %w, 1, 0, %pos;
+	sel.32b %w, 1, %w, %neg;
+	ucmp.ne.32b %inexact, %w, 0;
+	xor.64b %t, %s, %e;
+	shr.64b %t, %t, 63;
+	shl.64b %t, %t, 1;
+	mov.64b %u, 1;
+	isub.64b %u, %u, %t;
+	iadd.64b %t, %s, %u;
+	sel.64b %t, %t, %s, %even;
+	sel.64b %s, %t, %s, %inexact;
+	ftrunc.f.df %r, %s;
+	// NaN rules: the first NaN source quieted, else the default NaN
+	and.32b %w, %r, 0x7FFFFFFF;
+	ucmp.gt.32b %anyn, %w, 0x7F800000;
+	mov.32b %nanr, 0x7FC00000;
+	and.32b %w, %c, 0x7FFFFFFF;
+	ucmp.gt.32b %pn, %w, 0x7F800000;
+	or.32b %q, %c, 0x400000;
+	sel.32b %nanr, %q, %nanr, %pn;
+	and.32b %w, %b, 0x7FFFFFFF;
+	ucmp.gt.32b %pn, %w, 0x7F800000;
+	or.32b %q, %b, 0x400000;
+	sel.32b %nanr, %q, %nanr, %pn;
+	and.32b %w, %a, 0x7FFFFFFF;
+	ucmp.gt.32b %pn, %w, 0x7F800000;
+	or.32b %q, %a, 0x400000;
+	sel.32b %nanr, %q, %nanr, %pn;
+	sel.32b %r, %nanr, %r, %anyn;
 	return %r;
 }
 
@@ -148,7 +212,7 @@ fn narrow_signed(f: &mut F, x: &str) {
 
 impl Cores for F64 {
     fn functions(&self) -> String {
-        NARROW.to_string()
+        format!("{NARROW}{FMA_RN}")
     }
     fn regs(&self) -> Vec<String> {
         vec![

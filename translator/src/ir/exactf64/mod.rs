@@ -34,7 +34,9 @@
 //!   side the exact value lies, and a step toward it when it is inexact
 //!   and the result even gives the value rounded to odd;
 //!
-//! then one rounding into the format (`@__pisa_xd_narrow`): to nearest even
+//! then one rounding into the format (`@__pisa_xd_narrow`; `fmad.f` to
+//! nearest without `.ftz`/`.dsat`, the common form, has a short function
+//! of its own, `@__pisa_xd_fmarn`): to nearest even
 //! into f32 by `ftrunc.f.df` (Vulkan's correctly rounded conversion),
 //! every other mode and format by the f32 library's integer rounding
 //! (`@__pisa_xf_round`) of the f64's significand. Zeros, infinities, NaNs,
@@ -102,8 +104,15 @@ pub fn replacement(i: &PisaInst, native: Native) -> Option<Replacement> {
     if nearest && native.division && division {
         return None;
     }
-    if nearest && native.fma_f32 && i.opcode == Opcode::Fmad && i.quals.ty == Some(Type::F) {
+    let fma_f32 = i.opcode == Opcode::Fmad && i.quals.ty == Some(Type::F);
+    if nearest && native.fma_f32 && fma_f32 {
         return None;
+    }
+    if nearest && fma_f32 && !i.quals.ftz && !i.quals.dsat {
+        return Some(Replacement {
+            entry: "__pisa_xd_fmarn".into(),
+            flags: 0,
+        });
     }
     Some(rep)
 }
@@ -131,6 +140,7 @@ mod tests {
         let lib = super::super::bundled::assemble_library(LIBRARY_FILE, library_source());
         for name in [
             "__pisa_xd_narrow",
+            "__pisa_xd_fmarn",
             "__pisa_xf_add",
             "__pisa_xf_mul",
             "__pisa_xf_fma",
