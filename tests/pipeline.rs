@@ -269,6 +269,48 @@ fn back_end_takes_the_finished_ir() {
     }
 }
 
+/// An instruction the IR pass `exactf64` (or `exactf32`) replaces by a
+/// call, reaching the back end unreplaced, is an internal error: the back
+/// end has no inexact or f64 form of it. With the pass it translates.
+#[test]
+fn back_end_refuses_unreplaced_exact_operations() {
+    let src = ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %p)\n{\n\t.reg .64b %a;\n\t.reg .32b %x;\n\tld.param.64b %a, [%p];\n\tld.global.32b %x, [%a];\n\tfadd.rz.f %x, %x, %x;\n\tst.global.32b [%a], %x;\n\treturn;\n}\n";
+    let m = pisa_translator::assemble("k.pisa", src).unwrap();
+    for numerics in [
+        pisa_translator::spirv::Numerics::F64,
+        pisa_translator::spirv::Numerics::F32,
+    ] {
+        let options = pisa_translator::spirv::Options::default().with_numerics(numerics);
+        let pass = if options.exact_f32 {
+            "exactf32"
+        } else {
+            "exactf64"
+        };
+        let mut target = options.target();
+        target.exact_f32 = false;
+        target.exact_f64 = false;
+        let mut program = ir::lower(&m);
+        pipeline::Pipeline::for_target(&target)
+            .run(&mut program)
+            .unwrap();
+        match pisa_translator::spirv::translate_program(&program, &options) {
+            Err(pisa_translator::spirv::TranslateError::Internal(e)) => assert_eq!(
+                e,
+                format!(
+                    "`fadd.rz.f` reached the back end: the IR pass {pass} replaces it by a call"
+                )
+            ),
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("translated fadd.rz.f without {pass}"),
+        }
+        let mut program = ir::lower(&m);
+        pipeline::Pipeline::for_target(&options.target())
+            .run(&mut program)
+            .unwrap();
+        pisa_translator::spirv::translate_program(&program, &options).unwrap();
+    }
+}
+
 /// docs/control-flow.md shows the pipeline as `pisa ir --passes
 /// --unroll-loops` prints it.
 #[test]

@@ -321,16 +321,20 @@ pub fn qualifier_handling(q: &Quals) -> [(&'static str, Handling); 31] {
             "precision",
             match precision {
                 None => Absent,
-                Some(Precision::Full) => Lowered("arithmetic.rs, floating_point.rs: mul_full"),
+                Some(Precision::Full) => {
+                    Lowered("arithmetic.rs; 16-bit floats: ir::exactf32/exactf64")
+                }
             },
         ),
         (
             "rndmode",
             match rndmode {
                 None => Absent,
-                Some(Rndmode::Re) => Lowered("the driver's rounding, or rounding.rs"),
+                Some(Rndmode::Re) => {
+                    Lowered("the driver's rounding, ir::exactf32/exactf64, or rounding.rs (.df)")
+                }
                 Some(Rndmode::Rz | Rndmode::Ru | Rndmode::Rd | Rndmode::Rna) => {
-                    Lowered("rounding.rs")
+                    Lowered("ir::exactf32/exactf64, or rounding.rs (.df)")
                 }
             },
         ),
