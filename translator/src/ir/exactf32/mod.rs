@@ -8,7 +8,7 @@
 //! `.rna`, spec 03 §2), allows 2.5 ULP for `OpFDiv` and `Sqrt`, and does not
 //! require `Fma` to be fused (lavapipe's rounds twice). Where the device has
 //! f64 the pass [`super::exactf64`] replaces the same instructions by calls
-//! of this library with its cores in f64 ([`library::Cores`]); without it
+//! of this library with its cores in f64 (`library::Cores`); without it
 //! this pass replaces, on `.f`:
 //!
 //! - `fadd`, `fsub`, `fmul` in a directed mode or `.rna`;
