@@ -117,6 +117,10 @@ enum Command {
         /// and atomic checks its address (as `pisa run --check`).
         #[arg(long)]
         check: bool,
+        /// With --passes or --print-after: the target's numerics (as
+        /// `pisa spirv --numerics`); default f64 (a device with f64).
+        #[arg(long, value_name = "f32|f64|soft", value_parser = ["f32", "f64", "soft"])]
+        numerics: Option<String>,
     },
     /// Link PISA modules into one (`.import`s resolved against `.export`s,
     /// internal symbols kept apart) and print it as PISA text.
@@ -270,19 +274,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
             print_after,
             unroll_loops,
             check,
+            numerics,
         } => {
-            let target = pisa_translator::ir::pipeline::Target {
+            let numerics = parse_numerics(numerics.as_deref())?
+                .unwrap_or(pisa_translator::spirv::Numerics::F64);
+            let target = pisa_translator::spirv::Options {
                 unroll_loops,
                 checked_memory: check,
                 ..Default::default()
-            };
+            }
+            .with_numerics(numerics)
+            .target();
             if passes {
                 ir_passes(&target)
             } else if let Some(pass) = print_after {
                 ir_print_after(&files, &pass, &target)
-            } else if unroll_loops || check {
-                let flag = if check { "--check" } else { "--unroll-loops" };
-                anyhow::bail!("{flag} chooses the passes of --passes and --print-after: give one")
+            } else if unroll_loops || check || numerics != pisa_translator::spirv::Numerics::F64 {
+                anyhow::bail!(
+                    "--unroll-loops, --check and --numerics choose the passes of --passes and --print-after: give one"
+                )
             } else {
                 ir(&files, structured)
             }
@@ -519,6 +529,9 @@ fn ir_print_after(
         let hint = match pass {
             "unroll" => " (it runs with --unroll-loops)",
             "checked" => " (it runs with --check)",
+            "exactf32" => " (it runs with --numerics f32 or soft)",
+            "softf64" => " (it runs with --numerics soft)",
+            "exactf64" => " (it runs with --numerics f64)",
             _ => "",
         };
         anyhow::bail!("pass `{pass}` does not run for this target{hint}");

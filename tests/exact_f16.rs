@@ -427,12 +427,17 @@ fn inputs(src: Src, n: usize, random: usize, seed: u64) -> Vec<u64> {
 
 /// The reference device with the program as written (its own float core),
 /// and with the exact library linked in.
-fn cpu_devices(src: &str) -> (CpuDevice, ProgramId, ProgramId) {
+/// With `f64`, the library with f64 cores (`ir::exactf64`).
+fn cpu_devices(src: &str, f64: bool) -> (CpuDevice, ProgramId, ProgramId) {
     let m = pisa_translator::assemble("exact_f16.pisa", src).unwrap_or_else(|d| panic!("{d}"));
     let mut cpu = CpuDevice::new();
     let reference = cpu.load(&m).unwrap();
     let mut linked = ir::build(&m);
-    ir::exactf32::link(&mut linked);
+    if f64 {
+        ir::exactf64::link(&mut linked, ir::exactf64::Native::default());
+    } else {
+        ir::exactf32::link(&mut linked);
+    }
     let library = cpu.load_program(&linked, src).unwrap();
     (cpu, reference, library)
 }
@@ -480,8 +485,18 @@ fn every_form_is_replaced() {
 /// random items per form.
 #[test]
 fn library_on_the_reference_device_is_exact() {
+    reference_device(false);
+}
+
+/// The same with the f64 cores (`ir::exactf64`).
+#[test]
+fn f64_library_on_the_reference_device_is_exact() {
+    reference_device(true);
+}
+
+fn reference_device(f64: bool) {
     let src = program();
-    let (mut cpu, reference, library) = cpu_devices(&src);
+    let (mut cpu, reference, library) = cpu_devices(&src, f64);
     for (k, f) in forms().iter().enumerate() {
         let ins = inputs(f.src, f.n, 3_000, 0xF16E + k as u64);
         let kernel = kernel_name(&f.text);
@@ -512,8 +527,26 @@ fn library_on_vulkan_without_f64_is_exact() {
     );
     assert!(info_options.exact_f32);
     let options = pisa_translator::spirv::Options::for_loop_cap(true).with_exact_f32();
-    let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
-    assert!(!declares_float64(&spv.words), "the module declares Float64");
+    vulkan(&m, &options);
+}
+
+/// The same on lavapipe with the f64 path (`ir::exactf64`, what a device
+/// with `shaderFloat64` gets): every form is a call of the library.
+#[test]
+fn f64_library_on_vulkan_is_exact() {
+    let src = program();
+    let m = pisa_translator::assemble("exact_f16.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
+    let options = pisa_translator::spirv::Options::for_loop_cap(true).with_f64(true);
+    vulkan(&m, &options);
+}
+
+fn vulkan(m: &pisa_translator::Module, options: &pisa_translator::spirv::Options) {
+    let spv = pisa_translator::spirv::translate_with(m, options).unwrap();
+    assert_eq!(
+        declares_float64(&spv.words),
+        !options.exact_f32,
+        "Float64 declared"
+    );
     if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
         r.unwrap_or_else(|e| panic!("spirv-val: {e}"));
     }
@@ -526,7 +559,7 @@ fn library_on_vulkan_without_f64_is_exact() {
     .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
     let mut cpu = CpuDevice::new();
     let vp = vk.load_translated(&spv).unwrap();
-    let cp = cpu.load(&m).unwrap();
+    let cp = cpu.load(m).unwrap();
     for (k, f) in forms().iter().enumerate() {
         let ins = inputs(f.src, f.n, 2_000, 0x5EED16 + k as u64);
         let kernel = kernel_name(&f.text);

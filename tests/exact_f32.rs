@@ -161,13 +161,18 @@ fn inputs(n: usize, random: usize, seed: u64) -> Vec<u32> {
 }
 
 /// The reference device with the program as written (its own float core),
-/// and with the exact f32 library linked in.
-fn cpu_devices(src: &str) -> (CpuDevice, ProgramId, ProgramId) {
+/// and with the exact library linked in: the f32 one, or with `f64` the
+/// one with f64 cores (`ir::exactf64`).
+fn cpu_devices(src: &str, f64: bool) -> (CpuDevice, ProgramId, ProgramId) {
     let m = pisa_translator::assemble("exact_f32.pisa", src).unwrap_or_else(|d| panic!("{d}"));
     let mut cpu = CpuDevice::new();
     let reference = cpu.load(&m).unwrap();
     let mut linked = ir::build(&m);
-    ir::exactf32::link(&mut linked);
+    if f64 {
+        ir::exactf64::link(&mut linked, ir::exactf64::Native::default());
+    } else {
+        ir::exactf32::link(&mut linked);
+    }
     let library = cpu.load_program(&linked, src).unwrap();
     (cpu, reference, library)
 }
@@ -196,8 +201,18 @@ fn as_u64(v: &[u32]) -> Vec<u64> {
 /// The library on the reference device: 20,000 random items per form.
 #[test]
 fn library_on_the_reference_device_is_exact() {
+    reference_device(false);
+}
+
+/// The library with f64 cores (`ir::exactf64`) on the reference device.
+#[test]
+fn f64_library_on_the_reference_device_is_exact() {
+    reference_device(true);
+}
+
+fn reference_device(f64: bool) {
     let src = program();
-    let (mut cpu, reference, library) = cpu_devices(&src);
+    let (mut cpu, reference, library) = cpu_devices(&src, f64);
     for (k, (form, n)) in forms().into_iter().enumerate() {
         let ins = inputs(n, 20_000, 0xE7AC + k as u64);
         let ins64 = as_u64(&ins);
@@ -227,11 +242,27 @@ fn declares_float64(words: &[u32]) -> bool {
 /// 10,000 random items per form.
 #[test]
 fn library_on_vulkan_without_f64_is_exact() {
+    vulkan(false);
+}
+
+/// The same on lavapipe with the f64 path (`ir::exactf64`, what a device
+/// with `shaderFloat64` gets).
+#[test]
+fn f64_library_on_vulkan_is_exact() {
+    vulkan(true);
+}
+
+fn vulkan(f64: bool) {
     let src = program();
     let m = pisa_translator::assemble("exact_f32.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
-    let options = pisa_translator::spirv::Options::for_loop_cap(true).with_exact_f32();
+    let options = pisa_translator::spirv::Options::for_loop_cap(true);
+    let options = if f64 {
+        options.with_f64(true)
+    } else {
+        options.with_exact_f32()
+    };
     let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
-    assert!(!declares_float64(&spv.words), "the module declares Float64");
+    assert_eq!(declares_float64(&spv.words), f64, "Float64 declared");
     if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
         r.unwrap_or_else(|e| panic!("spirv-val: {e}"));
     }

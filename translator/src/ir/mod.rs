@@ -26,6 +26,7 @@ pub mod build;
 pub mod bundled;
 pub mod checked;
 pub mod exactf32;
+pub mod exactf64;
 pub mod literal;
 pub mod mathlib;
 mod opcode;

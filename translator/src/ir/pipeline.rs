@@ -2,7 +2,7 @@
 //! as one list chosen from the target ([`Pipeline::for_target`]).
 //!
 //! ```text
-//! ir::lower → reducible → shallow → mathlib [→ exactf32] [→ softf64] → structurize [→ unroll] [→ checked] → back end
+//! ir::lower → reducible → shallow → mathlib [→ exactf32 | exactf64] [→ softf64] → structurize [→ unroll] [→ checked] → back end
 //! ```
 //!
 //! [`Pipeline::run`] runs the passes in order and, in debug builds, checks
@@ -26,10 +26,12 @@
 //!
 //! Still done during SPIR-V emission, not as passes (each should become
 //! one): sub-group emulation (`spirv::simt`: SIMT functions run their
-//! lanes in turns), and the numerics of `spirv::Options`
-//! (`exact_division`, `fma_f32_via_f64`: the f64 forms of what `exactf32`
-//! does without f64; `opaque_operands`, relaxed memory orders, in
-//! `spirv::lower`).
+//! lanes in turns), the exact `.df` operations on devices with f64
+//! (directed rounding, `fmad.df`, `fdiv.df`/`fsqrt.df` with
+//! `exact_division`, `frsqrt.df`, `ftrunc` from `.df` and `i2f` into `.df`
+//! in a directed mode: `spirv::lower::rounding`, `quotient`), and other
+//! numerics of `spirv::Options` (`opaque_operands`, relaxed memory
+//! orders, in `spirv::lower`).
 //!
 //! The loop-cap exit flags (`detect_loop_cap`, `spirv::control`: a loop
 //! the driver cut short sets the launch's status word) stay in the back
@@ -66,6 +68,13 @@ pub struct Target {
     /// f32 operations Vulkan does not compute exactly become calls of the
     /// exact f32 library (`exactf32`).
     pub exact_f32: bool,
+    /// The device has f64 (and `exact_f32` is off): the same operations
+    /// become calls of the exact library with f64 cores (`exactf64`),
+    /// except those left to the device ([`super::exactf64::Native`]).
+    pub exact_f64: bool,
+    /// With `exact_f64`: the operations left to the device's own
+    /// instructions.
+    pub native: super::exactf64::Native,
     /// The device has no f64 (or the options ask for it): the `.df`
     /// arithmetic becomes calls of the soft-double integer library
     /// (`softf64`).
@@ -126,6 +135,12 @@ pub const PASSES: &[Pass] = &[
         run: run_exactf32,
     },
     Pass {
+        name: "exactf64",
+        doc: "f32/f16/bf16 directed rounding, fmad, fdiv, frcp, fsqrt, rounded conversions become calls of the exact library with f64 cores",
+        needs: &[],
+        run: run_exactf64,
+    },
+    Pass {
         name: "softf64",
         doc: ".df add, sub, mul, fmad, div, sqrt, min, max, abs, neg, fcmp become calls of the soft-double integer library (no f64)",
         needs: &[],
@@ -184,6 +199,8 @@ impl Pipeline {
         let mut names = vec!["reducible", "shallow", "mathlib"];
         if target.exact_f32 {
             names.push("exactf32");
+        } else if target.exact_f64 {
+            names.push("exactf64");
         }
         if target.soft_f64 {
             names.push("softf64");
@@ -283,6 +300,11 @@ fn run_exactf32(p: &mut Program, _: &Target) -> Result<(), PassError> {
     Ok(())
 }
 
+fn run_exactf64(p: &mut Program, target: &Target) -> Result<(), PassError> {
+    super::exactf64::link(p, target.native);
+    Ok(())
+}
+
 fn run_softf64(p: &mut Program, _: &Target) -> Result<(), PassError> {
     super::softf64::link(p);
     Ok(())
@@ -365,6 +387,7 @@ mod tests {
             let pipeline = Pipeline::for_target(&Target {
                 unroll_loops,
                 exact_f32,
+                exact_f64: !exact_f32,
                 soft_f64,
                 checked_memory,
                 ..Target::default()
@@ -386,7 +409,7 @@ mod tests {
         assert!(doc("unroll").contains(&unroll::FACTOR.to_string()));
         assert_eq!(
             find("nope").unwrap_err().to_string(),
-            "unknown pass `nope` (passes: reducible, shallow, mathlib, exactf32, softf64, structurize, unroll, checked)"
+            "unknown pass `nope` (passes: reducible, shallow, mathlib, exactf32, exactf64, softf64, structurize, unroll, checked)"
         );
     }
 }

@@ -101,7 +101,8 @@ pub struct Options {
     pub float_refusals: [Option<String>; 3],
     /// Compute `fmad.f` exactly through f64 (needs `shaderFloat64` and
     /// `shaderInt64`): Vulkan does not require `Fma` to be fused, and
-    /// lavapipe's is not (`lower::floating_point::fmad32`).
+    /// lavapipe's is not (the IR pass `exactf64` replaces it by a call of
+    /// its library).
     pub fma_f32_via_f64: bool,
     /// Without `fma_f32_via_f64`: the device's `Fma` on f32 rounds once
     /// (the runtime runs a probe to find out, `Runtime::fused_fma`). When
@@ -109,10 +110,11 @@ pub struct Options {
     /// rather than computed with two roundings.
     pub fma_f32_native_fused: bool,
     /// Compute `fdiv`, `fsqrt` and `frcp` correctly rounded on every
-    /// driver (Vulkan promises 2.5 ULP): in f64 with the driver's result
-    /// corrected by exact remainders (`lower::quotient`); needs
-    /// `shaderFloat64` and `shaderInt64`. Without it `.f`, `.hf` and `.bf`
-    /// use the driver's `OpFDiv` and `Sqrt` (docs/spec-notes.md).
+    /// driver (Vulkan promises 2.5 ULP): `.f`, `.hf` and `.bf` by the IR
+    /// pass `exactf64`, `.df` in f64 with the driver's result corrected by
+    /// exact remainders (`lower::quotient`); needs `shaderFloat64` and
+    /// `shaderInt64`. Without it they use the driver's `OpFDiv` and `Sqrt`
+    /// (docs/spec-notes.md).
     pub exact_division: bool,
     /// No f64 for the exact f32 operations: `fadd`/`fsub`/`fmul` in a
     /// directed mode or `.rna`, `fmad`, `fdiv`, `frcp` and `fsqrt` on `.f`
@@ -207,6 +209,11 @@ impl Options {
             unroll_loops: self.unroll_loops,
             mathlib_f32: self.mathlib_f32,
             exact_f32: self.exact_f32,
+            exact_f64: !self.exact_f32,
+            native: crate::ir::exactf64::Native {
+                division: !self.exact_division,
+                fma_f32: !self.fma_f32_via_f64,
+            },
             soft_f64: self.soft_f64,
             checked_memory: self.checked_memory,
         }

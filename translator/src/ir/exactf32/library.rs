@@ -20,18 +20,51 @@ use std::fmt::Write;
 
 /// The library's text.
 pub fn source() -> String {
-    let mut s = String::from(
-        "// The exact f32 operations without f64 (ir::exactf32).\n\
-         // Names starting with `__pisa_` are reserved for the bundled libraries.\n\
+    source_with(
+        "// The exact f32 operations without f64 (ir::exactf32).\n",
+        &Integer,
+    )
+}
+
+/// How each operation forms its exact result, or its truncation rounded
+/// to odd, from the unpacked operands (step 2 of the method): in integers
+/// ([`Integer`], this library), or in f64 (`ir::exactf64`). The rest of
+/// every operation (flushing, classification, zeros, infinities, NaN
+/// rules, `.dsat`, the 16-bit and conversion entry points) is shared.
+///
+/// Each core sets `%r` to the rounded result (f32 encoding, the format of
+/// flags bits 8-9 widened) for finite nonzero operands; the operation then
+/// overrides it for the special ones. Registers: see each operation below.
+pub(crate) trait Cores {
+    /// Functions the cores call, and registers every operation declares.
+    fn functions(&self) -> String;
+    fn regs(&self) -> Vec<String>;
+    /// `fadd`: `%a` and `%bn` (the subtrahend negated), unpacked as `a`, `b`.
+    fn add(&self, f: &mut F);
+    /// `fmul`: `%a`, `%b` unpacked, `%ps` the product's sign.
+    fn mul(&self, f: &mut F);
+    /// `fmad`: `%a`, `%b`, `%c` unpacked, `%ps` the product's sign.
+    fn fma(&self, f: &mut F);
+    /// `fdiv`: `%a`, `%b` unpacked, `%qs` the quotient's sign.
+    fn div(&self, f: &mut F);
+    /// `fsqrt`: `%a` unpacked (a negative `%a` is chosen later).
+    fn sqrt(&self, f: &mut F);
+}
+
+/// The library's text with the cores `cores`, under the comment `title`.
+pub(crate) fn source_with(title: &str, cores: &dyn Cores) -> String {
+    let mut s = String::from(title);
+    s.push_str(
+        "// Names starting with `__pisa_` are reserved for the bundled libraries.\n\
          .version 0.1;\n.target 100;\n\n",
     );
     s.push_str(ROUND);
-    s.push_str(ADDCORE);
-    s.push_str(&add());
-    s.push_str(&mul());
-    s.push_str(&fma());
-    s.push_str(&div());
-    s.push_str(&sqrt());
+    s.push_str(&cores.functions());
+    s.push_str(&add(cores));
+    s.push_str(&mul(cores));
+    s.push_str(&fma(cores));
+    s.push_str(&div(cores));
+    s.push_str(&sqrt(cores));
     s.push_str(WIDEN);
     s.push_str(&cvt());
     s.push_str(I2F);
@@ -224,10 +257,10 @@ const ADDCORE: &str = "\
 ";
 
 /// A function's text under construction.
-struct F(String);
+pub(crate) struct F(pub(crate) String);
 
 impl F {
-    fn new(head: &str, regs: &[&str]) -> F {
+    pub(crate) fn new(head: &str, regs: &[&str]) -> F {
         let mut s = format!("{head}\n{{\n");
         let _ = writeln!(
             s,
@@ -246,17 +279,17 @@ impl F {
         f.l("ucmp.ne.32b %dsat, %fl, 0");
         f
     }
-    fn l(&mut self, line: &str) {
+    pub(crate) fn l(&mut self, line: &str) {
         let _ = writeln!(self.0, "\t{line};");
     }
-    fn c(&mut self, comment: &str) {
+    pub(crate) fn c(&mut self, comment: &str) {
         let _ = writeln!(self.0, "\t// {comment}");
     }
     /// `.ftz`: register `x` becomes the zero of its sign if it is
     /// subnormal, when the flags ask for it.
     /// The operands `%N0` of the function, for each name `N`: copied to
     /// `%N`, flushed under `.ftz`, classified and unpacked.
-    fn operands(&mut self, names: &[&str]) {
+    pub(crate) fn operands(&mut self, names: &[&str]) {
         for n in names {
             self.l(&format!("mov.32b %{n}, %{n}0"));
         }
@@ -271,7 +304,7 @@ impl F {
         }
     }
 
-    fn flush(&mut self, x: &str) {
+    pub(crate) fn flush(&mut self, x: &str) {
         self.l(&format!("and.32b %fe, {x}, 0x7F800000"));
         self.l("ucmp.eq.32b %fp, %fe, 0");
         self.l(&format!("and.32b %fz, {x}, 0x80000000"));
@@ -280,7 +313,7 @@ impl F {
     }
     /// Registers `%{p}abs`, `%{p}s` (the sign bit) and predicates
     /// `%{p}nan`, `%{p}inf`, `%{p}zero` of `x`.
-    fn classify(&mut self, x: &str, p: &str) {
+    pub(crate) fn classify(&mut self, x: &str, p: &str) {
         self.l(&format!("and.32b %{p}abs, {x}, 0x7FFFFFFF"));
         self.l(&format!("and.32b %{p}s, {x}, 0x80000000"));
         self.l(&format!("ucmp.gt.32b %{p}nan, %{p}abs, 0x7F800000"));
@@ -288,7 +321,7 @@ impl F {
         self.l(&format!("ucmp.eq.32b %{p}zero, %{p}abs, 0"));
     }
     /// The declarations [`F::classify`] and [`F::unpack`] need for `p`.
-    fn decls(p: &str) -> [String; 2] {
+    pub(crate) fn decls(p: &str) -> [String; 2] {
         [
             format!(".reg .32b %{p}abs, %{p}s, %{p}f, %{p}ef, %{p}m, %{p}e, %{p}lz"),
             format!(".pred %{p}nan, %{p}inf, %{p}zero, %{p}sub"),
@@ -297,7 +330,7 @@ impl F {
     /// A finite nonzero `x` as `%{p}m · 2^%{p}e`, `%{p}m` with its top
     /// bit at 23 (subnormals normalized). Zero gives garbage, never undefined
     /// behaviour (shift counts are masked).
-    fn unpack(&mut self, x: &str, p: &str) {
+    pub(crate) fn unpack(&mut self, x: &str, p: &str) {
         self.l(&format!("and.32b %{p}f, {x}, 0x7FFFFF"));
         self.l(&format!("shr.32b %{p}ef, {x}, 23"));
         self.l(&format!("and.32b %{p}ef, %{p}ef, 0xFF"));
@@ -313,7 +346,7 @@ impl F {
         self.l(&format!("isub.32b %{p}e, %{p}e, %{p}lz"));
     }
     /// The NaN rules on `%r`: the first NaN source quieted, else `%r`.
-    fn nan_rules(&mut self, srcs: &[&str]) {
+    pub(crate) fn nan_rules(&mut self, srcs: &[&str]) {
         self.l("mov.32b %nanr, 0x7FC00000");
         self.l("mov.32b %anyn, 0");
         for x in srcs.iter().rev() {
@@ -328,7 +361,7 @@ impl F {
     }
     /// `.dsat` ([0, 1], NaN → +0, −0 kept), then `.ftz` of the result, and
     /// the return.
-    fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         self.c(".dsat: [0, 1], NaN and negatives +0, -0 kept");
         self.l("ucmp.gt.32b %p, %r, 0x3F800000");
         self.l("sel.32b %t, 0x3F800000, %r, %p");
@@ -344,15 +377,127 @@ impl F {
     }
 }
 
-/// `fadd`/`fsub` (flag 64: subtract). Zeros and infinities by IEEE 754; a
-/// sum of two finite nonzero values through `addcore` with both
-/// significands at bit 62 (39 zero low bits).
-fn add() -> String {
+/// The integer cores (this library's).
+pub(crate) struct Integer;
+
+impl Cores for Integer {
+    fn functions(&self) -> String {
+        ADDCORE.to_string()
+    }
+    fn regs(&self) -> Vec<String> {
+        vec![
+            ".reg .32b %ea, %eb, %ep, %ec, %e, %sh, %odd, %i".into(),
+            ".reg .64b %wa, %wb, %pm, %wc, %top, %n, %d, %quo, %back, %st".into(),
+            ".reg .64b %m, %res, %bit, %tr, %mt, %rb".into(),
+            ".pred %inexact, %ge, %more".into(),
+        ]
+    }
+    /// A sum of two finite nonzero values through `addcore` with both
+    /// significands at bit 62 (39 zero low bits).
+    fn add(&self, f: &mut F) {
+        f.l("zext.64b.32b %wa, %am");
+        f.l("shl.64b %wa, %wa, 39");
+        f.l("isub.32b %ea, %ae, 39");
+        f.l("zext.64b.32b %wb, %bm");
+        f.l("shl.64b %wb, %wb, 39");
+        f.l("isub.32b %eb, %be, 39");
+        f.l("call %r, @__pisa_xf_addcore(%as, %ea, %wa, %bs, %eb, %wb, %rmode)");
+    }
+    /// The exact 48-bit product of the significands, rounded once.
+    fn mul(&self, f: &mut F) {
+        f.l("umul.full.32b %pm, %am, %bm");
+        f.l("iadd.32b %e, %ae, %be");
+        f.l("call %r, @__pisa_xf_round(%ps, %e, %pm, %rmode)");
+    }
+    /// The exact product (48 bits, at bit 62 with 15 zero low bits or
+    /// more) and the addend through `addcore`, one rounding. A zero addend
+    /// gets an exponent far below, so that it adds nothing exactly.
+    fn fma(&self, f: &mut F) {
+        f.l("umul.full.32b %pm, %am, %bm");
+        f.c("the product in [2^46, 2^48): its top bit to 62");
+        f.l("shr.64b %top, %pm, 47");
+        f.l("trunc.32b.64b %sh, %top");
+        f.l("mov.32b %t, 16");
+        f.l("isub.32b %sh, %t, %sh");
+        f.l("shl.64b %pm, %pm, %sh");
+        f.l("iadd.32b %ep, %ae, %be");
+        f.l("isub.32b %ep, %ep, %sh");
+        f.l("zext.64b.32b %wc, %cm");
+        f.l("shl.64b %wc, %wc, 39");
+        f.l("isub.32b %ec, %ce, 39");
+        f.l("sel.32b %ec, -100000, %ec, %czero");
+        f.l("call %r, @__pisa_xf_addcore(%ps, %ep, %pm, %cs, %ec, %wc, %rmode)");
+    }
+    /// The significands' quotient `(ma · 2^40) / mb` in 64-bit integers,
+    /// in (2^39, 2^41), with its remainder as the sticky bit (rounded to
+    /// odd: 40 bits or more).
+    fn div(&self, f: &mut F) {
+        f.l("zext.64b.32b %n, %am");
+        f.l("shl.64b %n, %n, 40");
+        f.l("zext.64b.32b %d, %bm");
+        f.c("a zero divisor (its result is chosen below) divides by 1");
+        f.l("sel.64b %d, 1, %d, %bzero");
+        f.l("udiv.quo.64b %quo, %n, %d");
+        f.l("umul.64b %back, %quo, %d");
+        f.l("ucmp.ne.64b %inexact, %back, %n");
+        f.l("sel.64b %st, 1, 0, %inexact");
+        f.l("or.64b %quo, %quo, %st");
+        f.l("sel.64b %quo, 1, %quo, %azero");
+        f.l("isub.32b %e, %ae, %be");
+        f.l("isub.32b %e, %e, 40");
+        f.l("call %r, @__pisa_xf_round(%qs, %e, %quo, %rmode)");
+    }
+    /// The significand (with an even exponent) placed at bits 60/61, its
+    /// integer square root (31 bits or more) by the digit-by-digit method
+    /// in 31 fixed steps, the remainder as the sticky bit.
+    fn sqrt(&self, f: &mut F) {
+        f.c("an even exponent: m in [2^23, 2^25), times 2^36");
+        f.l("and.32b %odd, %ae, 1");
+        f.l("shl.32b %am, %am, %odd");
+        f.l("isub.32b %ae, %ae, %odd");
+        f.l("zext.64b.32b %m, %am");
+        f.l("shl.64b %m, %m, 36");
+        f.l("isub.32b %e, %ae, 36");
+        f.l("asr.32b %e, %e, 1");
+        f.l("mov.64b %res, 0");
+        f.l("mov.64b %bit, 0x1000000000000000");
+        f.l("mov.32b %i, 0");
+        f.0.push_str("xf_sqrt_step:\n");
+        f.l("iadd.64b %tr, %res, %bit");
+        f.l("ucmp.ge.64b %ge, %m, %tr");
+        f.l("isub.64b %mt, %m, %tr");
+        f.l("sel.64b %m, %mt, %m, %ge");
+        f.l("shr.64b %res, %res, 1");
+        f.l("iadd.64b %rb, %res, %bit");
+        f.l("sel.64b %res, %rb, %res, %ge");
+        f.l("shr.64b %bit, %bit, 2");
+        f.l("iadd.32b %i, %i, 1");
+        f.l("ucmp.lt.32b %more, %i, 31");
+        f.l("goto.cond %more, xf_sqrt_step");
+        f.l("ucmp.ne.64b %p, %m, 0");
+        f.l("sel.64b %st, 1, 0, %p");
+        f.l("or.64b %res, %res, %st");
+        f.l("sel.64b %res, 1, %res, %azero");
+        f.l("mov.32b %t, 0");
+        f.l("call %r, @__pisa_xf_round(%t, %e, %res, %rmode)");
+    }
+}
+
+/// The declarations of an operation: its own, the cores' and `a`…'s.
+fn op_regs(cores: &dyn Cores, names: &[&str], own: &[&str]) -> Vec<String> {
     let mut regs: Vec<String> = Vec::new();
-    regs.extend(F::decls("a"));
-    regs.extend(F::decls("b"));
-    regs.push(".reg .32b %a, %b, %bn, %ea, %eb, %zs".into());
-    regs.push(".reg .64b %wa, %wb".into());
+    for n in names {
+        regs.extend(F::decls(n));
+    }
+    regs.extend(own.iter().map(|s| s.to_string()));
+    regs.extend(cores.regs());
+    regs
+}
+
+/// `fadd`/`fsub` (flag 64: subtract). Zeros and infinities by IEEE 754;
+/// a sum of two finite nonzero values by the core.
+fn add(cores: &dyn Cores) -> String {
+    let regs = op_regs(cores, &["a", "b"], &[".reg .32b %a, %b, %bn, %zs"]);
     let regs: Vec<&str> = regs.iter().map(String::as_str).collect();
     let mut f = F::new(
         ".function .32b @__pisa_xf_add(.reg .32b %a0, .reg .32b %b0, .reg .32b %flags)",
@@ -370,13 +515,7 @@ fn add() -> String {
     f.classify("%bn", "b");
     f.unpack("%a", "a");
     f.unpack("%bn", "b");
-    f.l("zext.64b.32b %wa, %am");
-    f.l("shl.64b %wa, %wa, 39");
-    f.l("isub.32b %ea, %ae, 39");
-    f.l("zext.64b.32b %wb, %bm");
-    f.l("shl.64b %wb, %wb, 39");
-    f.l("isub.32b %eb, %be, 39");
-    f.l("call %r, @__pisa_xf_addcore(%as, %ea, %wa, %bs, %eb, %wb, %rmode)");
+    cores.add(&mut f);
     f.c("one zero: the other operand; two: their sign if they agree, else +0 (-0 rounding down)");
     f.l("sel.32b %r, %a, %r, %bzero");
     f.l("sel.32b %r, %bn, %r, %azero");
@@ -397,13 +536,9 @@ fn add() -> String {
     f.finish()
 }
 
-/// `fmul`: the exact 48-bit product of the significands, rounded once.
-fn mul() -> String {
-    let mut regs: Vec<String> = Vec::new();
-    regs.extend(F::decls("a"));
-    regs.extend(F::decls("b"));
-    regs.push(".reg .32b %a, %b, %ps, %e, %zi".into());
-    regs.push(".reg .64b %pm".into());
+/// `fmul`: the core's product.
+fn mul(cores: &dyn Cores) -> String {
+    let regs = op_regs(cores, &["a", "b"], &[".reg .32b %a, %b, %ps, %zi"]);
     let regs: Vec<&str> = regs.iter().map(String::as_str).collect();
     let mut f = F::new(
         ".function .32b @__pisa_xf_mul(.reg .32b %a0, .reg .32b %b0, .reg .32b %flags)",
@@ -411,9 +546,7 @@ fn mul() -> String {
     );
     f.operands(&["a", "b"]);
     f.l("xor.32b %ps, %as, %bs");
-    f.l("umul.full.32b %pm, %am, %bm");
-    f.l("iadd.32b %e, %ae, %be");
-    f.l("call %r, @__pisa_xf_round(%ps, %e, %pm, %rmode)");
+    cores.mul(&mut f);
     f.c("a zero or infinite factor: a signed zero or infinity; 0 * inf the default NaN");
     f.l("or.32b %zi, %ps, 0x7F800000");
     f.l("sel.32b %r, %ps, %r, %azero");
@@ -426,17 +559,16 @@ fn mul() -> String {
     f.finish()
 }
 
-/// `fmad`: the exact product (48 bits, at bit 62 with 15 zero low bits or
-/// more) and the addend through `addcore`, one rounding. A zero addend
-/// gets an exponent far below, so that it adds nothing exactly.
-fn fma() -> String {
-    let mut regs: Vec<String> = Vec::new();
-    regs.extend(F::decls("a"));
-    regs.extend(F::decls("b"));
-    regs.extend(F::decls("c"));
-    regs.push(".reg .32b %a, %b, %c, %ps, %ep, %ec, %sh, %zs, %pi".into());
-    regs.push(".reg .64b %pm, %wc, %top".into());
-    regs.push(".pred %pzero, %pinf, %bad".into());
+/// `fmad`: the core's `a·b + c`, one rounding.
+fn fma(cores: &dyn Cores) -> String {
+    let regs = op_regs(
+        cores,
+        &["a", "b", "c"],
+        &[
+            ".reg .32b %a, %b, %c, %ps, %zs, %pi",
+            ".pred %pzero, %pinf, %bad",
+        ],
+    );
     let regs: Vec<&str> = regs.iter().map(String::as_str).collect();
     let mut f = F::new(
         ".function .32b @__pisa_xf_fma(.reg .32b %a0, .reg .32b %b0, .reg .32b %c0, .reg .32b %flags)",
@@ -444,20 +576,7 @@ fn fma() -> String {
     );
     f.operands(&["a", "b", "c"]);
     f.l("xor.32b %ps, %as, %bs");
-    f.l("umul.full.32b %pm, %am, %bm");
-    f.c("the product in [2^46, 2^48): its top bit to 62");
-    f.l("shr.64b %top, %pm, 47");
-    f.l("trunc.32b.64b %sh, %top");
-    f.l("mov.32b %t, 16");
-    f.l("isub.32b %sh, %t, %sh");
-    f.l("shl.64b %pm, %pm, %sh");
-    f.l("iadd.32b %ep, %ae, %be");
-    f.l("isub.32b %ep, %ep, %sh");
-    f.l("zext.64b.32b %wc, %cm");
-    f.l("shl.64b %wc, %wc, 39");
-    f.l("isub.32b %ec, %ce, 39");
-    f.l("sel.32b %ec, -100000, %ec, %czero");
-    f.l("call %r, @__pisa_xf_addcore(%ps, %ep, %pm, %cs, %ec, %wc, %rmode)");
+    cores.fma(&mut f);
     f.c("a zero product: the addend, or a zero sum of zeros");
     f.l("sel.32b %t, 1, 0, %azero");
     f.l("sel.32b %t, 1, %t, %bzero");
@@ -483,16 +602,9 @@ fn fma() -> String {
     f.finish()
 }
 
-/// `fdiv` (and `frcp` as 1 / a): the significands' quotient
-/// `(ma · 2^40) / mb` in 64-bit integers, in (2^39, 2^41), with its
-/// remainder as the sticky bit (rounded to odd: 40 bits or more).
-fn div() -> String {
-    let mut regs: Vec<String> = Vec::new();
-    regs.extend(F::decls("a"));
-    regs.extend(F::decls("b"));
-    regs.push(".reg .32b %a, %b, %qs, %e, %zi".into());
-    regs.push(".reg .64b %n, %d, %quo, %back, %st".into());
-    regs.push(".pred %inexact".into());
+/// `fdiv` (and `frcp` as 1 / a): the core's quotient.
+fn div(cores: &dyn Cores) -> String {
+    let regs = op_regs(cores, &["a", "b"], &[".reg .32b %a, %b, %qs, %zi"]);
     let regs: Vec<&str> = regs.iter().map(String::as_str).collect();
     let mut f = F::new(
         ".function .32b @__pisa_xf_div(.reg .32b %a0, .reg .32b %b0, .reg .32b %flags)",
@@ -500,20 +612,7 @@ fn div() -> String {
     );
     f.operands(&["a", "b"]);
     f.l("xor.32b %qs, %as, %bs");
-    f.l("zext.64b.32b %n, %am");
-    f.l("shl.64b %n, %n, 40");
-    f.l("zext.64b.32b %d, %bm");
-    f.c("a zero divisor (its result is chosen below) divides by 1");
-    f.l("sel.64b %d, 1, %d, %bzero");
-    f.l("udiv.quo.64b %quo, %n, %d");
-    f.l("umul.64b %back, %quo, %d");
-    f.l("ucmp.ne.64b %inexact, %back, %n");
-    f.l("sel.64b %st, 1, 0, %inexact");
-    f.l("or.64b %quo, %quo, %st");
-    f.l("sel.64b %quo, 1, %quo, %azero");
-    f.l("isub.32b %e, %ae, %be");
-    f.l("isub.32b %e, %e, 40");
-    f.l("call %r, @__pisa_xf_round(%qs, %e, %quo, %rmode)");
+    cores.div(&mut f);
     f.c("zeros and infinities: 0/0 and inf/inf the default NaN");
     f.l("or.32b %zi, %qs, 0x7F800000");
     f.l("sel.32b %r, %zi, %r, %bzero");
@@ -526,50 +625,16 @@ fn div() -> String {
     f.finish()
 }
 
-/// `fsqrt`: the significand (with an even exponent) placed at bits 60/61,
-/// its integer square root (31 bits or more) by the digit-by-digit method
-/// in 31 fixed steps, the remainder as the sticky bit.
-fn sqrt() -> String {
-    let mut regs: Vec<String> = Vec::new();
-    regs.extend(F::decls("a"));
-    regs.push(".reg .32b %a, %odd, %e, %i".into());
-    regs.push(".reg .64b %m, %res, %bit, %tr, %mt, %rb, %st".into());
-    regs.push(".pred %ge, %more, %neg".into());
+/// `fsqrt`: the core's root.
+fn sqrt(cores: &dyn Cores) -> String {
+    let regs = op_regs(cores, &["a"], &[".reg .32b %a", ".pred %neg"]);
     let regs: Vec<&str> = regs.iter().map(String::as_str).collect();
     let mut f = F::new(
         ".function .32b @__pisa_xf_sqrt(.reg .32b %a0, .reg .32b %flags)",
         &regs,
     );
     f.operands(&["a"]);
-    f.c("an even exponent: m in [2^23, 2^25), times 2^36");
-    f.l("and.32b %odd, %ae, 1");
-    f.l("shl.32b %am, %am, %odd");
-    f.l("isub.32b %ae, %ae, %odd");
-    f.l("zext.64b.32b %m, %am");
-    f.l("shl.64b %m, %m, 36");
-    f.l("isub.32b %e, %ae, 36");
-    f.l("asr.32b %e, %e, 1");
-    f.l("mov.64b %res, 0");
-    f.l("mov.64b %bit, 0x1000000000000000");
-    f.l("mov.32b %i, 0");
-    f.0.push_str("xf_sqrt_step:\n");
-    f.l("iadd.64b %tr, %res, %bit");
-    f.l("ucmp.ge.64b %ge, %m, %tr");
-    f.l("isub.64b %mt, %m, %tr");
-    f.l("sel.64b %m, %mt, %m, %ge");
-    f.l("shr.64b %res, %res, 1");
-    f.l("iadd.64b %rb, %res, %bit");
-    f.l("sel.64b %res, %rb, %res, %ge");
-    f.l("shr.64b %bit, %bit, 2");
-    f.l("iadd.32b %i, %i, 1");
-    f.l("ucmp.lt.32b %more, %i, 31");
-    f.l("goto.cond %more, xf_sqrt_step");
-    f.l("ucmp.ne.64b %p, %m, 0");
-    f.l("sel.64b %st, 1, 0, %p");
-    f.l("or.64b %res, %res, %st");
-    f.l("sel.64b %res, 1, %res, %azero");
-    f.l("mov.32b %t, 0");
-    f.l("call %r, @__pisa_xf_round(%t, %e, %res, %rmode)");
+    cores.sqrt(&mut f);
     f.c("+-0 stay, +inf stays, anything else negative is the default NaN");
     f.l("sel.32b %r, %a, %r, %ainf");
     f.l("ucmp.ne.32b %neg, %as, 0");

@@ -7,9 +7,9 @@
 //! even, and nothing else: it has no directed rounding (`.rz`, `.ru`, `.rd`,
 //! `.rna`, spec 03 §2), allows 2.5 ULP for `OpFDiv` and `Sqrt`, and does not
 //! require `Fma` to be fused (lavapipe's rounds twice). Where the device has
-//! f64 the back end computes these exactly in f64 (`spirv::lower::rounding`,
-//! `quotient`, `floating_point::fmad32`); without it this pass replaces, on
-//! `.f`:
+//! f64 the pass [`super::exactf64`] replaces the same instructions by calls
+//! of this library with its cores in f64 (`library::Cores`); without it
+//! this pass replaces, on `.f`:
 //!
 //! - `fadd`, `fsub`, `fmul` in a directed mode or `.rna`;
 //! - `fmad` in every mode (one rounding);
@@ -196,6 +196,7 @@ pub fn replaces(i: &PisaInst) -> Option<String> {
 }
 
 /// The library as a program (assembled from [`library_source`]).
+#[cfg(test)]
 fn library() -> Program {
     super::bundled::assemble_library(LIBRARY_FILE, library_source())
 }
@@ -244,22 +245,52 @@ fn literal_as_bits(src: Operand, ty: Option<Type>) -> Operand {
 /// function and links the library functions those calls need into `p`.
 /// Does nothing to a program that uses none.
 pub fn link(p: &mut Program) {
+    link_with(p, &Library::EXACT_F32, &replacement);
+}
+
+/// A bundled library with the entry points of [`replacement`]: this one,
+/// or `ir::exactf64`'s.
+pub(crate) struct Library {
+    pub file: &'static str,
+    pub source: fn() -> &'static str,
+    pub base: u32,
+    pub pass: &'static str,
+}
+
+impl Library {
+    const EXACT_F32: Library = Library {
+        file: LIBRARY_FILE,
+        source: library_source,
+        base: LIBRARY_BASE,
+        pass: "exactf32",
+    };
+}
+
+/// Replaces every instruction `rewrite` gives a replacement for by a call
+/// of its function of `library`, linking the functions those calls need
+/// into `p`.
+pub(crate) fn link_with(
+    p: &mut Program,
+    library: &Library,
+    rewrite: &dyn Fn(&PisaInst) -> Option<Replacement>,
+) {
     let used = p
         .functions
         .iter()
-        .any(|f| f.pisa_insts().any(|i| replacement(i).is_some()));
+        .any(|f| f.pisa_insts().any(|i| rewrite(i).is_some()));
     if !used {
         return;
     }
-    let lib = library();
-    let mut linker = Linker::new(p, &lib, LIBRARY_FILE, library_source(), LIBRARY_BASE);
+    let source = (library.source)();
+    let lib = super::bundled::assemble_library(library.file, source);
+    let mut linker = Linker::new(p, &lib, library.file, source, library.base);
     for fi in 0..p.functions.len() {
         for bi in 0..p.functions[fi].blocks.len() {
             for ii in 0..p.functions[fi].blocks[bi].insts.len() {
                 let Inst::Pisa(i) = &p.functions[fi].blocks[bi].insts[ii] else {
                     continue;
                 };
-                let Some(rep) = replacement(i) else {
+                let Some(rep) = rewrite(i) else {
                     continue;
                 };
                 let i = i.clone();
@@ -289,7 +320,7 @@ pub fn link(p: &mut Program) {
             }
         }
     }
-    verify::debug_verify(p, "exactf32");
+    verify::debug_verify(p, library.pass);
 }
 
 #[cfg(test)]

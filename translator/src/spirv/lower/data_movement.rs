@@ -90,7 +90,8 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         Opcode::F2i => return f2i(fx, ins),
         Opcode::Pf2i => return pf2i(fx, ins),
         Opcode::Fext | Opcode::Ftrunc => return fconvert(fx, ins),
-        Opcode::Ftrunc2 => return ftrunc2(fx, ins),
+        // every form is a call of the exact library (ir::exactf32, exactf64)
+        Opcode::Ftrunc2 => return Ok(false),
         Opcode::Frnd => {
             // 15 §4.7: integral results keep the source's sign; `.ftz`
             // flushes the source (results are never subnormal); NaNs by the
@@ -241,10 +242,11 @@ fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     };
     let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
     let (ftz, dsat) = (ins.i.quals.ftz, ins.i.quals.dsat);
-    // narrowing into .f, .hf, .bf: rounded once from f64 in any mode, with
+    // narrowing from .df into .f, .hf, .bf: rounded once in any mode, with
     // the float core's NaN conversion (drivers drop NaN payloads: lavapipe
-    // turned f32 0x7FE2B98A into half 0x7E00, not 0x7F15) (rounding.rs)
-    if let (Some(nto), FloatKind::Single | FloatKind::Double) = (Narrow::of(to), from) {
+    // turned f32 0x7FE2B98A into half 0x7E00, not 0x7F15) (rounding.rs);
+    // from .f, a call of the exact library (ir::exactf32, exactf64)
+    if let (Some(nto), FloatKind::Double) = (Narrow::of(to), from) {
         if to.bits() < from.bits() {
             let raw = fx.read(ins.opr(Role::Src0)?, from.bits())?;
             let bits = fx.ftrunc_rounded(raw, from, nto, mode, ftz, dsat)?;
@@ -283,31 +285,6 @@ fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     Ok(true)
 }
 
-/// `ftrunc2.hfx2` / `.bfx2` (15 §4.9): two f32 sources narrowed into a
-/// packed pair, `src0` in bits 15:0 and `src1` in bits 31:16.
-fn ftrunc2(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
-    let Some(to) = ins
-        .i
-        .quals
-        .to
-        .filter(|t| t.lanes() == 2)
-        .and_then(Type::float)
-        .and_then(Narrow::of)
-        .filter(|n| n.bits() == 16)
-    else {
-        return Ok(false);
-    };
-    let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
-    let (ftz, dsat) = (ins.i.quals.ftz, ins.i.quals.dsat);
-    let mut halves = Vec::new();
-    for name in [Role::Src0, Role::Src1] {
-        let raw = fx.read(ins.opr(name)?, 32)?;
-        halves.push(fx.ftrunc_rounded(raw, FloatKind::Single, to, mode, ftz, dsat)?);
-    }
-    fx.write_packed(ins.opr(Role::Dst)?, &halves, 16)?;
-    Ok(true)
-}
-
 fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let (Some(to), Some(from)) = (ins.i.quals.to.and_then(Type::float), ins.i.quals.from) else {
         return Ok(false);
@@ -316,16 +293,7 @@ fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
     let dsat = ins.i.quals.dsat;
     // into .f, .hf, .bf in a mode Vulkan lacks, with .dsat, or into .bf:
-    // rounded once from f64 (rounding.rs)
-    if let Some(nto) = Narrow::of(to) {
-        if mode != Rndmode::Re || dsat || nto == Narrow::Bf {
-            let fb = from.bits();
-            let v = fx.read(ins.opr(Role::Src0)?, fb)?;
-            let bits = fx.i2f_rounded(v, fb, signed, nto, mode, dsat)?;
-            fx.write(ins.opr(Role::Dst)?, bits, nto.bits())?;
-            return Ok(true);
-        }
-    }
+    // a call of the exact library (ir::exactf32, exactf64)
     // into .df, integers of up to 32 bits are exact: every mode gives the
     // same value, and nothing saturates
     let to_df = to == FloatKind::Double;

@@ -32,7 +32,8 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
 fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
     let fbits = ty.bits();
     if ins.i.quals.precision.is_some() {
-        return mul_full(fx, ins, ty);
+        // `fmul.full` of 16-bit formats: a call of the exact library
+        return Ok(false);
     }
     // `.fast` bounds the error (13 §2.4, §2.17: 0.5-2.5 ULP); the exact
     // result is within every bound
@@ -107,9 +108,9 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
             let a = src(fx, ins, Role::Src0, ty, ftz)?;
             let b = src(fx, ins, Role::Src1, ty, ftz)?;
             let c = src(fx, ins, Role::Src2, ty, ftz)?;
-            if fbits == 32 && fx.tx.options.fma_f32_via_f64 {
-                fmad32(fx, a, b, c)?
-            } else if fbits == 64 {
+            // (`fmad.f` through f64 is a call of the exact library:
+            // ir::exactf64)
+            if fbits == 64 {
                 // Vulkan does not require `Fma` to be fused (lavapipe's is
                 // not): emulated with one rounding (rounding.rs)
                 fx.fma64(a, b, c, Rndmode::Re)?
@@ -151,23 +152,27 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
     Ok(true)
 }
 
-/// `fadd`, `fsub`, `fmul`, `fmad`, `fdiv`, `fsqrt` in a rounding mode
-/// Vulkan does not have (`rounding.rs`): `.f`, `.hf`, `.bf` through f64
-/// rounded once into the format (quotients and roots rounded to odd by
-/// their exact remainder); `fadd`/`fsub` on `.df` through TwoSum's error.
-/// `.df` products, quotients and roots in these modes are not lowered yet.
+/// `fadd`, `fsub`, `fmul`, `fmad`, `fdiv`, `fsqrt` on `.df` in a rounding
+/// mode Vulkan does not have, and quotients and roots with
+/// `exact_division` (`rounding.rs`, `quotient.rs`): sums corrected by
+/// TwoSum's error, products, quotients and roots by scaled exact
+/// remainders. `.f`, `.hf`, `.bf` are calls of the exact library
+/// (`ir::exactf32`, `exactf64`), refused before here
+/// (`lower::refuse_unrewritten`).
 fn directed(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind, mode: Rndmode, ftz: bool) -> R<bool> {
     let op = ins.i.opcode;
-    if !matches!(
-        op,
-        Opcode::Fadd
-            | Opcode::Fsub
-            | Opcode::Fmul
-            | Opcode::Fmad
-            | Opcode::Fdiv
-            | Opcode::Fsqrt
-            | Opcode::Frcp
-    ) {
+    if ty != FloatKind::Double
+        || !matches!(
+            op,
+            Opcode::Fadd
+                | Opcode::Fsub
+                | Opcode::Fmul
+                | Opcode::Fmad
+                | Opcode::Fdiv
+                | Opcode::Fsqrt
+                | Opcode::Frcp
+        )
+    {
         return Ok(false);
     }
 
@@ -195,42 +200,16 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind, mode: Rndmode, ftz: b
     } else {
         op
     };
-    let Some(to) = super::rounding::Narrow::of(ty) else {
-        // .df products, quotients, roots: scaled exact remainders
-        if matches!(
-            op,
-            Opcode::Fmul | Opcode::Fdiv | Opcode::Fsqrt | Opcode::Fmad
-        ) {
-            let r = if op == Opcode::Fmad {
-                fx.fma64(srcs[0], srcs[1], srcs[2], mode)?
-            } else {
-                fx.directed_binary64(op, srcs[0], srcs.get(1).copied(), mode)?
-            };
-            let t = fx.tx.uint(64);
-            let bits = fx.tx.b.bitcast(t, None, r)?;
-            let bits = nan_rules(fx, ty, &raw, bits)?;
-            let bits = if ins.i.quals.dsat {
-                let r = fx.tx.b.bitcast(dt, None, bits)?;
-                let r = saturate(fx, r, 64)?;
-                fx.tx.b.bitcast(t, None, r)?
-            } else {
-                bits
-            };
-            let bits = if ftz { flush(fx, bits, ty)? } else { bits };
-            fx.write(ins.opr(Role::Dst)?, bits, 64)?;
-            return Ok(true);
-        }
-        // sums, corrected by TwoSum's error
-        let (a, b) = (srcs[0], srcs[1]);
-        let (s, e) = fx.two_sum64(a, b)?;
-        let bt = fx.tx.bool_ty();
-        let inf_s = fx.tx.b.is_inf(bt, None, s)?;
-        let fa = finite(fx, a)?;
-        let fb = finite(fx, b)?;
-        let finite_in = fx.tx.b.logical_and(bt, None, fa, fb)?;
-        let overflow = fx.tx.b.logical_and(bt, None, inf_s, finite_in)?;
-        let r = fx.directed64(s, e, overflow, mode)?;
-        let r = fx.exact_zero_sum(r, a, b, mode)?;
+    // .df products, quotients, roots: scaled exact remainders
+    if matches!(
+        op,
+        Opcode::Fmul | Opcode::Fdiv | Opcode::Fsqrt | Opcode::Fmad
+    ) {
+        let r = if op == Opcode::Fmad {
+            fx.fma64(srcs[0], srcs[1], srcs[2], mode)?
+        } else {
+            fx.directed_binary64(op, srcs[0], srcs.get(1).copied(), mode)?
+        };
         let t = fx.tx.uint(64);
         let bits = fx.tx.b.bitcast(t, None, r)?;
         let bits = nan_rules(fx, ty, &raw, bits)?;
@@ -244,39 +223,30 @@ fn directed(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind, mode: Rndmode, ftz: b
         let bits = if ftz { flush(fx, bits, ty)? } else { bits };
         fx.write(ins.opr(Role::Dst)?, bits, 64)?;
         return Ok(true);
-    };
-    let bits = match (op, srcs.as_slice()) {
-        (Opcode::Fmul, [a, b]) => {
-            // exact in f64
-            let p = fx.tx.b.f_mul(dt, None, *a, *b)?;
-            fx.narrow(p, to, mode)?
-        }
-        (Opcode::Fmad, [a, b, c]) => fx.fma_rounded(*a, *b, *c, to, mode)?,
-        (Opcode::Fdiv, [a, b]) => fx.div_rounded(*a, *b, to, mode)?,
-        (Opcode::Fsqrt, [a]) => fx.sqrt_rounded(*a, to, mode)?,
-        (_, [a, b]) => fx.add_rounded(*a, *b, to, mode)?,
-        _ => return Ok(false),
-    };
-    let n = to.bits();
+    }
+    // sums, corrected by TwoSum's error
+    let (a, b) = (srcs[0], srcs[1]);
+    let (s, e) = fx.two_sum64(a, b)?;
+    let bt = fx.tx.bool_ty();
+    let inf_s = fx.tx.b.is_inf(bt, None, s)?;
+    let fa = finite(fx, a)?;
+    let fb = finite(fx, b)?;
+    let finite_in = fx.tx.b.logical_and(bt, None, fa, fb)?;
+    let overflow = fx.tx.b.logical_and(bt, None, inf_s, finite_in)?;
+    let r = fx.directed64(s, e, overflow, mode)?;
+    let r = fx.exact_zero_sum(r, a, b, mode)?;
+    let t = fx.tx.uint(64);
+    let bits = fx.tx.b.bitcast(t, None, r)?;
     let bits = nan_rules(fx, ty, &raw, bits)?;
     let bits = if ins.i.quals.dsat {
-        // the rounded result, clamped (it widens and narrows exactly)
-        if n == 32 {
-            let ft = fx.tx.float(32);
-            let f = fx.tx.b.bitcast(ft, None, bits)?;
-            let s = saturate(fx, f, 32)?;
-            let ut = fx.tx.uint(32);
-            fx.tx.b.bitcast(ut, None, s)?
-        } else {
-            let w = half_to_f32(fx, bits, ty)?;
-            let s = saturate(fx, w, 32)?;
-            f32_to_half(fx, s, ty)?
-        }
+        let r = fx.tx.b.bitcast(dt, None, bits)?;
+        let r = saturate(fx, r, 64)?;
+        fx.tx.b.bitcast(t, None, r)?
     } else {
         bits
     };
     let bits = if ftz { flush(fx, bits, ty)? } else { bits };
-    fx.write(ins.opr(Role::Dst)?, bits, n)?;
+    fx.write(ins.opr(Role::Dst)?, bits, 64)?;
     Ok(true)
 }
 
@@ -331,72 +301,6 @@ pub(super) fn nan_rules(fx: &mut FunctionCx, ty: FloatKind, raw: &[Word], bits: 
     let result_nan = is_nan(fx, bits)?;
     let use_nan = fx.tx.b.logical_or(bt, None, any, result_nan)?;
     Ok(fx.tx.b.select(t, None, use_nan, nan, bits)?)
-}
-
-/// `fmul.full` (13 §2.10) of `.hf`/`.bf`: the sources extended exactly and
-/// multiplied into an f32 result, in the rounding mode (exact in f64, one
-/// rounding: `.hf` products are exact in f32, `.bf` ones can overflow or
-/// underflow it); `.ftz` flushes the sources in their format and the
-/// result; NaNs by the float core's rule, in f32 encoding.
-fn mul_full(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
-    let Some(from) = super::rounding::Narrow::of(ty).filter(|n| n.bits() == 16) else {
-        return Ok(false);
-    };
-    let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
-    let ftz = ins.i.quals.ftz;
-    let dt = fx.tx.float(64);
-    let u32t = fx.tx.uint(32);
-    let mut vals = Vec::new();
-    let mut raw = Vec::new();
-    for name in [Role::Src0, Role::Src1] {
-        let h = fx.read(ins.opr(name)?, 16)?;
-        let h = if ftz { flush(fx, h, ty)? } else { h };
-        vals.push(fx.widen_to_f64(h, from)?);
-        // the f32 encoding a NaN source extends to: sign, payload shifted up
-        let w = fx.resize(h, 16, 32, false)?;
-        let raw32 = if from == super::rounding::Narrow::Bf {
-            let c16 = fx.tx.const_u32(16);
-            fx.tx.b.shift_left_logical(u32t, None, w, c16)?
-        } else {
-            let c13 = fx.tx.const_u32(13);
-            let c15 = fx.tx.const_u32(15);
-            let c31 = fx.tx.const_u32(31);
-            let fmask = fx.tx.const_u32(0x3FF);
-            let frac = fx.tx.b.bitwise_and(u32t, None, w, fmask)?;
-            let frac = fx.tx.b.shift_left_logical(u32t, None, frac, c13)?;
-            let sign = fx.tx.b.shift_right_logical(u32t, None, w, c15)?;
-            let sign = fx.tx.b.shift_left_logical(u32t, None, sign, c31)?;
-            let exp = fx.tx.const_u32(0x7F80_0000);
-            let v = fx.tx.b.bitwise_or(u32t, None, sign, exp)?;
-            // only NaN sources count in nan_rules; others become ±inf here
-            let hmask = fx.tx.const_u32(0x7C00);
-            let he = fx.tx.b.bitwise_and(u32t, None, w, hmask)?;
-            let bt = fx.tx.bool_ty();
-            let special = fx.tx.b.i_equal(bt, None, he, hmask)?;
-            let zero = fx.tx.const_u32(0);
-            let frac = fx.tx.b.select(u32t, None, special, frac, zero)?;
-            fx.tx.b.bitwise_or(u32t, None, v, frac)?
-        };
-        raw.push(raw32);
-    }
-    let p = fx.tx.b.f_mul(dt, None, vals[0], vals[1])?;
-    let bits = fx.narrow(p, super::rounding::Narrow::F32, mode)?;
-    let bits = nan_rules(fx, FloatKind::Single, &raw, bits)?;
-    let bits = if ins.i.quals.dsat {
-        let ft = fx.tx.float(32);
-        let f = fx.tx.b.bitcast(ft, None, bits)?;
-        let s = saturate(fx, f, 32)?;
-        fx.tx.b.bitcast(u32t, None, s)?
-    } else {
-        bits
-    };
-    let bits = if ftz {
-        flush(fx, bits, FloatKind::Single)?
-    } else {
-        bits
-    };
-    fx.write(ins.opr(Role::Dst)?, bits, 32)?;
-    Ok(true)
 }
 
 /// A source of `ty` (`f`, `df`, `hf`, `bf`), flushed first with `.ftz`: its
@@ -634,28 +538,6 @@ fn finite(fx: &mut FunctionCx, v: Word) -> R<Word> {
     let nan = fx.tx.b.is_nan(bt, None, v)?;
     let bad = fx.tx.b.logical_or(bt, None, inf, nan)?;
     Ok(fx.tx.b.logical_not(bt, None, bad)?)
-}
-
-/// `fmad.f` with one rounding on drivers whose `Fma` is not fused
-/// (Vulkan allows that; lavapipe's is not): the product of two f32 values
-/// is exact in f64; TwoSum gives the exact error of `s = RN64(p + c)`; a
-/// nonzero error with `s` even moves `s` one ulp toward it, which is the
-/// round-to-odd value RO64(p + c); and RN32(RO64(x)) = RN32(x) since
-/// 53 ≥ 24 + 2 (f64's range holds every product of f32 values, so neither
-/// step overflows or underflows). Infinities and NaNs make the error NaN,
-/// which leaves `s` as it is.
-fn fmad32(fx: &mut FunctionCx, a: Word, b: Word, c: Word) -> R<Word> {
-    let f32t = fx.tx.float(32);
-    let dt = fx.tx.float(64);
-    let (a, b, c) = (
-        fx.tx.b.f_convert(dt, None, a)?,
-        fx.tx.b.f_convert(dt, None, b)?,
-        fx.tx.b.f_convert(dt, None, c)?,
-    );
-    let p = fx.tx.b.f_mul(dt, None, a, b)?;
-    let (s, e) = fx.two_sum64(p, c)?;
-    let r = fx.round_to_odd64(s, e)?;
-    Ok(fx.tx.b.f_convert(f32t, None, r)?)
 }
 
 /// `frc` (13 §2.12): `src0 − round(src0, .rd)` with the subtraction rounded

@@ -24,10 +24,32 @@ use crate::ir::Opcode;
 use crate::ir::*;
 pub use common::{read_value, Ins, R};
 
+/// An instruction the IR pass `exactf32` or `exactf64` replaces by a call
+/// (the f32, f16 and bfloat16 operations Vulkan does not compute exactly):
+/// reaching the back end it is a bug of the pipeline, never lowered to an
+/// inexact form.
+fn refuse_unrewritten(fx: &FunctionCx, i: &PisaInst) -> R<()> {
+    let target = fx.tx.options.target();
+    let (rewritten, pass) = if target.exact_f32 {
+        (crate::ir::exactf32::replacement(i).is_some(), "exactf32")
+    } else {
+        let rep = crate::ir::exactf64::replacement(i, target.native);
+        (rep.is_some(), "exactf64")
+    };
+    if rewritten {
+        return Err(TranslateError::Internal(format!(
+            "`{}` reached the back end: the IR pass {pass} replaces it by a call",
+            i.mnemonic_text()
+        )));
+    }
+    Ok(())
+}
+
 /// Lowers one instruction (control flow other than `call` is the IR's
 /// terminators, emitted by `spirv::control`).
 pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
     refuse_float(fx, i)?;
+    refuse_unrewritten(fx, i)?;
     let ins = Ins {
         i,
         name: i.opcode.name(),
@@ -299,16 +321,20 @@ pub fn qualifier_handling(q: &Quals) -> [(&'static str, Handling); 31] {
             "precision",
             match precision {
                 None => Absent,
-                Some(Precision::Full) => Lowered("arithmetic.rs, floating_point.rs: mul_full"),
+                Some(Precision::Full) => {
+                    Lowered("arithmetic.rs; 16-bit floats: ir::exactf32/exactf64")
+                }
             },
         ),
         (
             "rndmode",
             match rndmode {
                 None => Absent,
-                Some(Rndmode::Re) => Lowered("the driver's rounding, or rounding.rs"),
+                Some(Rndmode::Re) => {
+                    Lowered("the driver's rounding, ir::exactf32/exactf64, or rounding.rs (.df)")
+                }
                 Some(Rndmode::Rz | Rndmode::Ru | Rndmode::Rd | Rndmode::Rna) => {
-                    Lowered("rounding.rs")
+                    Lowered("ir::exactf32/exactf64, or rounding.rs (.df)")
                 }
             },
         ),

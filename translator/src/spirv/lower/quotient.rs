@@ -14,11 +14,10 @@
 //!   `|a − q·b| > |b|·|d|/2` for a quotient, `a − s² − s·d ⋛ d²/4` for a
 //!   root (d the signed spacing toward the exact value). Neither can be a
 //!   tie: a midpoint has 54 significant bits, a quotient of 53-bit numbers
-//!   that is not exact in f64 or a square root never does. `.df` needs the
-//!   nearest value; the narrower formats (rounded to odd and then into
-//!   their format, `rounding.rs`) need a value that is exact when the
-//!   quotient is, which the nearest value is even when the correction
-//!   itself was imprecise.
+//!   that is not exact in f64 or a square root never does. Only `.df`
+//!   uses these (`exact_division`); the narrower formats are calls of the
+//!   exact library (`ir::exactf64`), which does not use the driver's
+//!   division at all.
 //!
 //! The operands must keep the products and remainders normal (the callers
 //! pass narrower formats' values, or operands scaled into [1, 4)); zeros,

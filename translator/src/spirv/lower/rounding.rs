@@ -1,25 +1,25 @@
 //! The rounding modes Vulkan does not give (`.rz`, `.ru`, `.rd`, `.rna`;
-//! spec 03 §2): results are computed exactly, or rounded to odd, in f64 and
-//! then rounded once into the target format in the asked mode.
+//! spec 03 §2) for what is still computed during emission: `.df`
+//! arithmetic (`fadd`/`fsub` corrected by TwoSum's error, products,
+//! quotients and roots by scaled exact remainders, `fmad.df` with one
+//! rounding), `ftrunc` from `.df` into `.f`, `.hf`, `.bf` and `i2f` into
+//! `.df`. The `.f`, `.hf` and `.bf` operations are calls of the exact
+//! library before the back end (the IR passes `exactf64` on devices with
+//! f64, `exactf32` without; the proof sketch for them is in
+//! `ir::exactf64`).
 //!
 //! - **Round to odd** (Boldo and Melquiond): with `s = RN(x)` and the exact
 //!   error `e = x − s` (TwoSum), stepping `s` one unit toward `e` when `e ≠ 0`
 //!   and `s` is even gives RO(x); rounding RO(x) to a format of `p` bits in
-//!   any mode equals rounding `x`, as long as 53 ≥ p + 2 (f32's 24, half's
-//!   11, bfloat16's 8).
-//! - **Directed narrowing**: the nearest value `r` (the driver's
-//!   `OpFConvert`, or integer arithmetic where drivers round twice), widened
-//!   back exactly, tells on which side of `x` it lies; one step of its
-//!   encoding to the neighbour on the other side gives the directed result;
-//!   for `.rna` a tie (the exact midpoint, representable in f64) moves away
-//!   from zero. Overflow and the zero crossing come out of the same steps
-//!   (`+inf` one step down is the largest finite value).
+//!   any mode equals rounding `x`, as long as 53 ≥ p + 2.
+//! - **Directed narrowing** (`ftrunc` from `.df`): the nearest value `r`
+//!   (the driver's `OpFConvert`, or integer arithmetic where drivers round
+//!   twice), widened back exactly, tells on which side of `x` it lies; one
+//!   step of its encoding to the neighbour on the other side gives the
+//!   directed result; for `.rna` a tie (the exact midpoint, representable
+//!   in f64) moves away from zero.
 //! - f64 results (`.df`) use TwoSum's error directly: the correction is the
 //!   same step, on the f64 encoding.
-//!
-//! Operands of `.f`, `.hf` and `.bf` widen to f64 exactly; their products
-//! are exact in f64 and their sums rounded to odd, so every result is
-//! rounded once.
 
 use super::common::R;
 use super::float16::{f32_bits_to_bf16, f64_to_f16_bits, half_to_f32};
@@ -259,22 +259,6 @@ impl FunctionCx<'_, '_> {
         Ok(self.tx.b.select(dt, None, negative, minus_zero, x)?)
     }
 
-    /// `a + b` (f64 values) rounded into `to` in `mode`, once.
-    pub fn add_rounded(&mut self, a: Word, b: Word, to: Narrow, mode: Rndmode) -> R<Word> {
-        let (s, e) = self.two_sum64(a, b)?;
-        let x = self.round_to_odd64(s, e)?;
-        let x = self.exact_zero_sum(x, a, b, mode)?;
-        self.narrow(x, to, mode)
-    }
-
-    /// `a · b + c` (f64 values of a narrower format, so `a · b` is exact)
-    /// rounded into `to` in `mode`, once.
-    pub fn fma_rounded(&mut self, a: Word, b: Word, c: Word, to: Narrow, mode: Rndmode) -> R<Word> {
-        let dt = self.tx.float(64);
-        let p = self.tx.b.f_mul(dt, None, a, b)?;
-        self.add_rounded(p, c, to, mode)
-    }
-
     /// `s = RN(a + b)` with TwoSum's exact error `e`, corrected into `mode`
     /// on the f64 encoding (`.df` arithmetic). `overflow` (a bool): `s` is
     /// infinite from finite operands; it becomes the largest finite value
@@ -440,50 +424,6 @@ impl FunctionCx<'_, '_> {
         self.convert_rounded(x, Some(nan), to, mode, ftz, dsat)
     }
 
-    /// `i2f` of an integer of `bits` (`signed` or not) into `to` in `mode`:
-    /// exact in f64 up to 32 bits; a 64-bit value as two exact halves whose
-    /// sum is rounded to odd.
-    pub fn i2f_rounded(
-        &mut self,
-        v: Word,
-        bits: u16,
-        signed: bool,
-        to: Narrow,
-        mode: Rndmode,
-        dsat: bool,
-    ) -> R<Word> {
-        let dt = self.tx.float(64);
-        let x = if bits <= 32 {
-            let w = self.resize(v, bits, 32, signed)?;
-            if signed {
-                self.tx.b.convert_s_to_f(dt, None, w)?
-            } else {
-                self.tx.b.convert_u_to_f(dt, None, w)?
-            }
-        } else {
-            let u64t = self.tx.uint(64);
-            let c32 = self.tx.const_uint(64, 32);
-            let hi = if signed {
-                self.tx.b.shift_right_arithmetic(u64t, None, v, c32)?
-            } else {
-                self.tx.b.shift_right_logical(u64t, None, v, c32)?
-            };
-            let hi = self.resize(hi, 64, 32, false)?;
-            let lo = self.resize(v, 64, 32, false)?;
-            let hf = if signed {
-                self.tx.b.convert_s_to_f(dt, None, hi)?
-            } else {
-                self.tx.b.convert_u_to_f(dt, None, hi)?
-            };
-            let lf = self.tx.b.convert_u_to_f(dt, None, lo)?;
-            let scale = self.f64c(4_294_967_296.0)?;
-            let hf = self.tx.b.f_mul(dt, None, hf, scale)?;
-            let (s, e) = self.two_sum64(hf, lf)?;
-            self.round_to_odd64(s, e)?
-        };
-        self.convert_rounded(x, None, to, mode, false, dsat)
-    }
-
     /// `Fma` for the operands the emulations leave to it (zeros,
     /// infinities, NaNs), except that an infinite `c` with finite `a`, `b`
     /// is `c` (the exact product is finite; a driver computing `a·b` first
@@ -535,55 +475,6 @@ impl FunctionCx<'_, '_> {
         let u = self.tx.b.f_mul(dt, None, xl, yl)?;
         let e = self.tx.b.f_add(dt, None, t, u)?;
         Ok((p, e))
-    }
-
-    /// `q` (an f64 quotient or square root, rounded to nearest) rounded to
-    /// odd given `below` (a bool: the exact value is above `q` in
-    /// magnitude... as a signed comparison: exact > q) and `inexact`.
-    fn odd_toward(&mut self, q: Word, exact_above: Word, inexact: Word) -> R<Word> {
-        let dt = self.tx.float(64);
-        let ut = self.tx.uint(64);
-        let bt = self.tx.bool_ty();
-        let qb = self.tx.b.bitcast(ut, None, q)?;
-        let one = self.tx.const_uint(64, 1);
-        let zero = self.tx.const_uint(64, 0);
-        let low = self.tx.b.bitwise_and(ut, None, qb, one)?;
-        let even = self.tx.b.i_equal(bt, None, low, zero)?;
-        let adjust = self.tx.b.logical_and(bt, None, inexact, even)?;
-        // toward the exact value: +1 on the encoding when it grows the
-        // magnitude (exact above a positive q, or below a negative one)
-        let sign = self.tx.const_uint(64, 1 << 63);
-        let s = self.tx.b.bitwise_and(ut, None, qb, sign)?;
-        let negative = self.tx.b.i_not_equal(bt, None, s, zero)?;
-        let grows = self
-            .tx
-            .b
-            .logical_not_equal(bt, None, exact_above, negative)?;
-        let minus = self.tx.const_uint(64, u64::MAX);
-        let step = self.tx.b.select(ut, None, grows, one, minus)?;
-        let moved = self.tx.b.i_add(ut, None, qb, step)?;
-        let rb = self.tx.b.select(ut, None, adjust, moved, qb)?;
-        Ok(self.tx.b.bitcast(dt, None, rb)?)
-    }
-
-    /// `a / b` (f64 values of a narrower format) rounded into `to` in
-    /// `mode`: the f64 quotient, its exact remainder `a − q·b` (Dekker)
-    /// telling on which side the exact quotient lies, rounded to odd, then
-    /// one rounding.
-    pub fn div_rounded(&mut self, a: Word, b: Word, to: Narrow, mode: Rndmode) -> R<Word> {
-        let q = self.nearest_div64(a, b)?;
-        let (above, inexact) = self.exact_side(a, q, b, Some(b))?;
-        let x = self.odd_toward(q, above, inexact)?;
-        self.narrow(x, to, mode)
-    }
-
-    /// `sqrt(a)` (an f64 value of a narrower format) rounded into `to` in
-    /// `mode`, the same way: the remainder `a − s²`.
-    pub fn sqrt_rounded(&mut self, a: Word, to: Narrow, mode: Rndmode) -> R<Word> {
-        let s = self.nearest_sqrt64(a)?;
-        let (above, inexact) = self.exact_side(a, s, s, None)?;
-        let x = self.odd_toward(s, above, inexact)?;
-        self.narrow(x, to, mode)
     }
 
     /// Where the exact quotient `a / y` (`divisor` = `y`) or root `√a`
