@@ -50,7 +50,7 @@ pub use crate::syntax::ast::{
     FormRef, FuncKind, InitElem, IntLit, Interner, Linkage, Name, Space, Swizzle, Ty,
 };
 
-pub use build::{build, lower};
+pub use build::{build, lower, lower_owned};
 pub use structurize::{nesting_depth, Label, Node};
 
 /// Runs `f` with enough stack: passes over the structured tree recurse as
