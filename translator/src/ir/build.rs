@@ -205,6 +205,9 @@ impl<'m> FunctionBuilder<'m> {
 
     fn end(&mut self, term: Terminator, span: Span) {
         let b = &mut self.f.blocks[self.current.index()];
+        // the block is whole: no room left over per block (a large
+        // function has a block every few instructions)
+        b.insts.shrink_to_fit();
         b.term = term;
         b.term_span = span;
         self.closed = true;
