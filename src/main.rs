@@ -353,6 +353,12 @@ pub(crate) fn assemble_program(paths: &[PathBuf]) -> Result<Option<pisa_translat
     assemble_with(paths, pisa_translator::link::link_program)
 }
 
+/// A file's bytes as text, without a copy when they are UTF-8; invalid
+/// UTF-8 is replaced so that the assembler can point at it.
+fn text_of(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 type Linker =
     fn(&[Input]) -> std::result::Result<pisa_translator::Module, pisa_translator::Diagnostics>;
 
@@ -361,10 +367,7 @@ fn assemble_with(paths: &[PathBuf], linker: Linker) -> Result<Option<pisa_transl
     for path in paths {
         let bytes =
             read_input(path).with_context(|| format!("cannot read {}", display_name(path)))?;
-        texts.push((
-            display_name(path),
-            String::from_utf8_lossy(&bytes).into_owned(),
-        ));
+        texts.push((display_name(path), text_of(bytes)));
     }
     let inputs: Vec<Input> = texts
         .iter()
@@ -463,9 +466,22 @@ fn spirv(
                 Some(n) => options.with_numerics(n),
                 None => options,
             };
-            // the module is not needed after: its syntax tree is freed once the IR is built
-            pisa_translator::spirv::translate_module(module, &options)
-                .with_context(|| format!("cannot translate {}", display_names(paths)))?
+            // as `translate_module`, keeping the IR to the end (below)
+            let translated = (|| -> Result<_, pisa_translator::spirv::TranslateError> {
+                // the syntax tree is freed while the IR is built
+                let mut program = pisa_translator::ir::lower_owned(module);
+                pisa_translator::ir::pipeline::Pipeline::for_target(&options.target())
+                    .run(&mut program)?;
+                let spv = pisa_translator::spirv::translate_program(&program, &options)?;
+                Ok((spv, program))
+            })();
+            let (spv, program) =
+                translated.with_context(|| format!("cannot translate {}", display_names(paths)))?;
+            // the process ends once the words are written: the OS takes the
+            // IR back at once, where freeing it piece by piece costs a few
+            // percent of a large translation
+            std::mem::forget(program);
+            spv
         }
     };
     match output {
@@ -695,7 +711,7 @@ fn check(
         // an unreadable file is reported, and the others are still checked
         match read_input(path) {
             // invalid UTF-8 is replaced so that the assembler can point at it
-            Ok(b) => texts.push((display_name(path), String::from_utf8_lossy(&b).into_owned())),
+            Ok(b) => texts.push((display_name(path), text_of(b))),
             Err(e) => eprintln!("error: cannot read {}: {e}", display_name(path)),
         }
     }
@@ -706,11 +722,19 @@ fn check(
     } else {
         vec![&texts[..]]
     };
-    for program in programs {
+    let count = programs.len();
+    for (i, program) in programs.into_iter().enumerate() {
+        let last = i + 1 == count;
         let (diags, bad, module) = check_program(program, vulkan);
         failed |= bad;
         if let (true, Some(m)) = (kernels, &module) {
             print_kernels(m, json)?;
+        }
+        // after the last program the process ends: the OS takes its syntax
+        // tree back at once, where freeing it piece by piece is a tenth of
+        // checking a large module
+        if last {
+            std::mem::forget(module);
         }
         let shown: Vec<_> = diags
             .0

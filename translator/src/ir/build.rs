@@ -24,6 +24,53 @@ pub fn build(m: &Module) -> Program {
     p
 }
 
+/// [`lower`] for a module the caller no longer needs (`pisa spirv`): each
+/// instruction's operands are lowered out of the syntax tree and freed at
+/// once, so a large function's syntax tree and IR are never both whole in
+/// memory (the IR reuses the memory each statement leaves), and the symbol
+/// table and source map move over instead of being copied.
+pub fn lower_owned(mut m: Module) -> Program {
+    let variables = variables(&m);
+    let mut bodies: Vec<Option<ast::Block>> = m
+        .ast
+        .items
+        .iter_mut()
+        .filter_map(|i| match i {
+            ast::Item::Func(f) => Some(f.body.take()),
+            ast::Item::Var(_) => None,
+        })
+        .collect();
+    let functions: Vec<Function> = m
+        .functions()
+        .zip(bodies.iter_mut())
+        .enumerate()
+        .map(|(i, (f, body))| {
+            let mut b = FunctionBuilder::new(&m, f, i as u32);
+            b.params(f);
+            match body.take() {
+                Some(body) => {
+                    let close = body.close;
+                    b.new_block(None);
+                    b.walk_owned(body, false);
+                    b.end_body(close)
+                }
+                None => b.f,
+            }
+        })
+        .collect();
+    let address_taken = analysis::calls::address_taken(&variables, &functions);
+    let p = Program {
+        functions,
+        variables,
+        address_taken,
+        symbols: std::mem::take(&mut m.ast.interner),
+        source: std::mem::take(&mut m.map),
+        library_uses: Vec::new(),
+    };
+    verify::debug_verify(&p, "build");
+    p
+}
+
 /// The IR of a validated module as written, before any pass.
 pub fn lower(m: &Module) -> Program {
     let functions: Vec<Function> = m
@@ -95,6 +142,17 @@ impl<'m> FunctionBuilder<'m> {
     }
 
     fn finish(mut self, d: &FuncDecl) -> Function {
+        self.params(d);
+        let Some(body) = &d.body else {
+            return self.f;
+        };
+        self.new_block(None);
+        self.walk(body, false);
+        self.end_body(body.close)
+    }
+
+    /// The function's parameters, as registers.
+    fn params(&mut self, d: &FuncDecl) {
         let mut param_index = 0;
         for p in &d.params {
             let kind = match p.kind {
@@ -118,21 +176,20 @@ impl<'m> FunctionBuilder<'m> {
                 self.declare(n, r);
             }
         }
-        let Some(body) = &d.body else {
-            return self.f;
-        };
-        self.new_block(None);
-        self.walk(body, false);
+    }
+
+    /// Ends the body (its closing brace at `close`): the function.
+    fn end_body(mut self, close: Span) -> Function {
         if !self.closed {
             let term = if self.f.kind == FuncKind::Function && self.f.ret.is_some() {
                 Terminator::Unreachable
             } else {
                 Terminator::Return {
                     value: None,
-                    span: body.close,
+                    span: close,
                 }
             };
-            self.end(term, body.close);
+            self.end(term, close);
         }
         self.f
     }
@@ -149,6 +206,9 @@ impl<'m> FunctionBuilder<'m> {
 
     fn end(&mut self, term: Terminator, span: Span) {
         let b = &mut self.f.blocks[self.current.index()];
+        // the block is whole: no room left over per block (a large
+        // function has a block every few instructions)
+        b.insts.shrink_to_fit();
         b.term = term;
         b.term_span = span;
         self.closed = true;
@@ -177,10 +237,37 @@ impl<'m> FunctionBuilder<'m> {
     }
 
     fn walk(&mut self, b: &ast::Block, scoped: bool) {
+        self.enter(b, scoped);
+        for s in &b.stmts {
+            match s {
+                Stmt::Label(n, span) => self.label(*n, *span),
+                Stmt::Instr(i) => self.instr(i),
+                Stmt::Block(inner) => self.walk(inner, true),
+                Stmt::Reg { .. } | Stmt::Var(_) => {}
+            }
+        }
+        self.leave(scoped);
+    }
+
+    /// [`Self::walk`], freeing each statement once it is lowered.
+    fn walk_owned(&mut self, b: ast::Block, scoped: bool) {
+        self.enter(&b, scoped);
+        for s in b.stmts {
+            match s {
+                Stmt::Label(n, span) => self.label(n, span),
+                Stmt::Instr(i) => self.instr_owned(i),
+                Stmt::Block(inner) => self.walk_owned(inner, true),
+                Stmt::Reg { .. } | Stmt::Var(_) => {}
+            }
+        }
+        self.leave(scoped);
+    }
+
+    /// Opens block `b`: its declarations are visible throughout it.
+    fn enter(&mut self, b: &ast::Block, scoped: bool) {
         if scoped {
             self.scopes.push(Vec::new());
         }
-        // declarations are visible throughout their block
         for s in &b.stmts {
             if let Stmt::Reg { ty, names, .. } = s {
                 for &(n, _) in names {
@@ -190,14 +277,10 @@ impl<'m> FunctionBuilder<'m> {
                 }
             }
         }
-        for s in &b.stmts {
-            match s {
-                Stmt::Label(n, span) => self.label(*n, *span),
-                Stmt::Instr(i) => self.instr(i),
-                Stmt::Block(inner) => self.walk(inner, true),
-                Stmt::Reg { .. } | Stmt::Var(_) => {}
-            }
-        }
+    }
+
+    /// Closes a block [`Self::enter`] opened: its names go out of scope.
+    fn leave(&mut self, scoped: bool) {
         if scoped {
             for (n, old) in self.scopes.pop().unwrap_or_default().into_iter().rev() {
                 match old {
@@ -228,24 +311,42 @@ impl<'m> FunctionBuilder<'m> {
     }
 
     fn instr(&mut self, i: &ast::Instr) {
-        if self.closed {
-            // dead code after goto/return: a block nothing branches to
-            let b = self.new_block(None);
-            self.switch_to(b);
-        }
         let inst = PisaInst::new(
             i.form,
             i.operands.iter().map(|o| self.operand(o)).collect(),
             i.mnemonic,
             i.span,
         );
+        let label = goto_label(&inst, &i.operands);
+        self.place(inst, label);
+    }
+
+    /// [`Self::instr`] of an instruction taken out of the syntax tree.
+    fn instr_owned(&mut self, i: ast::Instr) {
+        let operands: Vec<Operand> = i.operands.iter().map(|o| self.operand(o)).collect();
+        let inst = PisaInst::new(i.form, operands, i.mnemonic, i.span);
+        let label = goto_label(&inst, &i.operands);
+        // the syntax tree's operands are freed before the next instruction
+        drop(i.operands);
+        self.place(inst, label);
+    }
+
+    /// Adds a lowered instruction to the current block, or ends the block
+    /// with it (`goto` to the block of `label`, `return`).
+    fn place(&mut self, inst: PisaInst, label: Option<Name>) {
+        if self.closed {
+            // dead code after goto/return: a block nothing branches to
+            let b = self.new_block(None);
+            self.switch_to(b);
+        }
+        let span = inst.span;
         let cond = inst.quals.cond;
         match inst.opcode {
             Opcode::Goto => {
                 // `goto` always names a label (the validator checks it)
-                let target = match inst.roles.get(Role::Label).and_then(|k| i.operands.get(k)) {
-                    Some(ast::Operand::Label(n, _)) => self.label_block(*n),
-                    _ => BlockId::ENTRY,
+                let target = match label {
+                    Some(n) => self.label_block(n),
+                    None => BlockId::ENTRY,
                 };
                 if cond {
                     let c = self.cond(&inst);
@@ -256,11 +357,11 @@ impl<'m> FunctionBuilder<'m> {
                             then: target,
                             otherwise: next,
                         },
-                        i.span,
+                        span,
                     );
                     self.switch_to(next);
                 } else {
-                    self.end(Terminator::Goto(target), i.span);
+                    self.end(Terminator::Goto(target), span);
                 }
             }
             Opcode::Return => {
@@ -268,10 +369,7 @@ impl<'m> FunctionBuilder<'m> {
                     .operand(Role::Retval)
                     .cloned()
                     .filter(|_| self.f.ret.is_some());
-                let ret = Terminator::Return {
-                    value,
-                    span: i.span,
-                };
+                let ret = Terminator::Return { value, span };
                 if cond {
                     let c = self.cond(&inst);
                     let then = self.new_block(None);
@@ -282,13 +380,13 @@ impl<'m> FunctionBuilder<'m> {
                             then,
                             otherwise: next,
                         },
-                        i.span,
+                        span,
                     );
                     self.switch_to(then);
-                    self.end(ret, i.span);
+                    self.end(ret, span);
                     self.switch_to(next);
                 } else {
-                    self.end(ret, i.span);
+                    self.end(ret, span);
                 }
             }
             _ => self.f.blocks[self.current.index()]
@@ -367,6 +465,18 @@ impl<'m> FunctionBuilder<'m> {
     }
 }
 
+/// The label a `goto` names (its operands as written): `None` for other
+/// instructions.
+fn goto_label(inst: &PisaInst, written: &[ast::Operand]) -> Option<Name> {
+    if inst.opcode != Opcode::Goto {
+        return None;
+    }
+    match inst.roles.get(Role::Label).and_then(|k| written.get(k)) {
+        Some(ast::Operand::Label(n, _)) => Some(*n),
+        _ => None,
+    }
+}
+
 /// The integer arguments of attribute `name` (`.align(16)`,
 /// `.reqd_work_group_size(8, 8, 1)`), if present.
 fn int_attr(attrs: &[ast::Attr], name: &str) -> Option<Vec<u32>> {
@@ -422,4 +532,54 @@ fn variables(m: &Module) -> Vec<Variable> {
         out.extend(vars.into_iter().map(|v| var(v, Some(i as u32))));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    /// [`super::lower_owned`] builds the IR [`super::lower`] does: nested
+    /// scopes that shadow a register, labels, conditional `goto` and
+    /// `return`, dead code, calls, addresses and variables.
+    #[test]
+    fn owned_lowering_is_the_same() {
+        let src = r#".version 0.1;
+.target 100;
+.global .32b @g[4];
+.function .32b @f(.reg .32b %x)
+{
+	.reg .32b %y;
+	.pred %p;
+	iadd.32b %y, %x, 1;
+	ucmp.lt.32b %p, %y, 3;
+	return.cond %p, %y;
+	return %x;
+}
+.kernel @k(.param[8] %out)
+{
+	.reg .32b %a, %i;
+	.reg .64b %o;
+	.pred %p;
+	ld.param.64b %o, [%out];
+	mov.32b %a, 1;
+	{
+		.reg .32b %a;
+		mov.32b %a, 5;
+		st.global.32b [@g+4], %a;
+	}
+L0:
+	iadd.32b %i, %i, 1;
+	call %a, @f(%i);
+	ucmp.lt.32b %p, %i, 3;
+	goto.cond %p, L0;
+	goto L1;
+	mov.32b %a, 7;
+L1:
+	st.global.32b [%o], %a;
+	return;
+}
+"#;
+        let m = crate::assemble("k.pisa", src).unwrap();
+        let borrowed = format!("{:?}", super::lower(&m));
+        let owned = format!("{:?}", super::lower_owned(m));
+        assert_eq!(owned, borrowed);
+    }
 }

@@ -52,7 +52,7 @@ pub use crate::syntax::ast::{
     FormRef, FuncKind, InitElem, IntLit, Interner, Linkage, Name, Space, Swizzle, Ty,
 };
 
-pub use build::{build, lower};
+pub use build::{build, lower, lower_owned};
 pub use structurize::{nesting_depth, Label, Node};
 
 /// Runs `f` with enough stack: passes over the structured tree recurse as
@@ -443,24 +443,29 @@ impl Program {
     /// Whether some instruction reads special register `%special` (by its
     /// name without `%`).
     pub fn reads_special(&self, special: &str) -> bool {
-        fn operand(p: &Program, o: &Operand, want: &str) -> bool {
+        // names are interned once each: a name the program never mentions
+        // is read nowhere, and the others compare as `Name`s
+        let Some(special) = self.symbols.get(special) else {
+            return false;
+        };
+        fn operand(o: &Operand, want: Name) -> bool {
             match o {
-                Operand::Special(r) => p.name(r.name) == want,
+                Operand::Special(r) => r.name == want,
                 Operand::Addr(a) => {
-                    matches!(&a.base, AddrBase::Special(r) if p.name(r.name) == want)
-                        || matches!(&a.offset, Some(AddrOffset::Special(r)) if p.name(r.name) == want)
+                    matches!(&a.base, AddrBase::Special(r) if r.name == want)
+                        || matches!(&a.offset, Some(AddrOffset::Special(r)) if r.name == want)
                 }
                 Operand::Call(c) => {
-                    operand(p, &c.target, want) || c.args.iter().any(|a| operand(p, a, want))
+                    operand(&c.target, want) || c.args.iter().any(|a| operand(a, want))
                 }
                 _ => false,
             }
         }
         self.functions.iter().any(|f| {
             f.pisa_insts()
-                .any(|i| i.operands.iter().any(|o| operand(self, o, special)))
+                .any(|i| i.operands.iter().any(|o| operand(o, special)))
                 || f.blocks.iter().any(|b| {
-                    matches!(&b.term, Terminator::Return { value: Some(v), .. } if operand(self, v, special))
+                    matches!(&b.term, Terminator::Return { value: Some(v), .. } if operand(v, special))
                 })
         })
     }

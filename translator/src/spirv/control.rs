@@ -587,7 +587,6 @@ impl Emitter {
 
 /// One instruction of a basic block.
 pub(super) fn lower_inst(fx: &mut FunctionCx, inst: &Inst) -> R<()> {
-    fx.tx.flush_blocks();
     match inst {
         Inst::Pisa(i) => {
             fx.line(i.span);

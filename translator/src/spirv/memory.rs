@@ -207,15 +207,7 @@ impl FunctionCx<'_, '_> {
                 None => {
                     let v = self.load(a, mem, bits)?;
                     // the block the value comes from (loads may add blocks)
-                    let from = self
-                        .tx
-                        .b
-                        .selected_block()
-                        .and_then(|i| {
-                            let f = self.tx.b.module_ref().functions.last()?;
-                            f.blocks.get(i)?.label.as_ref()?.result_id
-                        })
-                        .unwrap_or(label);
+                    let from = self.tx.b.current_label().unwrap_or(label);
                     incoming.push((v, from));
                 }
             }

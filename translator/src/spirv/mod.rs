@@ -15,6 +15,7 @@
 //! lowerings still done during emission are listed there. Once a module validates, translation never panics; it fails only
 //! with [`TranslateError`].
 
+mod builder;
 pub mod checked;
 mod control;
 mod driver;
@@ -33,7 +34,7 @@ mod types;
 
 use crate::ir::Program;
 use crate::Module;
-use rspirv::binary::{Assemble, Disassemble};
+use rspirv::binary::Disassemble;
 
 pub use entry::{is_address_member, Push, PUSH_BYTES, PUSH_MEMBERS, RANGE_CHECK_SPEC_ID};
 pub use error::TranslateError;
@@ -100,11 +101,11 @@ pub fn translate_with(m: &Module, options: &Options) -> Result<Spirv, TranslateE
 }
 
 /// [`translate_with`] for a module the caller no longer needs: its syntax
-/// tree and source text are freed once the IR is built, so the SPIR-V
-/// being built reuses their memory (`pisa spirv`).
+/// tree is freed while the IR is built ([`crate::ir::lower_owned`]) and its
+/// source text once it is, so the IR and the SPIR-V being built reuse their
+/// memory (`pisa spirv`).
 pub fn translate_module(m: Module, options: &Options) -> Result<Spirv, TranslateError> {
-    let mut program = crate::ir::lower(&m);
-    drop(m);
+    let mut program = crate::ir::lower_owned(m);
     crate::ir::pipeline::Pipeline::for_target(&options.target()).run(&mut program)?;
     translate_program(&program, options)
 }
@@ -175,45 +176,7 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
         tx.b.module_processed(s);
     }
     tx.layout.sets_status = tx.uses_status;
-    let (module, layout, mut streamed) = tx.finish();
-    // the largest function's early words become the module's words, the
-    // rest put around them: no second copy of a large function, and the
-    // vector is sized once (growing a hundred megabytes by doubling copies
-    // it and fragments the heap)
-    let base = (0..streamed.len()).max_by_key(|&i| streamed[i].words.len());
-    let bound = word_bound(&module, &streamed);
-    let mut words = Vec::with_capacity(bound);
-    let mut placed = None;
-    if let Some(h) = &module.header {
-        h.assemble_into(&mut words);
-    }
-    for inst in module.global_inst_iter() {
-        inst.assemble_into(&mut words);
-    }
-    for (i, f) in module.functions.iter().enumerate() {
-        // as rspirv assembles a function, its leading blocks already words
-        if let Some(d) = &f.def {
-            d.assemble_into(&mut words);
-        }
-        for p in &f.parameters {
-            p.assemble_into(&mut words);
-        }
-        if Some(i) == base && placed.is_none() {
-            let mut early = std::mem::take(&mut streamed[i].words);
-            early.reserve_exact(bound.saturating_sub(early.len()));
-            early.splice(0..0, words.iter().copied());
-            words = early;
-            placed = Some(i);
-        } else if let Some(s) = streamed.get(i) {
-            words.extend_from_slice(&s.words);
-        }
-        for b in &f.blocks {
-            b.assemble_into(&mut words);
-        }
-        if let Some(e) = &f.end {
-            e.assemble_into(&mut words);
-        }
-    }
+    let (words, layout) = tx.finish();
     // 8- or 16-bit integer types the device lacks: held in 32-bit ones
     let words = if options.narrow_integers == [true; 2] {
         words
@@ -221,32 +184,6 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
         narrow::widen(words, options.narrow_integers.map(|native| !native))?
     };
     Ok(Spirv { words, layout })
-}
-
-/// At least the number of words `module` and the blocks assembled early
-/// come to.
-fn word_bound(module: &rspirv::dr::Module, streamed: &[types::Streamed]) -> usize {
-    use rspirv::dr::Operand as O;
-    let functions: usize = module
-        .functions
-        .iter()
-        .map(|f| 8 + 2 * f.blocks.len())
-        .sum();
-    let instructions: usize = module
-        .all_inst_iter()
-        .map(|i| {
-            3 + i
-                .operands
-                .iter()
-                .map(|o| match o {
-                    O::LiteralString(s) => s.len() / 4 + 1,
-                    _ => 2,
-                })
-                .sum::<usize>()
-        })
-        .sum();
-    let early: usize = streamed.iter().map(|s| s.words.len()).sum();
-    16 + functions + instructions + early
 }
 
 /// Replaces `%N` by `%name` where `OpName %N "name"` gives one (a name that

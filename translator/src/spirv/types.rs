@@ -1,12 +1,13 @@
 //! The translation context: the SPIR-V builder, cached types and constants,
 //! and the capabilities a module actually uses (declared only when used).
 
+use super::builder::Builder;
 use super::error::TranslateError;
 use crate::abi::Layout;
 use crate::diag::Span;
 use crate::ir::{Function, Program};
 use crate::ir::{Name, Ty};
-use rspirv::dr::{Builder, Operand};
+use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, StorageClass, Word};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, HashMap};
@@ -80,32 +81,6 @@ pub struct ModuleCx<'m> {
     /// made only when a capability is first declared.
     pub current_instruction: Option<Site>,
     pub capability_sites: Vec<(u32, String)>,
-    /// Per function of the SPIR-V module, its leading blocks already
-    /// assembled ([`ModuleCx::flush_blocks`]).
-    pub streamed: Vec<Streamed>,
-}
-
-/// The leading blocks of one SPIR-V function, assembled to words as soon as
-/// they are finished, so the module never holds a large function's
-/// instructions as rspirv structures (memory per instruction).
-#[derive(Debug, Default)]
-pub struct Streamed {
-    /// How many leading blocks are in `words` (their places in the
-    /// builder's function are left empty: no label, no instruction).
-    pub blocks: usize,
-    pub words: Vec<u32>,
-    /// The results of those blocks that get `NoContraction`, in order.
-    pub no_contraction: Vec<Word>,
-}
-
-/// Whether the result of `op` is decorated `NoContraction`
-/// ([`ModuleCx::finish`]).
-fn contracts(op: spirv::Op) -> bool {
-    use rspirv::spirv::Op;
-    matches!(
-        op,
-        Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate
-    )
 }
 
 /// Where the instruction being lowered comes from: its form and span, or
@@ -190,79 +165,21 @@ impl<'m> ModuleCx<'m> {
             check_state: None,
             current_instruction: None,
             capability_sites: Vec::new(),
-            streamed: Vec::new(),
         };
         tx.cap(Capability::Shader);
         tx.cap(Capability::PhysicalStorageBufferAddresses);
         tx
     }
 
-    /// The module, its layout and the blocks assembled early, per function.
-    pub fn finish(mut self) -> (rspirv::dr::Module, Layout, Vec<Streamed>) {
-        self.forbid_contraction();
+    /// The module's words and its layout.
+    pub fn finish(mut self) -> (Vec<u32>, Layout) {
         for c in &self.caps {
             // SAFETY-free: Capability is a repr(u32) enum; from_u32 maps back.
             if let Some(cap) = Capability::from_u32(*c) {
                 self.b.capability(cap);
             }
         }
-        (self.b.module(), self.layout, self.streamed)
-    }
-
-    /// Assembles the finished blocks of the function being built: blocks
-    /// are only ever appended and a finished one is never changed, so every
-    /// block before the one being built (every block, between two) is final.
-    pub fn flush_blocks(&mut self) {
-        let Some(f) = self.b.selected_function() else {
-            return;
-        };
-        let selected = self.b.selected_block();
-        if self.streamed.len() <= f {
-            self.streamed.resize_with(f + 1, Streamed::default);
-        }
-        let streamed = &mut self.streamed[f];
-        let Some(func) = self.b.module_mut().functions.get_mut(f) else {
-            return;
-        };
-        let upto = selected.unwrap_or(func.blocks.len()).min(func.blocks.len());
-        if streamed.blocks >= upto {
-            return;
-        }
-        for block in &mut func.blocks[streamed.blocks..upto] {
-            rspirv::binary::Assemble::assemble_into(&*block, &mut streamed.words);
-            streamed.no_contraction.extend(
-                block
-                    .instructions
-                    .iter()
-                    .filter(|i| contracts(i.class.opcode))
-                    .filter_map(|i| i.result_id),
-            );
-            *block = rspirv::dr::Block::new();
-        }
-        streamed.blocks = upto;
-    }
-
-    /// Every PISA floating-point instruction rounds its own result (spec 03),
-    /// and so do the sequences that emulate them: no driver may fuse a
-    /// multiply and an add the module keeps apart (Vulkan lets it unless the
-    /// result is `NoContraction`; `fmad` uses `Fma` explicitly).
-    fn forbid_contraction(&mut self) {
-        let mut results: Vec<Word> = Vec::new();
-        for (i, f) in self.b.module_ref().functions.iter().enumerate() {
-            if let Some(s) = self.streamed.get(i) {
-                results.extend(&s.no_contraction);
-            }
-            results.extend(
-                f.blocks
-                    .iter()
-                    .flat_map(|b| &b.instructions)
-                    .filter(|i| contracts(i.class.opcode))
-                    .filter_map(|i| i.result_id),
-            );
-        }
-        for id in results {
-            self.b.decorate(id, spirv::Decoration::NoContraction, []);
-        }
+        (self.b.assemble(), self.layout)
     }
 
     pub fn cap(&mut self, c: Capability) {

@@ -189,15 +189,19 @@ pub fn function_index(p: &Program) -> HashMap<Name, usize> {
 }
 
 pub fn call_targets(f: &Function) -> impl Iterator<Item = Option<Name>> + '_ {
-    f.pisa_insts().flat_map(|i| {
-        i.operands.iter().filter_map(|op| match op {
-            Operand::Call(c) => Some(match c.target {
-                Operand::Symbol(n, _) => Some(n),
+    // only `call` has a call operand (the validator accepts one only where
+    // the catalog's operand says `call`): the others' operands are not read
+    f.pisa_insts()
+        .filter(|i| i.opcode == Opcode::Call)
+        .flat_map(|i| {
+            i.operands.iter().filter_map(|op| match op {
+                Operand::Call(c) => Some(match c.target {
+                    Operand::Symbol(n, _) => Some(n),
+                    _ => None,
+                }),
                 _ => None,
-            }),
-            _ => None,
+            })
         })
-    })
 }
 
 /// Functions whose address the module takes (`addrof`, symbol

@@ -12,26 +12,60 @@ pub struct Cfg {
     pub order: Vec<Option<u32>>,
 }
 
+/// Every node's successors in one vector (a large function has a block
+/// every few instructions: no allocation per block).
+struct Successors {
+    /// Node `i`'s successors are `list[start[i]..start[i + 1]]`.
+    start: Vec<u32>,
+    list: Vec<BlockId>,
+}
+
+impl Successors {
+    fn new<I: IntoIterator<Item = BlockId>>(n: usize, succ: impl Fn(BlockId) -> I) -> Self {
+        let mut start = Vec::with_capacity(n + 1);
+        let mut list = Vec::with_capacity(n * 2);
+        start.push(0);
+        for b in 0..n as u32 {
+            list.extend(succ(BlockId(b)));
+            start.push(list.len() as u32);
+        }
+        Successors { start, list }
+    }
+
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    fn of(&self, b: BlockId) -> &[BlockId] {
+        &self.list[self.start[b.index()] as usize..self.start[b.index() + 1] as usize]
+    }
+}
+
 impl Cfg {
     pub fn compute(f: &Function) -> Cfg {
-        Cfg::of_graph(f.blocks.len(), BlockId::ENTRY, |b| {
-            f.successors(b).collect()
-        })
+        Cfg::of_lists(
+            Successors::new(f.blocks.len(), |b| f.successors(b)),
+            BlockId::ENTRY,
+        )
     }
 
     /// The same for any graph of `n` nodes given by its successor lists
     /// (post-dominators use the reversed CFG).
     pub fn of_graph(n: usize, entry: BlockId, succ: impl Fn(BlockId) -> Vec<BlockId>) -> Cfg {
+        Cfg::of_lists(Successors::new(n, succ), entry)
+    }
+
+    fn of_lists(succs: Successors, entry: BlockId) -> Cfg {
+        let n = succs.len();
         let mut order = vec![None; n];
         let mut post = Vec::with_capacity(n);
-        let succs: Vec<Vec<BlockId>> = (0..n as u32).map(|b| succ(BlockId(b))).collect();
         if n > 0 {
             // iterative DFS: (block, next successor index)
             let mut seen = vec![false; n];
             let mut stack: Vec<(BlockId, usize)> = vec![(entry, 0)];
             seen[entry.index()] = true;
             while let Some(&mut (b, ref mut next)) = stack.last_mut() {
-                let s = succs[b.index()].get(*next).copied();
+                let s = succs.of(b).get(*next).copied();
                 *next += 1;
                 match s {
                     Some(s) if !seen[s.index()] => {
@@ -52,7 +86,7 @@ impl Cfg {
         }
         let mut preds = vec![Vec::new(); n];
         for &b in &post {
-            for &s in &succs[b.index()] {
+            for &s in succs.of(b) {
                 // a block's two successors may be one block: its entries
                 // are consecutive (a `contains` here would be quadratic)
                 if preds[s.index()].last() != Some(&b) {

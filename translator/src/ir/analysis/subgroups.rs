@@ -17,10 +17,13 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 pub fn simt_functions(p: &Program) -> Vec<bool> {
     let index = function_index(p);
     let n = p.functions.len();
+    // a program that never names `%activemask` reads it nowhere: no
+    // instruction's operands need to be looked at for it
+    let mask = p.symbols.get("activemask");
     let mut simt: Vec<bool> = p
         .functions
         .iter()
-        .map(|f| insts(f).any(|i| is_cross_lane(i) || reads_activemask(p, i)))
+        .map(|f| insts(f).any(|i| is_cross_lane(i) || mask.is_some_and(|m| reads(i, m))))
         .collect();
     // per function its direct callers, and the functions that call through
     // a register (they may reach every address-taken function)
@@ -91,7 +94,13 @@ pub fn call_target(i: &PisaInst) -> Option<&Operand> {
 
 /// The instruction reads `%activemask` (as an operand or in an address).
 pub fn reads_activemask(p: &Program, i: &PisaInst) -> bool {
-    let is_mask = |r: &crate::ir::SpecialRef| p.name(r.name) == "activemask";
+    p.symbols.get("activemask").is_some_and(|m| reads(i, m))
+}
+
+/// The instruction reads the special register named `special` (names are
+/// interned once each: the same name is the same [`Name`]).
+fn reads(i: &PisaInst, special: Name) -> bool {
+    let is_mask = |r: &crate::ir::SpecialRef| r.name == special;
     i.operands.iter().any(|o| match o {
         Operand::Special(r) => is_mask(r),
         Operand::Addr(a) => {

@@ -25,11 +25,12 @@ use crate::abi::Push;
 use crate::ir::qualifier::{Addrspace, Memorder, Memscope, Op};
 use crate::ir::Qualifier;
 use crate::ir::*;
+use crate::spirv::builder::Builder;
 use crate::spirv::error::TranslateError;
 use crate::spirv::function::FunctionCx;
 use crate::spirv::memory::{Mem, GENERIC_PRIVATE_TAG, GENERIC_SHARED_TAG};
 use crate::spirv::types::ModuleCx;
-use rspirv::dr::{Builder, Operand as SOp};
+use rspirv::dr::Operand as SOp;
 use rspirv::spirv::{
     Capability, GlslStd450Op as G, LoopControl, MemoryAccess, MemorySemantics, Scope,
     SelectionControl, StorageClass, Word,
@@ -152,12 +153,9 @@ fn word(fx: &mut FunctionCx, addr: Word, mem: Mem, bits: u16) -> R<(Word, u16, O
 /// The label of the block being built (instructions may have added blocks
 /// since the construct began).
 fn current_label(fx: &FunctionCx) -> R<Word> {
-    let b = &fx.tx.b;
-    b.selected_block()
-        .and_then(|i| {
-            let f = b.module_ref().functions.last()?;
-            f.blocks.get(i)?.label.as_ref()?.result_id
-        })
+    fx.tx
+        .b
+        .current_label()
         .ok_or_else(|| TranslateError::Internal("no block is being built".into()))
 }
 

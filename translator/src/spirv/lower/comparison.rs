@@ -6,8 +6,8 @@ use super::float16::half_to_f32;
 use crate::ir::qualifier::Cop;
 use crate::ir::Opcode;
 use crate::ir::{FloatKind, Role, Type};
+use crate::spirv::builder::Builder;
 use crate::spirv::function::FunctionCx;
-use rspirv::dr::Builder;
 use rspirv::spirv::Word;
 
 type Cmp = fn(&mut Builder, Word, Option<Word>, Word, Word) -> Result<Word, rspirv::dr::Error>;
