@@ -66,6 +66,7 @@ pub fn lower_owned(mut m: Module) -> Program {
         symbols: std::mem::take(&mut m.ast.interner),
         source: std::mem::take(&mut m.map),
         library_uses: Vec::new(),
+        check_sites: Vec::new(),
     };
     verify::debug_verify(&p, "build");
     p
