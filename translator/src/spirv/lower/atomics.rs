@@ -213,8 +213,29 @@ fn retry(
     Ok(value)
 }
 
+/// Compare-and-swap attempts per trip of a [`cas_loop`]: a SIMD vector of 8
+/// lanes contending for one word (llvmpipe's) all succeed in one trip.
+pub const CAS_ATTEMPTS: u32 = 8;
+
 /// `old = *p; *p = new(old)` atomically, as a compare-and-swap loop on the
 /// word; the old value is returned.
+///
+/// Each trip makes up to [`CAS_ATTEMPTS`] attempts. llvmpipe runs the lanes
+/// of a SIMD vector in step and counts every trip of every loop against its
+/// cap of 65,535 per invocation (docs/abi.md); where the vector's lanes
+/// contend for one word only one of them succeeds per attempt, so with one
+/// attempt a trip a contended atomic cost the vector a trip per lane
+/// (large-tier seed 20000117: a 16-bit `iatom.add` on one address, from
+/// long loops; `tests/run/loop_cap_subword_atomics.pisa`). The attempts
+/// after the first run only where some lane failed (one selection), in
+/// straight-line code without blocks of their own: llvmpipe's compilation
+/// of kernels with barriers (LLVM's coroutine frames) grows faster than
+/// linearly with their blocks, and one selection per attempt made a
+/// large-tier kernel compile for over 10 minutes. A lane that has
+/// succeeded goes on making attempts that cannot change memory: it
+/// compares with the word it last saw and would store that same word.
+/// A failed attempt's compare-and-swap returns the word as it is, which the
+/// next attempt starts from.
 fn cas_loop(
     fx: &mut FunctionCx,
     (p, wbits, shift): (Word, u16, Option<Word>),
@@ -223,37 +244,78 @@ fn cas_loop(
     acc: Access,
 ) -> R<Word> {
     let wt = fx.tx.uint(wbits);
+    let t = fx.tx.uint(bits);
+    let bt = fx.tx.bool_ty();
     retry(fx, &mut |fx| {
         let relaxed = fx.tx.const_u32(0);
         let w = fx.tx.b.atomic_load(wt, None, p, o.scope, relaxed)?;
-        let old = match shift {
-            Some(sh) => {
-                let v = fx.tx.b.shift_right_logical(wt, None, w, sh)?;
-                fx.resize(v, wbits, bits, false)?
-            }
-            None => w,
-        };
-        let new = new_value(fx, acc, bits, old)?;
-        let nw = match shift {
-            Some(sh) => {
-                let wide = fx.resize(new, bits, wbits, false)?;
-                let placed = fx.tx.b.shift_left_logical(wt, None, wide, sh)?;
-                let m = fx.tx.const_uint(wbits, (1u64 << bits) - 1);
-                let mask = fx.tx.b.shift_left_logical(wt, None, m, sh)?;
-                let keep = fx.tx.b.not(wt, None, mask)?;
-                let kept = fx.tx.b.bitwise_and(wt, None, w, keep)?;
-                fx.tx.b.bitwise_or(wt, None, kept, placed)?
-            }
-            None => new,
-        };
-        let prev = fx
-            .tx
-            .b
-            .atomic_compare_exchange(wt, None, p, o.scope, o.sem, o.fail, nw, w)?;
-        let bt = fx.tx.bool_ty();
-        let done = fx.tx.b.i_equal(bt, None, prev, w)?;
-        Ok((done, old))
+        let (prev, old) = cas_attempt(fx, (p, wbits, shift), bits, o, acc, w, None)?;
+        let first = fx.tx.b.i_equal(bt, None, prev, w)?;
+        let before = current_label(fx)?;
+        let (more, join) = (fx.tx.b.id(), fx.tx.b.id());
+        fx.tx.b.selection_merge(join, SelectionControl::NONE)?;
+        fx.tx.b.branch_conditional(first, join, more, [])?;
+        fx.tx.b.begin_block(Some(more))?;
+        let (mut done, mut value, mut seen) = (fx.tx.const_bool(false), old, prev);
+        for _ in 1..CAS_ATTEMPTS {
+            let (prev, old) = cas_attempt(fx, (p, wbits, shift), bits, o, acc, seen, Some(done))?;
+            let ok = fx.tx.b.i_equal(bt, None, prev, seen)?;
+            value = fx.tx.b.select(t, None, done, value, old)?;
+            done = fx.tx.b.logical_or(bt, None, done, ok)?;
+            seen = prev;
+        }
+        let after = current_label(fx)?;
+        fx.tx.b.branch(join)?;
+        fx.tx.b.begin_block(Some(join))?;
+        let done = fx.tx.b.phi(bt, None, [(first, before), (done, after)])?;
+        let value = fx.tx.b.phi(t, None, [(old, before), (value, after)])?;
+        Ok((done, value))
     })
+}
+
+/// One compare-and-swap of [`cas_loop`] on the word `p`, expecting the word
+/// `w`: returns what the compare-and-swap saw and the old value (`bits`
+/// wide) taken from `w`. Where `idle` holds, it stores `w` itself: a
+/// compare-and-swap that cannot change memory.
+fn cas_attempt(
+    fx: &mut FunctionCx,
+    (p, wbits, shift): (Word, u16, Option<Word>),
+    bits: u16,
+    o: &Order,
+    acc: Access,
+    w: Word,
+    idle: Option<Word>,
+) -> R<(Word, Word)> {
+    let wt = fx.tx.uint(wbits);
+    let old = match shift {
+        Some(sh) => {
+            let v = fx.tx.b.shift_right_logical(wt, None, w, sh)?;
+            fx.resize(v, wbits, bits, false)?
+        }
+        None => w,
+    };
+    let new = new_value(fx, acc, bits, old)?;
+    let nw = match shift {
+        Some(sh) => {
+            let wide = fx.resize(new, bits, wbits, false)?;
+            let placed = fx.tx.b.shift_left_logical(wt, None, wide, sh)?;
+            let m = fx.tx.const_uint(wbits, (1u64 << bits) - 1);
+            let mask = fx.tx.b.shift_left_logical(wt, None, m, sh)?;
+            let keep = fx.tx.b.not(wt, None, mask)?;
+            let kept = fx.tx.b.bitwise_and(wt, None, w, keep)?;
+            fx.tx.b.bitwise_or(wt, None, kept, placed)?
+        }
+        None => new,
+    };
+    let nw = match idle {
+        Some(idle) => fx.tx.b.select(wt, None, idle, w, nw)?,
+        None => nw,
+    };
+    let prev = fx
+        .tx
+        .b
+        .atomic_compare_exchange(wt, None, p, o.scope, o.sem, o.fail, nw, w)?;
+    Ok((prev, old))
 }
 
 /// The value an access leaves in memory, given the old one (`bits` wide).
@@ -559,10 +621,105 @@ fn native(fx: &mut FunctionCx, ins: &Ins, acc: Access, addr: Word, mem: Mem, bit
             };
             atomic(b, t, None, w.0, o.scope, o.sem, v)?
         }
+        // sub-word `and`/`or`/`xor`: the same operation on the word, with
+        // the neighbouring bits left as they are (ones for `and`)
+        (Access::Int(op @ (Op::And | Op::Or | Op::Xor), s0, _), Some(sh)) => {
+            let v = need(s0)?;
+            sub_word_bitwise(fx, op, (w.0, sh), bits, &o, v)?
+        }
+        // sub-word `add`/`sub`/`inc`/`dec`: in the upper half of the word a
+        // 32-bit add (subtract) of the value shifted up, whose carry
+        // (borrow) out of bit 31 is dropped as the 16-bit operation drops
+        // it; in the lower half the carry would reach the neighbour, so a
+        // compare-and-swap loop
+        (Access::Int(op @ (Op::Add | Op::Sub | Op::Inc | Op::Dec), s0, _), Some(_))
+            if bits == 16 =>
+        {
+            upper_half_arith(fx, op, w, &o, acc, s0)?
+        }
         // the rest (sub-word stores, `incwrap`/`decwrap`, floating point):
         // a compare-and-swap loop computing the spec's `new`
         _ => cas_loop(fx, w, bits, &o, acc)?,
     })
+}
+
+/// A bitwise `op` with `v` on the `bits`-wide sub-word at `shift` of the
+/// 32-bit word `p`, as one 32-bit atomic: no loop, and the other bits of
+/// the word are never written. Returns the sub-word's old value.
+fn sub_word_bitwise(
+    fx: &mut FunctionCx,
+    op: Op,
+    (p, shift): (Word, Word),
+    bits: u16,
+    o: &Order,
+    v: Word,
+) -> R<Word> {
+    let u32t = fx.tx.uint(32);
+    let wide = fx.resize(v, bits, 32, false)?;
+    let placed = fx.tx.b.shift_left_logical(u32t, None, wide, shift)?;
+    let prev = match op {
+        Op::And => {
+            let m = fx.tx.const_u32(((1u64 << bits) - 1) as u32);
+            let mask = fx.tx.b.shift_left_logical(u32t, None, m, shift)?;
+            let keep = fx.tx.b.not(u32t, None, mask)?;
+            let operand = fx.tx.b.bitwise_or(u32t, None, placed, keep)?;
+            fx.tx.b.atomic_and(u32t, None, p, o.scope, o.sem, operand)?
+        }
+        Op::Or => fx.tx.b.atomic_or(u32t, None, p, o.scope, o.sem, placed)?,
+        _ => fx.tx.b.atomic_xor(u32t, None, p, o.scope, o.sem, placed)?,
+    };
+    let old = fx.tx.b.shift_right_logical(u32t, None, prev, shift)?;
+    fx.resize(old, 32, bits, false)
+}
+
+/// A 16-bit `add`/`sub`/`inc`/`dec` on the half of the 32-bit word `p` at
+/// `shift`: a 32-bit atomic of the operand shifted up where it is the upper
+/// half (the carry or borrow out of bit 31 is lost, as the 16-bit
+/// operation's is), a compare-and-swap loop where it is the lower half.
+fn upper_half_arith(
+    fx: &mut FunctionCx,
+    op: Op,
+    (p, wbits, shift): (Word, u16, Option<Word>),
+    o: &Order,
+    acc: Access,
+    s0: Option<Word>,
+) -> R<Word> {
+    let sh = shift.ok_or_else(|| TranslateError::Internal("no sub-word shift".into()))?;
+    let u32t = fx.tx.uint(32);
+    let t = fx.tx.uint(16);
+    let bt = fx.tx.bool_ty();
+    let sixteen = fx.tx.const_u32(16);
+    let upper = fx.tx.b.i_equal(bt, None, sh, sixteen)?;
+    let (hi, lo, merge) = (fx.tx.b.id(), fx.tx.b.id(), fx.tx.b.id());
+    fx.tx.b.selection_merge(merge, SelectionControl::NONE)?;
+    fx.tx.b.branch_conditional(upper, hi, lo, [])?;
+    fx.tx.b.begin_block(Some(hi))?;
+    let v = match (op, s0) {
+        (Op::Inc | Op::Dec, _) => fx.tx.const_u32(1),
+        (_, Some(v)) => fx.resize(v, 16, 32, false)?,
+        (_, None) => return Err(TranslateError::Internal("missing atomic operand".into())),
+    };
+    let placed = fx.tx.b.shift_left_logical(u32t, None, v, sixteen)?;
+    let prev = match op {
+        Op::Add | Op::Inc => fx
+            .tx
+            .b
+            .atomic_i_add(u32t, None, p, o.scope, o.sem, placed)?,
+        _ => fx
+            .tx
+            .b
+            .atomic_i_sub(u32t, None, p, o.scope, o.sem, placed)?,
+    };
+    let old_hi = fx.tx.b.shift_right_logical(u32t, None, prev, sixteen)?;
+    let old_hi = fx.resize(old_hi, 32, 16, false)?;
+    let hi_end = current_label(fx)?;
+    fx.tx.b.branch(merge)?;
+    fx.tx.b.begin_block(Some(lo))?;
+    let old_lo = cas_loop(fx, (p, wbits, shift), 16, o, acc)?;
+    let lo_end = current_label(fx)?;
+    fx.tx.b.branch(merge)?;
+    fx.tx.b.begin_block(Some(merge))?;
+    Ok(fx.tx.b.phi(t, None, [(old_hi, hi_end), (old_lo, lo_end)])?)
 }
 
 /// A pointer to the lock that guards `addr` in `mem`'s lock table, and the
