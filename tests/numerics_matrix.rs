@@ -166,6 +166,9 @@ fn needs_f64(text: &str) -> bool {
     text.contains("frsqrt.fast.df") || text.contains("atom.add.df")
 }
 
+/// The check of a run's JSON against a case's `EXPECT`s: one message per output that differs.
+type BoundsCheck = Box<dyn Fn(&serde_json::Value) -> Vec<String>>;
+
 /// One case's command (a run case or a corpus case), its program's text,
 /// and the check of a Vulkan run's output against the `EXPECT`s where
 /// they bound an output in ULP (`None`: every output exact).
@@ -173,7 +176,7 @@ struct Item {
     at: String,
     cmd: Box<dyn Fn() -> Command>,
     text: String,
-    within_bounds: Option<Box<dyn Fn(&serde_json::Value) -> Vec<String>>>,
+    within_bounds: Option<BoundsCheck>,
 }
 
 fn run_case_item(c: Case) -> Item {
