@@ -89,6 +89,8 @@ fn numerics_choice(
 /// device without `shaderFloat64` and `shaderInt64` refuses it with
 /// `pisa.UnsupportedError`); default: the device's. The cpu device computes
 /// every result exactly whichever is asked.
+// each argument is one of `pisa.load`'s keyword arguments (the Python API)
+#[allow(clippy::too_many_arguments)]
 #[pyfunction]
 #[pyo3(signature = (*files, device=None, validation=None, timeout=10.0, printf_buffer=None, profile=None, numerics=None))]
 pub fn load(
