@@ -26,10 +26,15 @@ def load(
     validation: Union[bool, None] = None,
     timeout: float = 10.0,
     printf_buffer: Union[int, None] = None,
+    profile: Union[Path, None] = None,
+    numerics: Union[str, None] = None,
 ) -> Program:
     """Assembles PISA files (several are linked) and loads the program on
     a device: "cpu" (or its index), a Vulkan device's index or name substring; default
-    PISA_DEVICE, else the best Vulkan device, else cpu without Vulkan."""
+    PISA_DEVICE, else the best Vulkan device, else cpu without Vulkan. `profile`: a
+    Vulkan Profiles JSON file the Vulkan device behaves as (`pisa run --profile`).
+    `numerics`: "f32", "f64" or "soft" (`pisa run --numerics`, docs/numerics.md);
+    default the device's."""
 
 class Buffer:
     """Device memory that stays on the device across launches."""

@@ -442,8 +442,25 @@ fn cpu_devices(src: &str, f64: bool) -> (CpuDevice, ProgramId, ProgramId) {
     (cpu, reference, library)
 }
 
+/// Random items per form: `ci`, or 1,000,000 in the full tier
+/// (`PISA_NUMERICS_FULL=1`, docs/numerics.md).
+fn random_items(ci: usize) -> usize {
+    if std::env::var("PISA_NUMERICS_FULL").is_ok_and(|v| v == "1") {
+        1_000_000
+    } else {
+        ci
+    }
+}
+
 fn check(f: &Form, ins: &[u64], got: &[u64], want: &[u64], on: &str) {
     let n = f.n;
+    let mismatches = got.iter().zip(want).filter(|(g, w)| g != w).count();
+    // the record of a run (`--nocapture`; docs/numerics.md)
+    eprintln!(
+        "{on}: {}: {} items, {mismatches} mismatches",
+        f.text,
+        got.len()
+    );
     let wrong: Vec<String> = got
         .iter()
         .zip(want)
@@ -482,7 +499,7 @@ fn every_form_is_replaced() {
 }
 
 /// The library on the reference device: the edge combinations and 3,000
-/// random items per form.
+/// random items per form (1,000,000 in the full tier).
 #[test]
 fn library_on_the_reference_device_is_exact() {
     reference_device(false);
@@ -498,7 +515,7 @@ fn reference_device(f64: bool) {
     let src = program();
     let (mut cpu, reference, library) = cpu_devices(&src, f64);
     for (k, f) in forms().iter().enumerate() {
-        let ins = inputs(f.src, f.n, 3_000, 0xF16E + k as u64);
+        let ins = inputs(f.src, f.n, random_items(3_000), 0xF16E + k as u64);
         let kernel = kernel_name(&f.text);
         let io = ((f.sk.bits(), f.n), (f.dk.bits(), 1));
         let want = elementwise::run(&mut cpu, reference, &kernel, io.0, io.1, &ins);
@@ -516,7 +533,8 @@ fn declares_float64(words: &[u32]) -> bool {
 }
 
 /// The same on lavapipe with the f32 path forced: no f64 in the module,
-/// the edge combinations and 2,000 random items per form.
+/// the edge combinations and 2,000 random items per form (1,000,000 in the
+/// full tier).
 #[test]
 fn library_on_vulkan_without_f64_is_exact() {
     let src = program();
@@ -561,7 +579,7 @@ fn vulkan(m: &pisa_translator::Module, options: &pisa_translator::spirv::Options
     let vp = vk.load_translated(&spv).unwrap();
     let cp = cpu.load(m).unwrap();
     for (k, f) in forms().iter().enumerate() {
-        let ins = inputs(f.src, f.n, 2_000, 0x5EED16 + k as u64);
+        let ins = inputs(f.src, f.n, random_items(2_000), 0x5EED16 + k as u64);
         let kernel = kernel_name(&f.text);
         let io = ((f.sk.bits(), f.n), (f.dk.bits(), 1));
         let want = elementwise::run(&mut cpu, cp, &kernel, io.0, io.1, &ins);

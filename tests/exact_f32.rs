@@ -177,7 +177,20 @@ fn cpu_devices(src: &str, f64: bool) -> (CpuDevice, ProgramId, ProgramId) {
     (cpu, reference, library)
 }
 
+/// Random items per form: `ci`, or 1,000,000 in the full tier
+/// (`PISA_NUMERICS_FULL=1`, docs/numerics.md).
+fn random_items(ci: usize) -> usize {
+    if std::env::var("PISA_NUMERICS_FULL").is_ok_and(|v| v == "1") {
+        1_000_000
+    } else {
+        ci
+    }
+}
+
 fn check(form: &str, n: usize, ins: &[u32], got: &[u64], want: &[u64], on: &str) {
+    let mismatches = got.iter().zip(want).filter(|(g, w)| g != w).count();
+    // the record of a run (`--nocapture`; docs/numerics.md)
+    eprintln!("{on}: {form}: {} items, {mismatches} mismatches", got.len());
     let wrong: Vec<String> = got
         .iter()
         .zip(want)
@@ -198,7 +211,8 @@ fn as_u64(v: &[u32]) -> Vec<u64> {
     v.iter().map(|&x| u64::from(x)).collect()
 }
 
-/// The library on the reference device: 20,000 random items per form.
+/// The library on the reference device: 20,000 random items per form
+/// (1,000,000 in the full tier).
 #[test]
 fn library_on_the_reference_device_is_exact() {
     reference_device(false);
@@ -214,7 +228,7 @@ fn reference_device(f64: bool) {
     let src = program();
     let (mut cpu, reference, library) = cpu_devices(&src, f64);
     for (k, (form, n)) in forms().into_iter().enumerate() {
-        let ins = inputs(n, 20_000, 0xE7AC + k as u64);
+        let ins = inputs(n, random_items(20_000), 0xE7AC + k as u64);
         let ins64 = as_u64(&ins);
         let kernel = kernel_name(&form);
         let want = elementwise::run(&mut cpu, reference, &kernel, (32, n), (32, 1), &ins64);
@@ -239,7 +253,7 @@ fn declares_float64(words: &[u32]) -> bool {
 }
 
 /// The same on lavapipe with the f32 path forced: no f64 in the module,
-/// 10,000 random items per form.
+/// 10,000 random items per form (1,000,000 in the full tier).
 #[test]
 fn library_on_vulkan_without_f64_is_exact() {
     vulkan(false);
@@ -277,7 +291,7 @@ fn vulkan(f64: bool) {
     let vp = vk.load_translated(&spv).unwrap();
     let cp = cpu.load(&m).unwrap();
     for (k, (form, n)) in forms().into_iter().enumerate() {
-        let ins = inputs(n, 10_000, 0x5EED + k as u64);
+        let ins = inputs(n, random_items(10_000), 0x5EED + k as u64);
         let ins64 = as_u64(&ins);
         let kernel = kernel_name(&form);
         let want = elementwise::run(&mut cpu, cp, &kernel, (32, n), (32, 1), &ins64);

@@ -429,6 +429,9 @@ fn cpu_devices(src: &str) -> (CpuDevice, ProgramId, ProgramId) {
 }
 
 fn check(form: &str, n: usize, ins: &[u64], got: &[u64], want: &[u64], on: &str) {
+    let mismatches = got.iter().zip(want).filter(|(g, w)| g != w).count();
+    // the record of a run (`--nocapture`; docs/numerics.md)
+    eprintln!("{on}: {form}: {} items, {mismatches} mismatches", got.len());
     let wrong: Vec<String> = got
         .iter()
         .zip(want)

@@ -1,7 +1,7 @@
 //! Differential fuzzing from the command line:
 //! `cargo run --release -p pisa-fuzz --example fuzz -- --seed S --count N
 //!  [--device vulkan] [--against NAME] [--set flag=value]... [--reduce] [--out DIR] [--show-skips]
-//!  [--progress N] [--tier large]`
+//!  [--progress N] [--tier large] [--profile FILE]`
 //! With one device every program runs twice on it (errors, validation
 //! messages and nondeterminism are findings); `--against NAME` names a second
 //! device (see `device_by_name`). Findings are reduced (with `--reduce`) and
@@ -12,6 +12,10 @@
 //! modules and linked (`fuzz/src/split.rs`); their findings also get the two
 //! modules and a `pisa run main.pisa lib.pisa` command line. `--tier large`
 //! generates only large programs (`GenConfig::large`, the large-graph tier).
+//! `--profile FILE` restricts the `vulkan` device to a device report (Vulkan
+//! Profiles JSON, as `pisa run --profile`): under a report without
+//! `shaderFloat64` the numerics go through the exactf32, softf64 and f32
+//! math-library passes; a program that device cannot run is a skip.
 
 use pisa_fuzz::{
     check, check_alone, generate, reduce, write_reproducer, write_split, ApiDevice, Build,
@@ -20,7 +24,20 @@ use pisa_fuzz::{
 use std::path::PathBuf;
 
 /// The devices this binary knows by name; a new device is one more arm.
-fn device_by_name(name: &str) -> Result<Box<dyn Runner>, String> {
+/// `profile` restricts the `vulkan` device (`--profile`).
+fn device_by_name(
+    name: &str,
+    profile: Option<&pisa_device::DeviceDescription>,
+) -> Result<Box<dyn Runner>, String> {
+    if let Some(p) = profile {
+        return match name {
+            "vulkan" => Ok(Box::new(VulkanDevice::with_profile(p.clone())?)),
+            "cpu" => device_by_name(name, None),
+            _ => Err(format!(
+                "--profile applies to `vulkan` and `cpu` only, not `{name}`"
+            )),
+        };
+    }
     match name {
         "vulkan" => Ok(Box::new(VulkanDevice::new()?)),
         "vulkan-checked" => Ok(Box::new(VulkanDevice::checked()?)),
@@ -63,6 +80,8 @@ fn run() -> Result<(), String> {
     let mut show_skips = false;
     let mut progress = 0u64;
     let mut out = PathBuf::from("/tmp/fuzz-finds");
+    let mut profile = None;
+    let mut profile_file = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut val = || args.next().ok_or(format!("{a} needs a value"));
@@ -83,13 +102,23 @@ fn run() -> Result<(), String> {
             "--show-skips" => show_skips = true,
             "--progress" => progress = val()?.parse().map_err(|e| format!("--progress: {e}"))?,
             "--out" => out = PathBuf::from(val()?),
+            "--profile" => {
+                let file = val()?;
+                let d = pisa_device::DeviceDescription::from_profile_file(&file)
+                    .map_err(|e| format!("--profile {file}: {e}"))?;
+                profile = Some(d);
+                profile_file = Some(file);
+            }
             _ => return Err(format!("unknown argument `{a}`")),
         }
     }
     let linked =
         dev_a.ends_with("-linked") || dev_b.as_deref().is_some_and(|b| b.ends_with("-linked"));
-    let mut a = device_by_name(&dev_a)?;
-    let mut b = dev_b.as_deref().map(device_by_name).transpose()?;
+    let mut a = device_by_name(&dev_a, profile.as_ref())?;
+    let mut b = dev_b
+        .as_deref()
+        .map(|n| device_by_name(n, profile.as_ref()))
+        .transpose()?;
     eprintln!(
         "fuzzing seeds {seed}..{} on {}{}",
         seed + count,
@@ -144,8 +173,14 @@ fn run() -> Result<(), String> {
             case
         };
         let dir = out.join(format!("seed-{s}"));
-        let cmd = write_reproducer(&small, &dir, &format!("seed {s}: {verdict}"))
+        let mut cmd = write_reproducer(&small, &dir, &format!("seed {s}: {verdict}"))
             .map_err(|e| format!("{}: {e}", dir.display()))?;
+        if let Some(file) = &profile_file {
+            // the device the finding needs (`pisa run --profile`)
+            cmd += &format!(" --profile {file}");
+            std::fs::write(dir.join("command.txt"), format!("{cmd}\n"))
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
         println!("  reproducer: {}\n  {cmd}", dir.display());
         if linked {
             let cmd = write_split(&small, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;

@@ -169,6 +169,9 @@ pub struct VulkanDevice {
     seen: usize,
     checked: bool,
     build: Build,
+    /// The device profile the runtime is restricted to, kept for the fresh
+    /// runtime that replaces one left unusable by a timeout.
+    profile: Option<pisa_device::DeviceDescription>,
 }
 
 impl VulkanDevice {
@@ -198,10 +201,11 @@ impl VulkanDevice {
     /// is declined ([`crate::declined`]), not a finding.
     pub fn with_profile(profile: pisa_device::DeviceDescription) -> Result<VulkanDevice, String> {
         Ok(VulkanDevice {
-            rt: Self::runtime_with(false, Some(profile))?,
+            rt: Self::runtime_with(false, Some(profile.clone()))?,
             seen: 0,
             checked: false,
             build: Build::Assemble,
+            profile: Some(profile),
         })
     }
 
@@ -211,6 +215,7 @@ impl VulkanDevice {
             seen: 0,
             checked,
             build: Build::Assemble,
+            profile: None,
         })
     }
 
@@ -238,8 +243,12 @@ impl VulkanDevice {
 impl Runner for VulkanDevice {
     fn name(&self) -> String {
         let checks = if self.checked { ", checked" } else { "" };
+        let profile = match &self.profile {
+            Some(p) => format!(" as {}", p.identity.profile_name),
+            None => String::new(),
+        };
         format!(
-            "vulkan ({}{checks}{})",
+            "vulkan ({}{profile}{checks}{})",
             self.rt.device_info().name,
             self.build.suffix()
         )
@@ -250,7 +259,7 @@ impl Runner for VulkanDevice {
         // case gets a fresh one (this case still reports the failure)
         if matches!(&r, Err(e) if e.contains("did not finish") || e.contains("device was lost") || e.contains("unusable"))
         {
-            if let Ok(rt) = Self::runtime(self.checked) {
+            if let Ok(rt) = Self::runtime_with(self.checked, self.profile.clone()) {
                 self.rt = rt;
                 self.seen = 0;
                 return r;

@@ -30,6 +30,8 @@ pub struct OpenOptions {
     pub timeout: Duration,
     /// `profile=` (else `PISA_DEVICE_PROFILE`), read.
     pub profile: Option<pisa_device::DeviceDescription>,
+    /// `numerics=` (`pisa run --numerics`); `None`: the device's.
+    pub numerics: Option<pisa_translator::spirv::Numerics>,
 }
 
 /// Why `open` failed: a refusal (a program the device cannot run:
@@ -56,6 +58,7 @@ pub fn open(module: &pisa_translator::Module, o: &OpenOptions) -> Result<Opened,
             validation: o.validation,
             timeout: o.timeout,
             profile: o.profile.clone(),
+            numerics: o.numerics,
             ..Default::default()
         },
     )

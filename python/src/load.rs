@@ -1,4 +1,5 @@
-//! `pisa.load(*files, device=None, validation=None, timeout=10.0)`: assembles
+//! `pisa.load(*files, device=None, validation=None, timeout=10.0,
+//! printf_buffer=None, profile=None, numerics=None)`: assembles
 //! PISA files (several are linked into one program) and loads the program
 //! on a device.
 
@@ -53,6 +54,24 @@ fn device_choice(device: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> 
     }
 }
 
+/// `numerics`: "f32", "f64" or "soft" (`pisa run --numerics`), or None.
+fn numerics_choice(
+    numerics: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<pisa_translator::spirv::Numerics>> {
+    let Some(n) = numerics.filter(|n| !n.is_none()) else {
+        return Ok(None);
+    };
+    let name: String = n.extract().map_err(|_| {
+        err(format!(
+            "numerics must be \"f32\", \"f64\" or \"soft\", not {}",
+            n.repr().map(|r| r.to_string()).unwrap_or_default()
+        ))
+    })?;
+    name.parse()
+        .map(Some)
+        .map_err(|e: String| err(format!("numerics: {e}")))
+}
+
 /// Assembles the files (linking several) and loads the program on a device:
 /// `device` is "cpu" (the reference interpreter), a Vulkan device's index or
 /// a substring of its name; by default PISA_DEVICE, else the best Vulkan
@@ -63,9 +82,17 @@ fn device_choice(device: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> 
 /// `profile` a Vulkan Profiles JSON file (`FILE` or `FILE#PROFILE`; default:
 /// PISA_DEVICE_PROFILE) whose device the Vulkan device then behaves as (as
 /// `pisa run --profile`). A program the device cannot run raises
-/// `pisa.UnsupportedError` (a `PisaError`).
+/// `pisa.UnsupportedError` (a `PisaError`). `numerics` chooses how a Vulkan
+/// device computes the exact operations, the transcendentals and `.df` (as
+/// `pisa run --numerics`, docs/numerics.md): "f32" (in integers and f32),
+/// "soft" (no f64 at all: `.df` in the soft-double library) or "f64" (a
+/// device without `shaderFloat64` and `shaderInt64` refuses it with
+/// `pisa.UnsupportedError`); default: the device's. The cpu device computes
+/// every result exactly whichever is asked.
+// each argument is one of `pisa.load`'s keyword arguments (the Python API)
+#[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (*files, device=None, validation=None, timeout=10.0, printf_buffer=None, profile=None))]
+#[pyo3(signature = (*files, device=None, validation=None, timeout=10.0, printf_buffer=None, profile=None, numerics=None))]
 pub fn load(
     py: Python<'_>,
     files: &Bound<'_, PyTuple>,
@@ -74,8 +101,10 @@ pub fn load(
     timeout: f64,
     printf_buffer: Option<u32>,
     profile: Option<PathBuf>,
+    numerics: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Program> {
     let paths = paths(files)?;
+    let numerics = numerics_choice(numerics)?;
     let profile = profile
         .map(|p| p.to_string_lossy().into_owned())
         .or_else(|| {
@@ -118,6 +147,7 @@ pub fn load(
         validation,
         timeout,
         profile,
+        numerics,
     };
     let opened = py.detach(|| device::open(&module, &opts)).map_err(|f| {
         if f.refusal {

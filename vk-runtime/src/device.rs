@@ -44,7 +44,36 @@ pub fn translate_for_numerics(
     let mut options = with_numerics(translate_options(info), info, numerics)?;
     options.checked_memory = checked;
     let spirv = pisa_translator::spirv::translate_with(module, &options)?;
+    soft_uses_no_f64(numerics, &spirv.words)?;
     Ok(Translation { spirv, options })
+}
+
+/// Under `--numerics soft` nothing is computed in f64 (docs/numerics.md,
+/// "Choosing the numerics"), on a device that has f64 too: a translation
+/// that still declares `Float64` (a `.df` form the soft-double library does
+/// not compute: `frsqrt.fast.df`, `atom.add.df`) is refused (exit 3),
+/// naming the instruction, instead of running it in the device's f64.
+pub(crate) fn soft_uses_no_f64(
+    numerics: Option<pisa_translator::spirv::Numerics>,
+    words: &[u32],
+) -> Result<()> {
+    const FLOAT64: u32 = 10;
+    if numerics != Some(pisa_translator::spirv::Numerics::Soft)
+        || !crate::features::capabilities(words).contains(&FLOAT64)
+    {
+        return Ok(());
+    }
+    let what = crate::program::module_processed(words)
+        .iter()
+        .filter_map(|s| pisa_translator::spirv::kernel_info::parse_capability(s))
+        .find(|(c, _)| *c == FLOAT64)
+        .map_or("double-precision arithmetic (.df)".to_string(), |(_, w)| {
+            w.to_string()
+        });
+    Err(crate::RuntimeError::Unsupported(format!(
+        "{what} needs shaderFloat64, and `--numerics soft` computes nothing in f64 (the \
+         soft-double library has no such form; docs/numerics.md)"
+    )))
 }
 
 /// How modules are translated for a device: the driver workarounds it

@@ -375,6 +375,7 @@ impl Runtime {
         module: &pisa_translator::Module,
         spv: pisa_translator::spirv::Spirv,
     ) -> Result<ProgramId> {
+        crate::device::soft_uses_no_f64(self.numerics, &spv.words)?;
         check_inlined_size(spv.layout.inlined_instructions)?;
         let layout = spv.layout.clone();
         // the instructions checked mode reports, as the reference device
