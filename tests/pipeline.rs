@@ -150,7 +150,14 @@ fn cli_lists_checked_only_with_check() {
         .collect();
     assert_eq!(
         listed,
-        ["reducible", "shallow", "mathlib", "exactf64", "structurize", "checked"]
+        [
+            "reducible",
+            "shallow",
+            "mathlib",
+            "exactf64",
+            "structurize",
+            "checked"
+        ]
     );
     assert!(checked.contains(
         "\nchecked      every ld, st and atomic checks its address first (checked mode, --check)\n"
