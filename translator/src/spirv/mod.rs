@@ -16,12 +16,15 @@
 //! with [`TranslateError`].
 
 mod builder;
+mod capabilities;
 pub mod checked;
+mod checked_state;
 mod control;
 mod driver;
 mod entry;
 mod error;
 mod function;
+mod interface;
 pub mod kernel_info;
 // the memory layout is the ABI's, below every back end
 use crate::abi as layout;
@@ -163,7 +166,8 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
         tx.b.module_processed(d);
     }
     let sites: Vec<String> = tx
-        .capability_sites
+        .caps
+        .sites
         .iter()
         .map(|(c, what)| kernel_info::describe_capability(*c, what))
         .collect();
@@ -175,7 +179,6 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
     for s in kernel_info::describe_program(&tx.layout) {
         tx.b.module_processed(s);
     }
-    tx.layout.sets_status = tx.uses_status;
     let (words, layout) = tx.finish();
     // 8- or 16-bit integer types the device lacks: held in 32-bit ones
     let words = if options.narrow_integers == [true; 2] {
