@@ -3,7 +3,9 @@
 //! onto Vulkan is `docs/abi.md`; control flow is `docs/control-flow.md`.
 //!
 //! Files by concern: [`layout`] (memory layout shared with the runtime),
-//! `types` (types, constants, capabilities), `entry` (kernel entry points,
+//! `types` (`ModuleCx`: types, constants, and a field per concern, whose
+//! types sit in `capabilities`, `interface`, `simt::state`,
+//! `lower::atomics_state`, `checked_state`), `entry` (kernel entry points,
 //! push constants, built-ins), `function` (the function context, registers),
 //! `driver` (function declarations and bodies), `control` (structured
 //! control flow from the IR), `memory` (address spaces), `lower/` (one file
