@@ -234,7 +234,11 @@ impl FunctionCx<'_, '_> {
     /// (`pisa_check_device`, emitted once per module).
     fn device_in_bounds(&mut self, addr: Word, bytes: u32) -> R<Word> {
         let bt = self.tx.bool_ty();
-        let f = *self.tx.check_fn.get_or_insert_with(|| self.tx.b.id());
+        let f = *self
+            .tx
+            .checked
+            .function
+            .get_or_insert_with(|| self.tx.b.id());
         let end = self.offset64(addr, bytes as u64)?;
         Ok(self.tx.b.function_call(bt, None, f, [addr, end])?)
     }
@@ -290,7 +294,7 @@ fn pack_what(site: u32, bytes: u32, space: u32, kind: u32) -> u64 {
 /// starting at 0): its first bad access packed as [`pack_what`] does, and
 /// that access's address.
 fn state_vars(tx: &mut ModuleCx) -> [Word; 2] {
-    if let Some(v) = tx.check_state {
+    if let Some(v) = tx.checked.state {
         return v;
     }
     let u64t = tx.uint(64);
@@ -310,7 +314,7 @@ fn state_vars(tx: &mut ModuleCx) -> [Word; 2] {
         tx.interface.push(v);
         v
     });
-    tx.check_state = Some(vars);
+    tx.checked.state = Some(vars);
     vars
 }
 
@@ -319,7 +323,7 @@ fn state_vars(tx: &mut ModuleCx) -> [Word; 2] {
 /// unless another work-item's came first (one atomic compare-exchange on
 /// [`CHECK_KIND`]). Nothing when no access is checked.
 pub fn emit_report(tx: &mut ModuleCx) -> R<()> {
-    let Some([what_var, addr_var]) = tx.check_state else {
+    let Some([what_var, addr_var]) = tx.checked.state else {
         return Ok(());
     };
     let u32t = tx.uint(32);
@@ -390,7 +394,7 @@ pub fn emit_report(tx: &mut ModuleCx) -> R<()> {
 /// whether `addr..end` lies inside one range of the check block's table.
 /// A binary search of fixed depth over the sorted table: straight-line code.
 pub fn emit_device_check(tx: &mut ModuleCx) -> Result<(), TranslateError> {
-    let Some(id) = tx.check_fn else {
+    let Some(id) = tx.checked.function else {
         return Ok(());
     };
     let bt = tx.bool_ty();

@@ -513,7 +513,7 @@ impl Emitter {
             Some(spirv::MemoryAccess::ALIGNED),
             [rspirv::dr::Operand::LiteralBit32(4)],
         )?;
-        fx.tx.uses_status = true;
+        fx.tx.layout.sets_status = true;
         Ok(())
     }
 

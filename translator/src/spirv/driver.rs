@@ -46,7 +46,7 @@ pub fn check_recursion(tx: &ModuleCx) -> Result<(), TranslateError> {
 /// modules with entry points (docs/abi.md).
 pub fn emit_all(tx: &mut ModuleCx<'_>) -> Result<(), TranslateError> {
     let program = tx.program;
-    tx.simt_functions = simt::analysis::simt_functions(program);
+    tx.simt.functions = simt::analysis::simt_functions(program);
     let library = !program.functions.iter().any(|f| f.kind == FuncKind::Kernel);
     if library {
         tx.cap(spirv::Capability::Linkage);
@@ -56,7 +56,7 @@ pub fn emit_all(tx: &mut ModuleCx<'_>) -> Result<(), TranslateError> {
             continue;
         }
         let id = tx.b.id();
-        tx.func_ids.insert(f.name, id);
+        tx.ids.functions.insert(f.name, id);
         let name = tx.program.name(f.name).to_string();
         tx.b.name(id, name.clone());
         let kind = match f.linkage {
@@ -77,7 +77,7 @@ pub fn emit_all(tx: &mut ModuleCx<'_>) -> Result<(), TranslateError> {
             emit_function(tx, f)?;
         } else if library {
             let (ret, fty, params) = fn_type(tx, f);
-            let id = tx.func_ids[&f.name];
+            let id = tx.ids.functions[&f.name];
             tx.b.begin_function(ret, Some(id), spirv::FunctionControl::NONE, fty)?;
             for p in params {
                 tx.b.function_parameter(p)?;
@@ -105,7 +105,7 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
         ));
     }
     let (ret, fty, param_tys) = fn_type(tx, f);
-    let id = tx.func_ids[&f.name];
+    let id = tx.ids.functions[&f.name];
     tx.b.begin_function(ret, Some(id), spirv::FunctionControl::NONE, fty)?;
     let param_ids: Vec<Word> = param_tys
         .iter()
@@ -142,7 +142,7 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
             },
         });
     }
-    let simt = tx.simt_functions.get(f.index as usize) == Some(&true);
+    let simt = tx.simt.functions.get(f.index as usize) == Some(&true);
     let simt_vars = simt.then(|| simt::SimtVars::declare(tx, f));
     let mut control_vars = control::ControlVars::declare(tx, tree)?;
     control_vars.init(tx)?;

@@ -14,7 +14,7 @@ use rspirv::spirv::{self, BuiltIn, Decoration, StorageClass, Word};
 
 impl ModuleCx<'_> {
     fn push_var(&mut self) -> Word {
-        if let Some(p) = self.push {
+        if let Some(p) = self.interface.push_constants {
             return p;
         }
         let u32t = self.uint(32);
@@ -34,12 +34,12 @@ impl ModuleCx<'_> {
         let v = self.global_var(pt, StorageClass::PushConstant);
         self.b.name(v, "pisa_launch");
         self.interface.push(v);
-        self.push = Some(v);
+        self.interface.push_constants = Some(v);
         v
     }
 
     fn builtin(&mut self, bi: BuiltIn, name: &str) -> Word {
-        if let Some(&v) = self.builtins.get(&(bi as u32)) {
+        if let Some(&v) = self.interface.builtins.get(&(bi as u32)) {
             return v;
         }
         let u32t = self.uint(32);
@@ -49,7 +49,7 @@ impl ModuleCx<'_> {
         self.b.decorate(v, Decoration::BuiltIn, [SOp::BuiltIn(bi)]);
         self.b.name(v, name);
         self.interface.push(v);
-        self.builtins.insert(bi as u32, v);
+        self.interface.builtins.insert(bi as u32, v);
         v
     }
 
@@ -58,7 +58,7 @@ impl ModuleCx<'_> {
     /// Specialization constant 3 (`bool`, default true): whether kernel
     /// entry points skip work-items outside the global size (docs/abi.md).
     pub fn range_check_constant(&mut self) -> Word {
-        if let Some(c) = self.range_check {
+        if let Some(c) = self.interface.range_check {
             return c;
         }
         let bt = self.bool_ty();
@@ -69,12 +69,12 @@ impl ModuleCx<'_> {
             [SOp::LiteralBit32(RANGE_CHECK_SPEC_ID)],
         );
         self.b.name(c, "pisa_check_global_size");
-        self.range_check = Some(c);
+        self.interface.range_check = Some(c);
         c
     }
 
     pub fn wg_size(&mut self) -> Word {
-        if let Some(w) = self.wg_size {
+        if let Some(w) = self.interface.wg_size {
             return w;
         }
         let u32t = self.uint(32);
@@ -94,7 +94,7 @@ impl ModuleCx<'_> {
             [SOp::BuiltIn(BuiltIn::WorkgroupSize)],
         );
         self.b.name(w, "pisa_work_group_size");
-        self.wg_size = Some(w);
+        self.interface.wg_size = Some(w);
         w
     }
 
@@ -311,7 +311,7 @@ pub fn emit_entry_points(tx: &mut ModuleCx) -> Result<(), TranslateError> {
         tx.b.begin_block(None)?;
         let bt = tx.bool_ty();
         let u32t = tx.uint(32);
-        if tx.shared_locks.is_some() {
+        if tx.atomics.shared_locks.is_some() {
             // the locks of emulated shared atomics start free: cleared by
             // the group's first work-item, before the range check so that
             // every work-item reaches the barrier that follows
@@ -346,7 +346,7 @@ pub fn emit_entry_points(tx: &mut ModuleCx) -> Result<(), TranslateError> {
         tx.b.branch_conditional(inside, run, end, [])?;
         tx.b.begin_block(Some(run))?;
         let (_, _, _) = fn_type(tx, k);
-        let body = tx.func_ids[&k.name];
+        let body = tx.ids.functions[&k.name];
         tx.b.function_call(void, None, body, [])?;
         super::checked::emit_report(tx)?;
         tx.b.branch(end)?;
@@ -364,7 +364,7 @@ pub fn emit_entry_points(tx: &mut ModuleCx) -> Result<(), TranslateError> {
     }
     tx.wg_size();
     // the interface lists every module-scope variable any function uses
-    let iface = tx.interface.clone();
+    let iface = tx.interface.vars.clone();
     for (f, name, reqd) in entries {
         tx.b.entry_point(spirv::ExecutionModel::GLCompute, f, name, &iface);
         tx.b.execution_mode(f, spirv::ExecutionMode::LocalSize, reqd);

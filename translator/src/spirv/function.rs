@@ -67,7 +67,7 @@ pub fn fn_type(tx: &mut ModuleCx, f: &ir::Function) -> (Word, Word, Vec<Word>) {
             _ => None,
         })
         .collect();
-    if f.kind == FuncKind::Function && tx.simt_functions.get(f.index as usize) == Some(&true) {
+    if f.kind == FuncKind::Function && tx.simt.functions.get(f.index as usize) == Some(&true) {
         params.push(tx.bool_ty());
     }
     let fty = tx.b.type_function(ret, params.clone());
@@ -178,7 +178,7 @@ impl FunctionCx<'_, '_> {
         if !map.pieces.is_empty() {
             // a linked module: each piece maps back to its own file
             let at = map.locate(span);
-            if let Some(&file) = self.tx.file_ids.get(at.file as usize) {
+            if let Some(&file) = self.tx.ids.files.get(at.file as usize) {
                 self.tx.b.line(file, at.line, at.col);
             }
             return;
@@ -199,7 +199,7 @@ impl FunctionCx<'_, '_> {
         }
         self.line = i;
         let col = span.start - starts.get(i).copied().unwrap_or(0) + 1;
-        let file = self.tx.file_ids[0];
+        let file = self.tx.ids.files[0];
         self.tx.b.line(file, i as u32 + 1, col);
     }
 }

@@ -31,13 +31,13 @@ impl FunctionCx<'_, '_> {
     fn arena(&mut self, mem: Mem) -> Word {
         let (slot, bytes, sc, name) = match mem {
             Mem::Private => (
-                self.tx.private_arena,
+                self.tx.interface.private_arena,
                 self.tx.layout.private_bytes,
                 StorageClass::Private,
                 "pisa_private",
             ),
             _ => (
-                self.tx.shared_arena,
+                self.tx.interface.shared_arena,
                 self.tx.layout.shared_bytes,
                 StorageClass::Workgroup,
                 "pisa_shared",
@@ -60,9 +60,9 @@ impl FunctionCx<'_, '_> {
         self.tx.b.name(v, name);
         self.tx.interface.push(v);
         if mem == Mem::Private {
-            self.tx.private_arena = Some(v);
+            self.tx.interface.private_arena = Some(v);
         } else {
-            self.tx.shared_arena = Some(v);
+            self.tx.interface.shared_arena = Some(v);
         }
         v
     }

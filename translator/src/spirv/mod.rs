@@ -3,7 +3,9 @@
 //! onto Vulkan is `docs/abi.md`; control flow is `docs/control-flow.md`.
 //!
 //! Files by concern: [`layout`] (memory layout shared with the runtime),
-//! `types` (types, constants, capabilities), `entry` (kernel entry points,
+//! `types` (`ModuleCx`: types, constants, and a field per concern, whose
+//! types sit in `capabilities`, `interface`, `simt::state`,
+//! `lower::atomics_state`, `checked_state`), `entry` (kernel entry points,
 //! push constants, built-ins), `function` (the function context, registers),
 //! `driver` (function declarations and bodies), `control` (structured
 //! control flow from the IR), `memory` (address spaces), `lower/` (one file
@@ -16,12 +18,15 @@
 //! with [`TranslateError`].
 
 mod builder;
+mod capabilities;
 pub mod checked;
+mod checked_state;
 mod control;
 mod driver;
 mod entry;
 mod error;
 mod function;
+mod interface;
 pub mod kernel_info;
 // the memory layout is the ABI's, below every back end
 use crate::abi as layout;
@@ -163,7 +168,8 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
         tx.b.module_processed(d);
     }
     let sites: Vec<String> = tx
-        .capability_sites
+        .caps
+        .sites
         .iter()
         .map(|(c, what)| kernel_info::describe_capability(*c, what))
         .collect();
@@ -175,7 +181,6 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
     for s in kernel_info::describe_program(&tx.layout) {
         tx.b.module_processed(s);
     }
-    tx.layout.sets_status = tx.uses_status;
     let (words, layout) = tx.finish();
     // 8- or 16-bit integer types the device lacks: held in 32-bit ones
     let words = if options.narrow_integers == [true; 2] {

@@ -1,8 +1,16 @@
-//! The translation context: the SPIR-V builder, cached types and constants,
-//! and the capabilities a module actually uses (declared only when used).
+//! The translation context ([`ModuleCx`]): the SPIR-V builder, cached types
+//! and constants, and the capabilities a module actually uses (declared only
+//! when used); the state of each concern is a field of its own, its type
+//! declared beside the code that owns it (`interface`, `capabilities`,
+//! `simt::state`, `lower::atomics_state`, `checked_state`).
 
 use super::builder::Builder;
+use super::capabilities::Capabilities;
+use super::checked_state::CheckedState;
 use super::error::TranslateError;
+use super::interface::Interface;
+use super::lower::atomics_state::AtomicsState;
+use super::simt::state::SimtState;
 use crate::abi::Layout;
 use crate::diag::Span;
 use crate::ir::{Function, Program};
@@ -10,7 +18,7 @@ use crate::ir::{Name, Ty};
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, StorageClass, Word};
 use rustc_hash::FxHashMap;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 /// What a cached type is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -23,93 +31,57 @@ enum TypeKey {
     Vector(Word, u32),
 }
 
-/// The state of the whole module while it is translated (`tx` in code).
+/// The state of the whole module while it is translated (`tx` in code),
+/// split by concern: what it translates and how (`program`, `options`), what
+/// it builds (`b`, `layout`), the caches of types and constants, the
+/// capabilities, the program's ids, the entry points' interface, and the
+/// state of each emulation (sub-groups, atomics, checked mode), each declared
+/// beside the code that owns it.
 pub struct ModuleCx<'m> {
     /// The module in IR form: all the back end reads.
     pub program: &'m Program,
+    pub options: super::options::Options,
     pub b: Builder,
+    /// The ABI layout; translation sets what it learns (`sets_status`: some
+    /// loop sets the launch's status word, docs/abi.md, loop caps).
     pub layout: Layout,
-    caps: BTreeSet<u32>,
+    /// Cached types and constants (`OpType*`, `OpConstant*`).
+    cache: TypeCache,
+    /// Declared capabilities and where each was first needed.
+    pub caps: Capabilities,
+    /// The SPIR-V ids of the program's functions and files.
+    pub ids: ProgramIds,
+    /// Module-scope variables and constants of the entry points (`entry`).
+    pub interface: Interface,
+    /// Sub-group emulation (`spirv::simt`).
+    pub simt: SimtState,
+    /// Emulated atomics (`lower::atomics`).
+    pub atomics: AtomicsState,
+    /// Checked mode (`spirv::checked`).
+    pub checked: CheckedState,
+}
+
+/// Types and constants made so far, so that each is declared once.
+#[derive(Default)]
+struct TypeCache {
     consts: FxHashMap<(Word, u64), Word>,
     /// `OpConstantNull` by type.
     nulls: FxHashMap<Word, Word>,
     /// rspirv de-duplicates types by a linear scan: cache them by key.
     types: FxHashMap<TypeKey, Word>,
+    /// The `GLSL.std.450` import.
     glsl: Option<Word>,
-    /// Module-scope variables listed in every entry point's interface.
-    pub interface: Vec<Word>,
-    pub builtins: HashMap<u32, Word>,
-    pub push: Option<Word>,
-    pub wg_size: Option<Word>,
-    pub range_check: Option<Word>,
-    pub options: super::options::Options,
-    pub private_arena: Option<Word>,
-    pub shared_arena: Option<Word>,
+}
+
+/// What the program's named things are in the module.
+pub struct ProgramIds {
     /// SPIR-V function id of each PISA function, by name.
-    pub func_ids: HashMap<Name, Word>,
+    pub functions: HashMap<Name, Word>,
     /// Index of each function in `program.functions`, by name (callee
     /// lookups without a search per call).
     pub function_index: FxHashMap<Name, usize>,
     /// `OpString` of each input file, for debug lines.
-    pub file_ids: Vec<Word>,
-    /// Some loop sets the launch's status word (docs/abi.md, loop caps).
-    pub uses_status: bool,
-    /// Per function (by index): emitted in SIMT mode (`spirv::simt`).
-    pub simt_functions: Vec<bool>,
-    /// The `Workgroup` array cross-lane instructions exchange values in.
-    pub sg_exchange: Option<Word>,
-    /// The invocation's `Private` flag choosing which of the exchange's two
-    /// counters a work-group-wide "any active" uses next.
-    pub sg_parity: Option<Word>,
-    /// The same for the exchange's two sets of per-sub-group active masks.
-    pub sg_mask_parity: Option<Word>,
-    /// Data-block offset of the lock table of emulated global atomics
-    /// (`lower::atomics`), once one needs it.
-    pub global_locks: Option<u64>,
-    /// The `Workgroup` lock array of emulated shared atomics, which each
-    /// entry point zeroes (`lower::atomics`), once one needs it.
-    pub shared_locks: Option<Word>,
-    /// Checked mode: the `pisa_check_device` function, once an access
-    /// needs it (`spirv::checked`).
-    pub check_fn: Option<Word>,
-    /// Checked mode: the work-item's first bad access, two `Private`
-    /// variables (`spirv::checked`), once an access is checked.
-    pub check_state: Option<[Word; 2]>,
-    /// The instruction being lowered, and the first instruction that made
-    /// the module declare each capability (`` `fsin.f` at k.pisa:5:2 ``,
-    /// named in the runtime's "the device lacks" error). The site's text is
-    /// made only when a capability is first declared.
-    pub current_instruction: Option<Site>,
-    pub capability_sites: Vec<(u32, String)>,
-}
-
-/// Where the instruction being lowered comes from: its form and span, or
-/// the math library (then the first instruction it replaced is named).
-#[derive(Debug, Clone, Copy)]
-pub enum Site {
-    Inst {
-        form: crate::syntax::ast::FormRef,
-        span: Span,
-    },
-    Library,
-}
-
-impl Site {
-    /// `` `fsin.f` at k.pisa:5:2 ``.
-    pub fn describe(self, program: &Program) -> String {
-        match (self, program.library_uses.first()) {
-            (Site::Library, Some((what, at))) => {
-                format!("`{what}` at {}", program.source.describe(*at))
-            }
-            (Site::Inst { form, span }, _) => format!(
-                "`{}` at {}",
-                crate::ir::mnemonic_text(form),
-                program.source.describe(span)
-            ),
-            // not made: `Library` is chosen only when the list has an entry
-            (Site::Library, None) => String::new(),
-        }
-    }
+    pub files: Vec<Word>,
 }
 
 impl<'m> ModuleCx<'m> {
@@ -136,35 +108,20 @@ impl<'m> ModuleCx<'m> {
         }
         let mut tx = ModuleCx {
             program,
+            options: super::options::Options::default(),
             b,
             layout,
-            caps: BTreeSet::new(),
-            consts: FxHashMap::default(),
-            nulls: FxHashMap::default(),
-            types: FxHashMap::default(),
-            glsl: None,
-            interface: Vec::new(),
-            builtins: HashMap::new(),
-            push: None,
-            wg_size: None,
-            range_check: None,
-            options: super::options::Options::default(),
-            private_arena: None,
-            shared_arena: None,
-            func_ids: HashMap::new(),
-            function_index: crate::ir::analysis::calls::function_index(program),
-            file_ids,
-            uses_status: false,
-            simt_functions: Vec::new(),
-            sg_exchange: None,
-            sg_parity: None,
-            sg_mask_parity: None,
-            global_locks: None,
-            shared_locks: None,
-            check_fn: None,
-            check_state: None,
-            current_instruction: None,
-            capability_sites: Vec::new(),
+            cache: TypeCache::default(),
+            caps: Capabilities::default(),
+            ids: ProgramIds {
+                functions: HashMap::new(),
+                function_index: crate::ir::analysis::calls::function_index(program),
+                files: file_ids,
+            },
+            interface: Interface::default(),
+            simt: SimtState::default(),
+            atomics: AtomicsState::default(),
+            checked: CheckedState::default(),
         };
         tx.cap(Capability::Shader);
         tx.cap(Capability::PhysicalStorageBufferAddresses);
@@ -173,7 +130,7 @@ impl<'m> ModuleCx<'m> {
 
     /// The module's words and its layout.
     pub fn finish(mut self) -> (Vec<u32>, Layout) {
-        for c in &self.caps {
+        for c in &self.caps.declared {
             // SAFETY-free: Capability is a repr(u32) enum; from_u32 maps back.
             if let Some(cap) = Capability::from_u32(*c) {
                 self.b.capability(cap);
@@ -183,12 +140,7 @@ impl<'m> ModuleCx<'m> {
     }
 
     pub fn cap(&mut self, c: Capability) {
-        if self.caps.insert(c as u32) {
-            if let Some(site) = self.current_instruction {
-                let text = site.describe(self.program);
-                self.capability_sites.push((c as u32, text));
-            }
-        }
+        self.caps.declare(c as u32, self.program);
     }
 
     /// The module's functions with their index (declaration order).
@@ -235,11 +187,11 @@ impl<'m> ModuleCx<'m> {
     }
 
     fn cached(&mut self, key: TypeKey, make: impl FnOnce(&mut Builder) -> Word) -> Word {
-        if let Some(&t) = self.types.get(&key) {
+        if let Some(&t) = self.cache.types.get(&key) {
             return t;
         }
         let t = make(&mut self.b);
-        self.types.insert(key, t);
+        self.cache.types.insert(key, t);
         t
     }
 
@@ -254,7 +206,7 @@ impl<'m> ModuleCx<'m> {
 
     /// Whether the module uses the `bits`-wide float type.
     pub fn uses_float(&self, bits: u16) -> bool {
-        self.types.contains_key(&TypeKey::Float(bits))
+        self.cache.types.contains_key(&TypeKey::Float(bits))
     }
 
     pub fn bool_ty(&mut self) -> Word {
@@ -311,7 +263,7 @@ impl<'m> ModuleCx<'m> {
         } else {
             value & ((1u64 << bits) - 1)
         };
-        if let Some(&id) = self.consts.get(&(ty, v)) {
+        if let Some(&id) = self.cache.consts.get(&(ty, v)) {
             return id;
         }
         let id = if bits == 64 {
@@ -319,7 +271,7 @@ impl<'m> ModuleCx<'m> {
         } else {
             self.b.constant_bit32(ty, v as u32)
         };
-        self.consts.insert((ty, v), id);
+        self.cache.consts.insert((ty, v), id);
         id
     }
 
@@ -329,17 +281,17 @@ impl<'m> ModuleCx<'m> {
 
     /// The zero value of any type (`OpConstantNull`).
     pub fn const_null(&mut self, t: Word) -> Word {
-        if let Some(&id) = self.nulls.get(&t) {
+        if let Some(&id) = self.cache.nulls.get(&t) {
             return id;
         }
         let id = self.b.constant_null(t);
-        self.nulls.insert(t, id);
+        self.cache.nulls.insert(t, id);
         id
     }
 
     pub fn const_bool(&mut self, v: bool) -> Word {
         let t = self.bool_ty();
-        if let Some(&id) = self.consts.get(&(t, v as u64)) {
+        if let Some(&id) = self.cache.consts.get(&(t, v as u64)) {
             return id;
         }
         let id = if v {
@@ -347,16 +299,16 @@ impl<'m> ModuleCx<'m> {
         } else {
             self.b.constant_false(t)
         };
-        self.consts.insert((t, v as u64), id);
+        self.cache.consts.insert((t, v as u64), id);
         id
     }
 
     pub fn glsl(&mut self) -> Word {
-        if let Some(g) = self.glsl {
+        if let Some(g) = self.cache.glsl {
             return g;
         }
         let g = self.b.ext_inst_import("GLSL.std.450");
-        self.glsl = Some(g);
+        self.cache.glsl = Some(g);
         g
     }
 

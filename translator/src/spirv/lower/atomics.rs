@@ -206,7 +206,7 @@ fn retry(
             Some(MemoryAccess::ALIGNED),
             [SOp::LiteralBit32(4)],
         )?;
-        fx.tx.uses_status = true;
+        fx.tx.layout.sets_status = true;
         fx.tx.b.branch(next)?;
         fx.tx.b.begin_block(Some(next))?;
     }
@@ -761,13 +761,13 @@ fn lock_ptr(fx: &mut FunctionCx, addr: Word, mem: Mem) -> R<(Word, Scope)> {
 /// The data-block offset of the global lock table, reserved (zeroed, after
 /// every variable) the first time one is needed.
 fn global_locks(tx: &mut ModuleCx) -> u64 {
-    if let Some(off) = tx.global_locks {
+    if let Some(off) = tx.atomics.global_locks {
         return off;
     }
     let l = &mut tx.layout;
     let off = l.data_bytes.div_ceil(64) * 64;
     l.data_bytes = off + GLOBAL_LOCKS as u64 * 4;
-    tx.global_locks = Some(off);
+    tx.atomics.global_locks = Some(off);
     off
 }
 
@@ -775,7 +775,7 @@ fn global_locks(tx: &mut ModuleCx) -> u64 {
 /// needed; every entry point zeroes it before the kernel runs
 /// ([`zero_shared_locks`]).
 fn shared_locks(tx: &mut ModuleCx) -> Word {
-    if let Some(v) = tx.shared_locks {
+    if let Some(v) = tx.atomics.shared_locks {
         return v;
     }
     let u32t = tx.uint(32);
@@ -785,7 +785,7 @@ fn shared_locks(tx: &mut ModuleCx) -> Word {
     let v = tx.global_var(pt, StorageClass::Workgroup);
     tx.b.name(v, "pisa_atomic_locks");
     tx.interface.push(v);
-    tx.shared_locks = Some(v);
+    tx.atomics.shared_locks = Some(v);
     v
 }
 
@@ -796,7 +796,7 @@ fn shared_locks(tx: &mut ModuleCx) -> Word {
 /// work-item of the group reaches the entry point, so the barrier is
 /// uniform.
 pub fn zero_shared_locks(tx: &mut ModuleCx, first: Word) -> R<()> {
-    let Some(locks) = tx.shared_locks else {
+    let Some(locks) = tx.atomics.shared_locks else {
         return Ok(());
     };
     let (clear, next) = (tx.b.id(), tx.b.id());

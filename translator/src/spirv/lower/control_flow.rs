@@ -72,6 +72,7 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
 
 fn callee_decl<'m>(fx: &FunctionCx<'_, 'm>, name: Name) -> R<&'m Function> {
     fx.tx
+        .ids
         .function_index
         .get(&name)
         .map(|&i| &fx.tx.program.functions[i])
@@ -100,7 +101,7 @@ fn simt_call(
     active: Word,
 ) -> R<()> {
     let call = |fx: &mut FunctionCx, f: &Function, active: Word| -> R<()> {
-        if fx.tx.simt_functions[f.index as usize] {
+        if fx.tx.simt.functions[f.index as usize] {
             let r = call_value(fx, f, actual, Some(active))?;
             crate::spirv::function::guarded(fx, active, |fx| store_result(fx, ins, f, r))
         } else {
@@ -155,7 +156,7 @@ fn call_value(
         Some(t) => fx.tx.reg_ty(t),
         None => fx.tx.void(),
     };
-    let id = fx.tx.func_ids[&f.name];
+    let id = fx.tx.ids.functions[&f.name];
     Ok(fx.tx.b.function_call(ret_ty, None, id, args)?)
 }
 

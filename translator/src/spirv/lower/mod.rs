@@ -5,6 +5,7 @@
 
 mod arithmetic;
 pub(super) mod atomics;
+pub mod atomics_state;
 pub mod common;
 mod comparison;
 mod control_flow;
@@ -66,12 +67,12 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         });
     // what a capability it declares first is for (kernel_info.rs)
     let program = fx.tx.program;
-    fx.tx.current_instruction = Some(
+    fx.tx.caps.current_instruction = Some(
         if !program.library_uses.is_empty() && crate::ir::mathlib::in_library(i.span) {
             // library code is there for the instructions it replaced
-            super::types::Site::Library
+            super::capabilities::Site::Library
         } else {
-            super::types::Site::Inst {
+            super::capabilities::Site::Inst {
                 form: i.form,
                 span: i.span,
             }

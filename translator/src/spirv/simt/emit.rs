@@ -103,8 +103,8 @@ pub fn emit_body(
 fn is_sync(fx: &FunctionCx, i: &PisaInst) -> bool {
     crate::ir::analysis::subgroups::is_sync_point(
         fx.tx.program,
-        &fx.tx.function_index,
-        &fx.tx.simt_functions,
+        &fx.tx.ids.function_index,
+        &fx.tx.simt.functions,
         i,
     )
 }

@@ -48,7 +48,7 @@ const COUNTERS: u32 = MASKS + 2 * SUBGROUPS;
 const ORS: u32 = COUNTERS + 2;
 
 fn exchange_var(fx: &mut FunctionCx) -> Word {
-    if let Some(v) = fx.tx.sg_exchange {
+    if let Some(v) = fx.tx.simt.exchange {
         return v;
     }
     let u32t = fx.tx.uint(32);
@@ -58,7 +58,7 @@ fn exchange_var(fx: &mut FunctionCx) -> Word {
     let v = fx.tx.global_var(pt, StorageClass::Workgroup);
     fx.tx.b.name(v, "pisa_subgroup_exchange");
     fx.tx.interface.push(v);
-    fx.tx.sg_exchange = Some(v);
+    fx.tx.simt.exchange = Some(v);
     v
 }
 
@@ -409,8 +409,8 @@ enum Parity {
 /// so that calls keep it in step (every invocation flips it at every use).
 fn parity_var(fx: &mut FunctionCx, which: Parity) -> Word {
     let (cached, name) = match which {
-        Parity::Counters => (fx.tx.sg_parity, "pisa_any_parity"),
-        Parity::Masks => (fx.tx.sg_mask_parity, "pisa_mask_parity"),
+        Parity::Counters => (fx.tx.simt.parity, "pisa_any_parity"),
+        Parity::Masks => (fx.tx.simt.mask_parity, "pisa_mask_parity"),
     };
     if let Some(v) = cached {
         return v;
@@ -435,8 +435,8 @@ fn parity_var(fx: &mut FunctionCx, which: Parity) -> Word {
     fx.tx.b.name(v, name);
     fx.tx.interface.push(v);
     match which {
-        Parity::Counters => fx.tx.sg_parity = Some(v),
-        Parity::Masks => fx.tx.sg_mask_parity = Some(v),
+        Parity::Counters => fx.tx.simt.parity = Some(v),
+        Parity::Masks => fx.tx.simt.mask_parity = Some(v),
     }
     v
 }

@@ -34,6 +34,7 @@
 pub use crate::ir::analysis::subgroups as analysis;
 mod emit;
 pub mod exchange;
+pub mod state;
 
 pub use emit::{emit_body, SimtVars};
 // the state of a SIMT function ([`SimtCx`], [`LaneLoopVars`]) and
