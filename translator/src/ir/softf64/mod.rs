@@ -61,7 +61,10 @@
 //! The reference device (`interp`) does not run this pass; it is the oracle
 //! the library is tested against (`tests/soft_f64.rs`).
 
+mod atomics;
 pub mod library;
+
+pub use atomics::is_df_atomic;
 
 use super::bundled::Linker;
 use super::*;
@@ -173,6 +176,7 @@ pub fn replacement(i: &PisaInst) -> Option<(String, u64)> {
                 Opcode::Fmad => "__pisa_sd_fma",
                 Opcode::Fdiv => "__pisa_sd_div",
                 Opcode::Fsqrt => "__pisa_sd_sqrt",
+                Opcode::Frsqrt => "__pisa_sd_rsqrt",
                 Opcode::Fmin | Opcode::Fmax => "__pisa_sd_minmax",
                 Opcode::Fabs => "__pisa_sd_abs",
                 Opcode::Fneg => "__pisa_sd_neg",
@@ -252,19 +256,21 @@ fn ucmp_form(lib: &Program) -> FormRef {
 }
 
 /// Replaces every instruction [`replaces`] names by a call of its library
-/// function and links the library functions those calls need into `p`.
+/// function, and every `.df` atomic ([`is_df_atomic`]) by a loop
+/// ([`atomics`]), and links the library functions those need into `p`.
 /// Does nothing to a program that uses none.
 pub fn link(p: &mut Program) {
-    let used = p
-        .functions
-        .iter()
-        .any(|f| f.pisa_insts().any(|i| replaces(i).is_some()));
+    let used = p.functions.iter().any(|f| {
+        f.pisa_insts()
+            .any(|i| replaces(i).is_some() || is_df_atomic(i))
+    });
     if !used {
         return;
     }
     let lib = library();
     let ucmp = ucmp_form(&lib);
     let mut linker = Linker::new(p, &lib, LIBRARY_FILE, library_source(), LIBRARY_BASE);
+    atomics::rewrite(p, &lib, &mut linker);
     for fi in 0..p.functions.len() {
         for bi in 0..p.functions[fi].blocks.len() {
             let old = std::mem::take(&mut p.functions[fi].blocks[bi].insts);
