@@ -117,9 +117,6 @@ impl F {
     fn c(&mut self, comment: &str) {
         let _ = writeln!(self.body, "\t// {comment}");
     }
-    fn label(&mut self, l: &str) {
-        let _ = writeln!(self.body, "{l}:");
-    }
     /// The text: the header, the declarations of every register the body
     /// names (by the register rule), the body.
     fn text(self) -> String {
