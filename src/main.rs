@@ -117,10 +117,16 @@ enum Command {
         /// and atomic checks its address (as `pisa run --check`).
         #[arg(long)]
         check: bool,
-        /// With --passes or --print-after: the target's numerics (as
-        /// `pisa spirv --numerics`); default f64 (a device with f64).
+        /// With --passes or --print-after: the numerics (as `pisa run
+        /// --numerics`): `f32` adds `exactf32`, `soft` also `softf64`;
+        /// default: the --profile device's choice, else f64.
         #[arg(long, value_name = "f32|f64|soft", value_parser = ["f32", "f64", "soft"])]
         numerics: Option<String>,
+        /// With --passes or --print-after: the passes for the device a
+        /// Vulkan Profiles JSON file describes (FILE or FILE#PROFILE;
+        /// default: PISA_DEVICE_PROFILE), as `pisa spirv --profile`.
+        #[arg(long, value_name = "FILE")]
+        profile: Option<String>,
     },
     /// Link PISA modules into one (`.import`s resolved against `.export`s,
     /// internal symbols kept apart) and print it as PISA text.
@@ -275,24 +281,30 @@ fn run(cli: Cli) -> Result<ExitCode> {
             unroll_loops,
             check,
             numerics,
+            profile,
         } => {
-            let numerics = parse_numerics(numerics.as_deref())?
-                .unwrap_or(pisa_translator::spirv::Numerics::F64);
-            let target = pisa_translator::spirv::Options {
-                unroll_loops,
-                checked_memory: check,
-                ..Default::default()
-            }
-            .with_numerics(numerics)
-            .target();
-            if passes {
-                ir_passes(&target)
-            } else if let Some(pass) = print_after {
-                ir_print_after(&files, &pass, &target)
-            } else if unroll_loops || check || numerics != pisa_translator::spirv::Numerics::F64 {
-                anyhow::bail!(
-                    "--unroll-loops, --check and --numerics choose the passes of --passes and --print-after: give one"
-                )
+            if passes || print_after.is_some() {
+                let target = ir_target(
+                    unroll_loops,
+                    check,
+                    profile.as_deref(),
+                    parse_numerics(numerics.as_deref())?,
+                )?;
+                match print_after {
+                    None => ir_passes(&target),
+                    Some(pass) => ir_print_after(&files, &pass, &target),
+                }
+            } else if unroll_loops || check || numerics.is_some() || profile.is_some() {
+                let flag = if check {
+                    "--check"
+                } else if unroll_loops {
+                    "--unroll-loops"
+                } else if numerics.is_some() {
+                    "--numerics"
+                } else {
+                    "--profile"
+                };
+                anyhow::bail!("{flag} chooses the passes of --passes and --print-after: give one")
             } else {
                 ir(&files, structured)
             }
@@ -520,6 +532,43 @@ fn ir(paths: &[PathBuf], structured: bool) -> Result<ExitCode> {
     }
     out!("{}", pisa_translator::ir::pipeline::print(&program))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The target of `pisa ir --passes`/`--print-after`: that of the
+/// translation options `pisa spirv` would use with the same
+/// `--unroll-loops`, `--profile` and `--numerics` (`--numerics f64` is
+/// refused, exit 3, under a profile without `shaderFloat64` and
+/// `shaderInt64`), with checked mode as `check` says.
+fn ir_target(
+    unroll_loops: bool,
+    check: bool,
+    profile: Option<&str>,
+    numerics: Option<pisa_translator::spirv::Numerics>,
+) -> Result<pisa_translator::ir::pipeline::Target> {
+    let options = match read_profile(profile)? {
+        Some(p) => {
+            let mut info = p.device_info(0);
+            info.caps_loops |= unroll_loops;
+            let options = pisa_vk_runtime::translate_options(&info);
+            pisa_vk_runtime::with_numerics(options, &info, numerics).with_context(|| {
+                format!("the pipeline cannot be chosen for {}", p.display_name())
+            })?
+        }
+        None => {
+            let options = pisa_translator::spirv::Options {
+                unroll_loops,
+                ..Default::default()
+            };
+            match numerics {
+                Some(n) => options.with_numerics(n),
+                None => options,
+            }
+        }
+    };
+    Ok(pisa_translator::ir::pipeline::Target {
+        checked_memory: check,
+        ..options.target()
+    })
 }
 
 /// `pisa ir --passes`: the IR pipeline for `target`, one pass a line.

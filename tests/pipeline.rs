@@ -504,3 +504,123 @@ fn docs_show_the_pipeline() {
         "docs/control-flow.md lacks:\n{listed}"
     );
 }
+
+/// `--numerics` and `--profile` choose the numerics passes of `--passes` and `--print-after`
+/// as they choose the translation (`pisa spirv`): `f32` adds `exactf32`, `soft` also
+/// `softf64`, a profile without f64 both; `--numerics f64` under such a profile is refused
+/// (exit 3); without `--passes` or `--print-after` either is a usage error.
+#[test]
+fn numerics_choose_the_passes() {
+    let list = |args: &[&str]| {
+        let out = pisa()
+            .args(["ir", "--passes"])
+            .args(args)
+            .env_remove("PISA_DEVICE_PROFILE")
+            .env_remove("PISA_SPIRV_OPTIONS")
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let base = ["reducible", "shallow", "mathlib", "structurize"];
+    assert_eq!(list(&[]), base);
+    assert_eq!(list(&["--numerics", "f64"]), base);
+    assert_eq!(
+        list(&["--numerics", "f32"]),
+        ["reducible", "shallow", "mathlib", "exactf32", "structurize"]
+    );
+    let soft = [
+        "reducible",
+        "shallow",
+        "mathlib",
+        "exactf32",
+        "softf64",
+        "structurize",
+    ];
+    assert_eq!(list(&["--numerics", "soft"]), soft);
+    let m1 = format!(
+        "{}/../shared/device-profiles/apple_m1_0_2_2015_osx_14_3.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    // the M1 has no f64 and caps no loops
+    assert_eq!(list(&["--profile", &m1]), soft);
+    let out = pisa()
+        .args(["ir", "--passes", "--numerics", "f64", "--profile", &m1])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("shaderFloat64"));
+    let file = write("loop.pisa", LOOP);
+    for args in [["--numerics", "soft"], ["--profile", m1.as_str()]] {
+        let out = pisa().arg("ir").args(args).arg(&file).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr)
+            .contains("chooses the passes of --passes and --print-after"));
+    }
+}
+
+/// `--print-after softf64 --numerics soft` shows `.df` work as calls of the soft-double
+/// library and a `.df` atomic as its compare-and-swap loop; without `--numerics soft` the pass
+/// does not run, and the error says how to run it.
+#[test]
+fn print_after_softf64_shows_the_library_calls() {
+    let file = write(
+        "df.pisa",
+        ".version 0.1;
+.target 100;
+.kernel @k(.param[8] %a)
+{
+	.reg .64b %p, %x, %y;
+	ld.param.64b %p, [%a];
+	ld.global.64b %x, [%p];
+	frsqrt.fast.df %y, %x;
+	fatom.global.add.df %x, [%p + 8], %y;
+	return;
+}
+",
+    );
+    let out = pisa()
+        .args(["ir", "--numerics", "soft", "--print-after", "softf64"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("call %y, @__pisa_sd_rsqrt(%x, 0x0)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("iatom.global.cas.64b") && text.contains("@__pisa_sd_add("),
+        "{text}"
+    );
+    assert!(
+        !text.contains("fatom") && !text.contains("frsqrt"),
+        "{text}"
+    );
+    let out = pisa()
+        .args(["ir", "--print-after", "softf64"])
+        .arg(&file)
+        .env_remove("PISA_DEVICE_PROFILE")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: pass `softf64` does not run for this target (it runs with --numerics soft)\n"
+    );
+}

@@ -1,6 +1,6 @@
 //! Binary64 without f64 (`translator/src/ir/softf64/`, docs/numerics.md
 //! "Binary64 without f64"): `.df` `fadd`, `fsub`, `fmul`, `fmad`, `fdiv`,
-//! `fsqrt` in every rounding mode, `.fast`, `.ftz` and `.dsat` included,
+//! `fsqrt` in every rounding mode, `frsqrt.fast`, `.fast`, `.ftz` and `.dsat` included,
 //! `fmin`/`fmax` (`.nanp`), `fabs`, `fneg` and `fcmp` (register and
 //! predicate destinations), and the conversions `f2i`, `i2f`, `fext`,
 //! `ftrunc` and `frnd` of `.df` (every width and mode), computed in integers by the bundled library,
@@ -68,6 +68,8 @@ fn forms() -> Vec<(String, usize, Out)> {
     for f in [
         "fsqrt.fast.df",
         "fsqrt.ru.ftz.df",
+        "frsqrt.fast.df",
+        "frsqrt.ftz.fast.df",
         "fabs.df",
         "fabs.ftz.df",
         "fneg.df",

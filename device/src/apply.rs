@@ -298,8 +298,7 @@ pub fn support(info: &DeviceInfo, f32_denormals: Option<bool>) -> Vec<(&'static 
         Support::Native
     } else {
         Support::Emulated(
-            "the .df arithmetic, compares, min/max and conversions in integers (ir::softf64; frsqrt.fast.df and atom.add.df refused): no shaderFloat64"
-                .into(),
+            "every .df instruction in integers (ir::softf64): no shaderFloat64".into(),
         )
     };
     // the default of `pisa run --numerics` (docs/numerics.md, "Choosing the numerics")

@@ -142,7 +142,7 @@ pub const PASSES: &[Pass] = &[
     },
     Pass {
         name: "softf64",
-        doc: ".df add, sub, mul, fmad, div, sqrt, min, max, abs, neg, fcmp become calls of the soft-double integer library (no f64)",
+        doc: ".df arithmetic, frsqrt, fcmp and conversions become calls of the soft-double integer library, .df atomics loops of its add (no f64)",
         needs: &[],
         run: run_softf64,
     },

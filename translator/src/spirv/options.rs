@@ -165,8 +165,10 @@ pub struct Options {
     /// still declares `Float16`, which the runtime refuses on such a device.
     pub float16: bool,
     /// No f64 for `.df` arithmetic: `fadd`, `fsub`, `fmul`, `fmad`,
-    /// `fdiv`, `fsqrt`, `fmin`, `fmax`, `fabs`, `fneg` and `fcmp` on `.df`
-    /// become calls of the soft-double integer library before the back
+    /// `fdiv`, `fsqrt`, `frsqrt`, `fmin`, `fmax`, `fabs`, `fneg`, `fcmp`
+    /// and the conversions on `.df` become calls of the soft-double
+    /// integer library, `fatom.add`/`.sub` on `.df` compare-and-swap loops
+    /// of its sum, before the back
     /// end (the IR pass `softf64`, [`Options::target`]). Set for devices
     /// without `shaderFloat64` ([`Options::with_f64`]), or by
     /// `PISA_SPIRV_OPTIONS=...,soft-f64` ([`Options::with_soft_f64`]).

@@ -37,3 +37,11 @@ fn flag_encoding() {
     assert_eq!(flags(Rndmode::Rd, true, false, true), 3 | 16 | 64);
     assert_eq!(flags(Rndmode::Rna, false, true, false), 4 | 32);
 }
+
+/// No library function loops (`fsqrt`'s 31 steps are unrolled): a driver
+/// that caps loop trips per invocation (llvmpipe, docs/abi.md) counts none
+/// in a library call.
+#[test]
+fn library_has_no_loops() {
+    assert!(!super::library_source().contains("goto"));
+}

@@ -18,6 +18,7 @@
 //!   two terms whose significands have their top bit at bit 62;
 //! - `@__pisa_sd_add(a, b, flags)`, `@__pisa_sd_mul`, `@__pisa_sd_div`,
 //!   `@__pisa_sd_fma(a, b, c, flags)`, `@__pisa_sd_sqrt(a, flags)`,
+//!   `@__pisa_sd_rsqrt(a, flags)` (`frsqrt.fast`),
 //!   `@__pisa_sd_minmax(a, b, flags)`, `@__pisa_sd_abs(a, flags)`,
 //!   `@__pisa_sd_neg(a, flags)`: the instructions, with `flags` as
 //!   [`super::flags`] encodes them;
@@ -51,13 +52,32 @@ pub fn source() -> String {
     s.push_str(&fma());
     s.push_str(&div());
     s.push_str(&sqrt());
+    s.push_str(&rsqrt());
     s.push_str(&cmp());
     s.push_str(&minmax());
     s.push_str(&abs_neg(false));
     s.push_str(&abs_neg(true));
     s.push_str(&conversions());
+    s.push_str(ATOMIC_FORMS);
     s
 }
+
+/// The instructions of a `.df` atomic's compare-and-swap loop
+/// ([`super::atomics`] takes their forms from here, in this order, and
+/// gives them the atomic's operands and ordering); never linked.
+const ATOMIC_FORMS: &str = "// the forms of the .df atomics' loop (never linked)
+.function .64b @__pisa_sd_atomic_forms(.reg .64b %a, .reg .64b %s)
+{
+	.reg .64b %o, %g, %z;
+	.pred %p;
+	mov.64b %z, 0;
+	iatom.global.add.64b %o, [%a], %z;
+	iatom.global.cas.64b %g, [%a], %o, %s;
+	ucmp.eq.64b %p, %g, %o;
+	mov.64b %o, %g;
+	return %o;
+}
+";
 
 /// A function's text under construction.
 struct F {
@@ -96,9 +116,6 @@ impl F {
     }
     fn c(&mut self, comment: &str) {
         let _ = writeln!(self.body, "\t// {comment}");
-    }
-    fn label(&mut self, l: &str) {
-        let _ = writeln!(self.body, "{l}:");
     }
     /// The text: the header, the declarations of every register the body
     /// names (by the register rule), the body.
@@ -668,8 +685,8 @@ fn div() -> String {
 
 /// `fsqrt`: the significand (made below 2^54 with an even exponent) times
 /// 2^58, its integer square root (56 bits) by the digit-by-digit method,
-/// two radicand bits a step in 56 steps (the remainder stays below 2^58),
-/// the last remainder as the sticky bit.
+/// two radicand bits a step in 56 steps, unrolled (the remainder stays
+/// below 2^58), the last remainder as the sticky bit.
 fn sqrt() -> String {
     let mut f = F::arith("sqrt", &["a0"]);
     f.operands(&["a"]);
@@ -679,30 +696,25 @@ fn sqrt() -> String {
     f.l("isub.32b %iae, %iae, %iodd");
     f.l("mov.64b %rq, 0");
     f.l("mov.64b %rr, 0");
-    f.l("mov.32b %ik, 0");
-    f.label("sd_sqrt_step");
-    f.c("the next two radicand bits: bits 53-2k and 52-2k of m, then zeros");
-    f.l("shl.32b %isk, %ik, 1");
-    f.l("mov.32b %ish, 52");
-    f.l("isub.32b %ish, %ish, %isk");
-    f.l("scmp.lt.32b %pneg, %ish, 0");
-    f.l("and.32b %ish, %ish, 63");
-    f.l("shr.64b %two, %am, %ish");
-    f.l("and.64b %two, %two, 3");
-    f.l("sel.64b %two, 0, %two, %pneg");
-    f.l("shl.64b %rr, %rr, 2");
-    f.l("or.64b %rr, %rr, %two");
-    f.l("shl.64b %tt, %rq, 2");
-    f.l("or.64b %tt, %tt, 1");
-    f.l("ucmp.ge.64b %pge, %rr, %tt");
-    f.l("isub.64b %rs, %rr, %tt");
-    f.l("sel.64b %rr, %rs, %rr, %pge");
-    f.l("shl.64b %rq, %rq, 1");
-    f.l("sel.64b %bit, 1, 0, %pge");
-    f.l("or.64b %rq, %rq, %bit");
-    f.l("iadd.32b %ik, %ik, 1");
-    f.l("ucmp.lt.32b %pmore, %ik, 56");
-    f.l("goto.cond %pmore, sd_sqrt_step");
+    f.c("56 steps, unrolled (no loop: drivers that cap loop trips count none here)");
+    for k in 0..56 {
+        // the next two radicand bits: bits 53-2k and 52-2k of m, then zeros
+        let sh = 52 - 2 * k;
+        f.l("shl.64b %rr, %rr, 2");
+        if sh >= 0 {
+            f.l(&format!("shr.64b %two, %am, {sh}"));
+            f.l("and.64b %two, %two, 3");
+            f.l("or.64b %rr, %rr, %two");
+        }
+        f.l("shl.64b %tt, %rq, 2");
+        f.l("or.64b %tt, %tt, 1");
+        f.l("ucmp.ge.64b %pge, %rr, %tt");
+        f.l("isub.64b %rs, %rr, %tt");
+        f.l("sel.64b %rr, %rs, %rr, %pge");
+        f.l("shl.64b %rq, %rq, 1");
+        f.l("sel.64b %bit, 1, 0, %pge");
+        f.l("or.64b %rq, %rq, %bit");
+    }
     f.l("ucmp.ne.64b %pst, %rr, 0");
     f.l("sel.64b %t, 1, 0, %pst");
     f.l("or.64b %rq, %rq, %t");
@@ -716,6 +728,81 @@ fn sqrt() -> String {
     f.l("ucmp.ne.64b %pneg, %as, 0");
     f.l(&format!("sel.64b %r, {DNAN}, %r, %pneg"));
     f.l("sel.64b %r, %a, %r, %pazero");
+    f.nan_rules(&["%a"]);
+    f.finish()
+}
+
+/// `frsqrt.fast` (`@__pisa_sd_rsqrt(a, flags)`), correctly rounded, as
+/// the cpu device computes it: the significand `M` (made even-exponent,
+/// in [2^52, 2^54)) gives `r = 2^164 / M` by long division (the integer
+/// part `q` in (2^110, 2^112], an integer digit of `2^54 / M` then eleven
+/// digits of 10 bits, each a `udiv` of the remainder times 2^10, below
+/// 2^64), then `t = ⌊√q⌋` digit by digit (57 steps of two bits, unrolled:
+/// no loop), in (2^55, 2^56]. As `⌊√⌊r⌋⌋ = ⌊√r⌋` and `√r = t` exactly only
+/// when both remainders are zero, `t` with the two remainders' "nonzero"
+/// ORed into bit 0 is `2^82/√M` rounded to odd with 56 bits, which rounds
+/// once like the exact value. ±0 give ±inf, +inf gives +0, other negative
+/// values the default NaN, NaNs by the float core's rule.
+fn rsqrt() -> String {
+    let mut f = F::arith("rsqrt", &["a0"]);
+    f.operands(&["a"]);
+    f.c("an even exponent; a zero divides by 2^52 (its result is chosen below)");
+    f.l("and.32b %iodd, %iae, 1");
+    f.l("shl.64b %am, %am, %iodd");
+    f.l("isub.32b %iae, %iae, %iodd");
+    f.l(&format!("sel.64b %am, {HID}, %am, %pazero"));
+    f.c("q = floor(2^164 / M) in qh:ql, the remainder in rm");
+    f.l("mov.64b %n, 0x40000000000000");
+    f.l("udiv.quo.64b %ql, %n, %am");
+    f.l("umul.64b %t, %ql, %am");
+    f.l("isub.64b %rm, %n, %t");
+    f.l("mov.64b %qh, 0");
+    for _ in 0..11 {
+        f.l("shl.64b %n, %rm, 10");
+        f.l("udiv.quo.64b %qd, %n, %am");
+        f.l("umul.64b %t, %qd, %am");
+        f.l("isub.64b %rm, %n, %t");
+        f.l("shl.64b %qh, %qh, 10");
+        f.l("shr.64b %t, %ql, 54");
+        f.l("or.64b %qh, %qh, %t");
+        f.l("shl.64b %ql, %ql, 10");
+        f.l("or.64b %ql, %ql, %qd");
+    }
+    f.c("t = floor(sqrt(q)): two bits of q a step, from bits 113-112 down");
+    f.l("mov.64b %rq, 0");
+    f.l("mov.64b %rr, 0");
+    for k in 0..57 {
+        let b = 112 - 2 * k;
+        let (w, s) = if b >= 64 { ("%qh", b - 64) } else { ("%ql", b) };
+        f.l(&format!("shr.64b %two, {w}, {s}"));
+        f.l("and.64b %two, %two, 3");
+        f.l("shl.64b %rr, %rr, 2");
+        f.l("or.64b %rr, %rr, %two");
+        f.l("shl.64b %tt, %rq, 2");
+        f.l("or.64b %tt, %tt, 1");
+        f.l("ucmp.ge.64b %pge, %rr, %tt");
+        f.l("isub.64b %rs, %rr, %tt");
+        f.l("sel.64b %rr, %rs, %rr, %pge");
+        f.l("shl.64b %rq, %rq, 1");
+        f.l("sel.64b %bit, 1, 0, %pge");
+        f.l("or.64b %rq, %rq, %bit");
+    }
+    f.l("or.64b %st, %rr, %rm");
+    f.l("ucmp.ne.64b %pst, %st, 0");
+    f.l("sel.64b %t, 1, 0, %pst");
+    f.l("or.64b %rq, %rq, %t");
+    f.c("the value: t * 2^(-82 - e/2)");
+    f.l("asr.32b %ie, %iae, 1");
+    f.l("mov.32b %ix, -82");
+    f.l("isub.32b %ie, %ix, %ie");
+    f.l("mov.64b %zero, 0");
+    f.l("call %r, @__pisa_sd_round(%zero, %ie, %rq, %imode)");
+    f.c("+-0 give +-inf, +inf gives +0, anything else negative the default NaN");
+    f.l("sel.64b %r, 0, %r, %painf");
+    f.l("ucmp.ne.64b %pneg, %as, 0");
+    f.l(&format!("sel.64b %r, {DNAN}, %r, %pneg"));
+    f.l(&format!("or.64b %zi, %as, {INF}"));
+    f.l("sel.64b %r, %zi, %r, %pazero");
     f.nan_rules(&["%a"]);
     f.finish()
 }

@@ -12,6 +12,9 @@
 //!   result is within its bound, and the same as the other devices'),
 //!   `fsqrt` (likewise), in every rounding mode, with `.ftz` and `.dsat`;
 //! - `fmin`, `fmax` (`.nanp`, `.ftz`, `.dsat`), `fabs`, `fneg`;
+//! - `frsqrt.fast` (`.ftz`), correctly rounded as the cpu device computes
+//!   it (`@__pisa_sd_rsqrt`: `2^164 / M` by long division, its integer
+//!   square root unrolled, both remainders as the sticky bit);
 //! - `fcmp` (a call giving the 32-bit mask; for a predicate destination, a
 //!   `ucmp.ne.32b` of it);
 //! - the conversions `f2i` from `.df` (every integer type and mode),
@@ -19,10 +22,12 @@
 //!   `.ftz`, `.dsat`) and `frnd.df`, with the cpu device's NaN payload,
 //!   saturation and signed-zero rules;
 //!
-//! by calls `@__pisa_sd_OP(srcs…, FLAGS)` ([`replacement`]). Whatever else
-//! reads or writes `.df` as a float (`frsqrt.fast.df`, `atom.add.df`) is
-//! left as it is, so the back end still refuses it on a device without f64
-//! (exit 3).
+//! by calls `@__pisa_sd_OP(srcs…, FLAGS)` ([`replacement`]); and
+//! `fatom.global.add.df`/`.sub.df` by a 64-bit compare-and-swap loop whose
+//! new value is `@__pisa_sd_add`'s ([`atomics`]; the back end's 64-bit
+//! atomics, under the lock table where the device has none). Nothing
+//! else reads or writes `.df` as a float (the spec has no `.df`
+//! transcendentals), so a program this pass has run on needs no f64.
 //!
 //! The library ([`library`]) works like the exact f32 library:
 //!
@@ -42,7 +47,9 @@
 //!   division in digits of 11 bits (`udiv.64b` of remainders below 2^64),
 //!   the last remainder as the sticky bit; `fsqrt` the integer square root
 //!   (56 bits) of the significand scaled by 2^58 or 2^59, digit by digit
-//!   in 56 steps, its remainder as the sticky bit;
+//!   in 56 steps, its remainder as the sticky bit; `frsqrt` the integer
+//!   square root (56 bits) of `⌊2^164 / M⌋` (`M` the even-exponent
+//!   significand), the two remainders' "nonzero" as the sticky bit;
 //! - one rounding (`@__pisa_sd_round`) into f64 in the asked mode.
 //!
 //! Proof sketch: rounding to odd at a bit at least two below the rounding
@@ -61,7 +68,10 @@
 //! The reference device (`interp`) does not run this pass; it is the oracle
 //! the library is tested against (`tests/soft_f64.rs`).
 
+pub mod atomics;
 pub mod library;
+
+pub use atomics::is_df_atomic;
 
 use super::bundled::Linker;
 use super::*;
@@ -173,6 +183,7 @@ pub fn replacement(i: &PisaInst) -> Option<(String, u64)> {
                 Opcode::Fmad => "__pisa_sd_fma",
                 Opcode::Fdiv => "__pisa_sd_div",
                 Opcode::Fsqrt => "__pisa_sd_sqrt",
+                Opcode::Frsqrt => "__pisa_sd_rsqrt",
                 Opcode::Fmin | Opcode::Fmax => "__pisa_sd_minmax",
                 Opcode::Fabs => "__pisa_sd_abs",
                 Opcode::Fneg => "__pisa_sd_neg",
@@ -252,19 +263,21 @@ fn ucmp_form(lib: &Program) -> FormRef {
 }
 
 /// Replaces every instruction [`replaces`] names by a call of its library
-/// function and links the library functions those calls need into `p`.
+/// function, and every `.df` atomic ([`is_df_atomic`]) by a loop
+/// ([`atomics`]), and links the library functions those need into `p`.
 /// Does nothing to a program that uses none.
 pub fn link(p: &mut Program) {
-    let used = p
-        .functions
-        .iter()
-        .any(|f| f.pisa_insts().any(|i| replaces(i).is_some()));
+    let used = p.functions.iter().any(|f| {
+        f.pisa_insts()
+            .any(|i| replaces(i).is_some() || is_df_atomic(i))
+    });
     if !used {
         return;
     }
     let lib = library();
     let ucmp = ucmp_form(&lib);
     let mut linker = Linker::new(p, &lib, LIBRARY_FILE, library_source(), LIBRARY_BASE);
+    atomics::rewrite(p, &lib, &mut linker);
     for fi in 0..p.functions.len() {
         for bi in 0..p.functions[fi].blocks.len() {
             let old = std::mem::take(&mut p.functions[fi].blocks[bi].insts);
@@ -335,5 +348,14 @@ mod tests {
         if let Err(d) = crate::assemble(super::LIBRARY_FILE, src) {
             panic!("{d:?}");
         }
+    }
+
+    /// No library function loops (`fsqrt`'s and `frsqrt`'s steps are
+    /// unrolled): a driver that caps loop trips per invocation (llvmpipe,
+    /// 65,535 in all, docs/abi.md) counts none in a library call, however
+    /// many calls a kernel makes. The `.df` atomics' loop is the caller's.
+    #[test]
+    fn the_library_has_no_loops() {
+        assert!(!super::library_source().contains("goto"));
     }
 }
