@@ -68,18 +68,21 @@ xd_narrow_directed:
 ";
 
 /// `fmad.f` to nearest even without `.ftz` or `.dsat`, the common form,
-/// in one short function: the product exact in f64, the sum rounded to
-/// odd by TwoSum's error (compared by `gt`/`lt`, false for the NaN error
-/// of infinite sums), `ftrunc.f.df` to nearest. Zeros and infinities come
-/// out of the f64 arithmetic as IEEE 754 gives them; a NaN result is
-/// replaced by the float core's (the first NaN source quieted, else the
-/// default NaN). `%flags` is unused (0).
+/// in one short function (the inline form `fmad.f` had before this pass,
+/// plus the NaN rule): the product exact in f64, the sum rounded to odd
+/// by TwoSum's error, `ftrunc.f.df` to nearest (the driver's conversion
+/// alone: [`super::in_library`]). Zeros and infinities come out of the
+/// f64 arithmetic as IEEE 754 gives them; a NaN result is replaced by the
+/// float core's (the first NaN source quieted, else the default NaN).
+/// Only the product and the sum are float operations (their operands are
+/// not hidden from the compiler: [`super::in_library`]); the rest works on
+/// the bits. `%flags` is unused (0).
 const FMA_RN: &str = "\
 .function .32b @__pisa_xd_fmarn(.reg .32b %a, .reg .32b %b, .reg .32b %c, .reg .32b %flags)
 {
-	.reg .64b %xa, %xb, %xc, %p, %s, %e, %t, %u, %m;
-	.reg .32b %r, %nanr, %q, %w;
-	.pred %even, %pos, %neg, %inexact, %pn, %anyn;
+	.reg .64b %xa, %xb, %xc, %p, %s, %e, %t, %u;
+	.reg .32b %r, %q, %w;
+	.pred %even, %inexact, %down, %nan;
 	fext.df.f %xa, %a;
 	fext.df.f %xb, %b;
 	fext.df.f %xc, %c;
@@ -90,40 +93,36 @@ const FMA_RN: &str = "\
 	fsub.df %u, %p, %u;
 	fsub.df %t, %xc, %t;
 	fadd.df %e, %u, %t;
-	// rounded to odd: one step toward a nonzero error from an even s
+	// rounded to odd: one step toward a nonzero error from an even s, +1
+	// on the encoding when e has s's sign, else -1; 0 < |e| < inf on the
+	// bits, so that the NaN error of an infinite s leaves it
 	and.64b %t, %s, 1;
 	ucmp.eq.64b %even, %t, 0;
-	fcmp.gt.df %pos, %e, 0.0;
-	fcmp.lt.df %neg, %e, 0.0;
-	sel.32b %w, 1, 0, %pos;
-	sel.32b %w, 1, %w, %neg;
-	ucmp.ne.32b %inexact, %w, 0;
+	and.64b %t, %e, 0x7FFFFFFFFFFFFFFF;
+	isub.64b %t, %t, 1;
+	ucmp.lt.64b %inexact, %t, 0x7FEFFFFFFFFFFFFF;
 	xor.64b %t, %s, %e;
-	shr.64b %t, %t, 63;
-	shl.64b %t, %t, 1;
-	mov.64b %u, 1;
-	isub.64b %u, %u, %t;
+	scmp.lt.64b %down, %t, 0;
+	sel.64b %u, 0xFFFFFFFFFFFFFFFF, 1, %down;
 	iadd.64b %t, %s, %u;
 	sel.64b %t, %t, %s, %even;
 	sel.64b %s, %t, %s, %inexact;
 	ftrunc.f.df %r, %s;
-	// NaN rules: the first NaN source quieted, else the default NaN
-	and.32b %w, %r, 0x7FFFFFFF;
-	ucmp.gt.32b %anyn, %w, 0x7F800000;
-	mov.32b %nanr, 0x7FC00000;
+	// NaN rules: the first NaN source quieted, else the default NaN (on
+	// the bits: no float compare a compiler may assume NaN-free)
 	and.32b %w, %c, 0x7FFFFFFF;
-	ucmp.gt.32b %pn, %w, 0x7F800000;
-	or.32b %q, %c, 0x400000;
-	sel.32b %nanr, %q, %nanr, %pn;
+	ucmp.gt.32b %nan, %w, 0x7F800000;
+	sel.32b %q, %c, 0x7FC00000, %nan;
 	and.32b %w, %b, 0x7FFFFFFF;
-	ucmp.gt.32b %pn, %w, 0x7F800000;
-	or.32b %q, %b, 0x400000;
-	sel.32b %nanr, %q, %nanr, %pn;
+	ucmp.gt.32b %nan, %w, 0x7F800000;
+	sel.32b %q, %b, %q, %nan;
 	and.32b %w, %a, 0x7FFFFFFF;
-	ucmp.gt.32b %pn, %w, 0x7F800000;
-	or.32b %q, %a, 0x400000;
-	sel.32b %nanr, %q, %nanr, %pn;
-	sel.32b %r, %nanr, %r, %anyn;
+	ucmp.gt.32b %nan, %w, 0x7F800000;
+	sel.32b %q, %a, %q, %nan;
+	or.32b %q, %q, 0x400000;
+	and.32b %w, %r, 0x7FFFFFFF;
+	ucmp.gt.32b %nan, %w, 0x7F800000;
+	sel.32b %r, %q, %r, %nan;
 	return %r;
 }
 

@@ -78,6 +78,32 @@ pub const LIBRARY_FILE: &str = "<pisa exact f64 library>";
 /// never run together), beyond any module's and the math library's.
 const LIBRARY_BASE: u32 = 3 << 30;
 
+/// Where the soft-double library's spans start (`ir::softf64`): the end
+/// of this library's.
+const LIBRARY_END: u32 = (3 << 30) + (1 << 29);
+
+/// Whether `span` lies in this library's text (code [`link`] copied in;
+/// the exact f32 library, which has no `.df` code, shares the range).
+///
+/// The back end narrows this library's `ftrunc.f.df` to nearest (without
+/// `.ftz` or `.dsat`) by the driver's conversion alone, without the
+/// general lowering's source flushing and NaN narrowing: its sources are
+/// never f64 subnormals (f32 values, exact products of two, TwoSum sums
+/// and Newton quotients of them stay above 2^-600), and never NaNs whose
+/// result is used (the cores replace NaN and infinite operands by 1;
+/// `@__pisa_xd_fmarn` replaces a NaN result by the float core's).
+///
+/// Where the back end hides float operands from the compiler (llvmpipe's
+/// folds of `x·0` and `x + 0` on values it knows: `opaque_operands`), it
+/// hides this library's f32 operands (the `fext.df.f` that bring every
+/// value in) and not its f64 ones: each f64 value comes from those, from
+/// bits of them or from literal constants, never all literals, so none is
+/// a value the compiler knows, and the few literal operands (0.5, 1.5,
+/// 2.0, Veltkamp's constant, the 0.0 of compares) fold to nothing inexact.
+pub fn in_library(span: Span) -> bool {
+    (LIBRARY_BASE..LIBRARY_END).contains(&span.start)
+}
+
 /// The library's PISA text.
 pub fn library_source() -> &'static str {
     static SOURCE: OnceLock<String> = OnceLock::new();

@@ -171,6 +171,11 @@ impl FunctionCx<'_, '_> {
         if !self.tx.options.opaque_operands || bits > 64 {
             return Ok(v);
         }
+        // the exact f64 library's f64 values: none is a value the compiler
+        // knows (ir::exactf64::in_library)
+        if bits == 64 && crate::ir::exactf64::in_library(self.func.span) {
+            return Ok(v);
+        }
         self.tx.or_hidden_zero(v, bits)
     }
 

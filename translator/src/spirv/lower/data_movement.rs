@@ -247,6 +247,17 @@ fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     // turned f32 0x7FE2B98A into half 0x7E00, not 0x7F15) (rounding.rs);
     // from .f, a call of the exact library (ir::exactf32, exactf64)
     if let (Some(nto), FloatKind::Double) = (Narrow::of(to), from) {
+        // the exact f64 library's narrowing to nearest into f32: the
+        // driver's conversion alone (no subnormal or NaN source whose
+        // result is used: ir::exactf64::in_library)
+        let plain = nto == Narrow::F32 && mode == Rndmode::Re && !ftz && !dsat;
+        if plain && crate::ir::exactf64::in_library(ins.i.span) {
+            let x = fx.read_f(ins.opr(Role::Src0)?, 64)?;
+            let ft = fx.tx.float(32);
+            let v = fx.tx.b.f_convert(ft, None, x)?;
+            fx.write_f(ins.opr(Role::Dst)?, v, 32)?;
+            return Ok(true);
+        }
         if to.bits() < from.bits() {
             let raw = fx.read(ins.opr(Role::Src0)?, from.bits())?;
             let bits = fx.ftrunc_rounded(raw, from, nto, mode, ftz, dsat)?;
