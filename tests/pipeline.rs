@@ -129,7 +129,7 @@ structurize  each body becomes a tree of nested loop / block / if constructs
     assert_eq!(text.lines().count(), 6);
     assert_eq!(
         last,
-        "unroll       small innermost loops run 16 iterations per back edge (drivers that cap loops)"
+        "unroll       small innermost loops run 16 iterations per back edge, and those of at most 8 proven trips no loop at all (drivers that cap loops)"
     );
 }
 

@@ -155,7 +155,7 @@ pub const PASSES: &[Pass] = &[
     },
     Pass {
         name: "unroll",
-        doc: "small innermost loops run 16 iterations per back edge (drivers that cap loops)",
+        doc: "small innermost loops run 16 iterations per back edge, and those of at most 8 proven trips no loop at all (drivers that cap loops)",
         needs: &["structurize"],
         run: run_unroll,
     },

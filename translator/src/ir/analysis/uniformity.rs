@@ -138,7 +138,7 @@ fn is_destination(i: &PisaInst, role: Role) -> bool {
 }
 
 /// Registers an instruction writes.
-fn destinations(i: &PisaInst) -> Vec<RegId> {
+pub(crate) fn destinations(i: &PisaInst) -> Vec<RegId> {
     Role::ALL
         .into_iter()
         .filter(|&r| is_destination(i, r))
