@@ -9,8 +9,8 @@
 //! the cpu device's f64 kernels are): it must be within that bound of the cpu device's value.
 //! NaNs may differ in sign and payload where the device's own operations make them (Vulkan
 //! promises nothing about NaN bits; docs/spec-notes.md, "NaN payloads and signs"): such cases are
-//! counted apart. A refusal (exit 3) is a failure, except for the forms docs/numerics.md lists as needing f64
-//! under `soft` (`frsqrt.fast.df`, `atom.add.df`), whose message must name `shaderFloat64`.
+//! counted apart. A refusal (exit 3) is a failure (since 2026-12-05 the soft-double library
+//! computes `frsqrt.fast.df` and `atom.add.df`, the last forms `soft` refused).
 //!
 //! `cargo test --test numerics_matrix` runs a CI-sized part (every fourth case, about a
 //! minute); `PISA_NUMERICS_MATRIX=full` runs every case (`PISA_NUMERICS_MATRIX=full cargo
@@ -160,12 +160,6 @@ fn run(mut cmd: Command) -> Result<Ran, String> {
     }
 }
 
-/// The forms `--numerics soft` still refuses (docs/numerics.md): whether
-/// the program has one.
-fn needs_f64(text: &str) -> bool {
-    text.contains("frsqrt.fast.df") || text.contains("atom.add.df")
-}
-
 /// The check of a run's JSON against a case's `EXPECT`s: one message per output that differs.
 type BoundsCheck = Box<dyn Fn(&serde_json::Value) -> Vec<String>>;
 
@@ -288,9 +282,9 @@ fn float_cases_give_the_cpu_devices_bits_under_soft_and_f32() {
     assert!(items.len() >= 10, "{} float cases", items.len());
     let started = Instant::now();
     let mut failures = Vec::new();
-    // numerics → (identical, NaN bits only, within an EXPECT's bound only, refused as
-    // documented), and the cases of the second column
-    let mut rows = [("soft", 0, 0, 0, 0), ("f32", 0, 0, 0, 0)];
+    // numerics → (identical, NaN bits only, within an EXPECT's bound only), and the cases of
+    // the second column
+    let mut rows = [("soft", 0, 0, 0), ("f32", 0, 0, 0)];
     let mut nan_cases = Vec::new();
     for item in &items {
         let mut cpu = (item.cmd)();
@@ -334,11 +328,6 @@ fn float_cases_give_the_cpu_devices_bits_under_soft_and_f32() {
                         first_difference(&outputs(&j), &want)
                     ))),
                 },
-                Ok(Ran::Refused(e))
-                    if n == "soft" && needs_f64(&item.text) && e.contains("shaderFloat64") =>
-                {
-                    row.4 += 1
-                }
                 Ok(Ran::Refused(e)) => failures.push(fail(format!("refused: {e}"))),
                 Err(e) => failures.push(fail(e)),
             }
@@ -349,12 +338,10 @@ fn float_cases_give_the_cpu_devices_bits_under_soft_and_f32() {
         items.len(),
         started.elapsed()
     );
-    eprintln!(
-        "| numerics | identical | NaN bits only | within an EXPECT's ULP bound | refused (needs f64) |"
-    );
-    eprintln!("|---|---|---|---|---|");
-    for (n, same, nans, bounded, refused) in rows {
-        eprintln!("| {n} | {same} | {nans} | {bounded} | {refused} |");
+    eprintln!("| numerics | identical | NaN bits only | within an EXPECT's ULP bound |");
+    eprintln!("|---|---|---|---|");
+    for (n, same, nans, bounded) in rows {
+        eprintln!("| {n} | {same} | {nans} | {bounded} |");
     }
     eprintln!("NaN bits only: {}", nan_cases.join(", "));
     assert!(
@@ -407,12 +394,13 @@ fn float_instructions_are_recognized() {
     assert!(!has_float_instruction("\tld.global.32b %r, [%a];\n"));
 }
 
-/// `--numerics soft` computes nothing in f64 on a device that has f64 too: `frsqrt.fast.df`,
-/// which the soft-double library does not compute, is refused (exit 3) naming the instruction
-/// and shaderFloat64, where `--numerics f64` and the device's default run it. Before the fix,
-/// lavapipe ran it in its own f64 under `soft`.
+/// `--numerics soft` computes nothing in f64 on a device that has f64 too. Until 2026-12-05
+/// lavapipe ran `frsqrt.fast.df`, which the soft-double library did not compute then, in its
+/// own f64 under `soft`; then it was refused (exit 3), and now the library computes it: under
+/// every numerics it gives the same bits, and the module `soft` translates declares no
+/// `Float64` (a translation that still did would be refused, `soft_uses_no_f64`).
 #[test]
-fn soft_refuses_what_needs_f64_on_a_device_with_f64() {
+fn soft_computes_nothing_in_f64_on_a_device_with_f64() {
     if pisa_vk_runtime::Runtime::new(Default::default()).is_err() {
         assert!(std::env::var_os("CI").is_none(), "CI has lavapipe");
         eprintln!("skipped: no Vulkan device");
@@ -446,22 +434,36 @@ fn soft_refuses_what_needs_f64_on_a_device_with_f64() {
         }
         run(cmd)
     };
-    for numerics in [None, Some("f64")] {
+    for numerics in [None, Some("f64"), Some("soft")] {
         match run(numerics) {
             Ok(Ran::Json(j)) => assert_eq!(j["args"][0]["data"][0], 0.5, "{numerics:?}: {j}"),
             Ok(Ran::Refused(e)) | Err(e) => panic!("{numerics:?}: {e}"),
         }
     }
-    match run(Some("soft")) {
-        Ok(Ran::Refused(e)) => assert!(
-            e.contains("shaderFloat64")
-                && e.contains("frsqrt.fast.df")
-                && e.contains("rsqrt_df.pisa:8:")
-                && e.contains("--numerics soft"),
-            "{e}"
-        ),
-        Ok(Ran::Json(j)) => panic!("--numerics soft ran frsqrt.fast.df in f64: {j}"),
-        Err(e) => panic!("{e}"),
-    }
+    let spv = dir.join("rsqrt_df.spv");
+    let out = Command::new(env!("CARGO_BIN_EXE_pisa"))
+        .args(["spirv", file.to_str().unwrap(), "--numerics", "soft", "-o"])
+        .arg(&spv)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&spv).unwrap();
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    // OpCapability (word count 2, opcode 17) Float64 (10)
+    assert!(
+        !words.windows(2).any(|w| w == [(2 << 16) | 17, 10]),
+        "--numerics soft declares Float64"
+    );
+    assert!(
+        words.windows(2).any(|w| w == [(2 << 16) | 17, 11]),
+        "the check reads capabilities (Int64 expected)"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

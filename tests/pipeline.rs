@@ -531,7 +531,7 @@ fn numerics_choose_the_passes() {
             .map(|l| l.split_whitespace().next().unwrap().to_string())
             .collect::<Vec<_>>()
     };
-    let base = ["reducible", "shallow", "mathlib", "structurize"];
+    let base = ["reducible", "shallow", "mathlib", "exactf64", "structurize"];
     assert_eq!(list(&[]), base);
     assert_eq!(list(&["--numerics", "f64"]), base);
     assert_eq!(

@@ -46,8 +46,8 @@ DF_ARITH = """.version 0.1;
 }
 """
 
-# frsqrt.fast.df: the one .df arithmetic the soft-double library does not
-# compute (docs/numerics.md), so it needs f64
+# frsqrt.fast.df: correctly rounded by the soft-double library, within 1 ULP
+# by the f64 path (docs/numerics.md)
 DF_RSQRT = """.version 0.1;
 .target 100;
 .kernel @k(.param[8] %o)
@@ -133,20 +133,28 @@ def test_f64_is_refused_under_a_profile_without_f64(tmp_path):
 
 @needs_vulkan
 def test_soft_uses_no_f64_on_a_device_that_has_it(tmp_path):
-    # on lavapipe (f64) frsqrt.fast.df runs by default and with "f64"; "soft"
-    # uses no f64, and nothing else computes it: refused, so the option took effect
+    # on lavapipe (f64) the f64 path's frsqrt.fast.df of the largest subnormal
+    # is one ULP from the correctly rounded 0x5FE0000000000001 (within the
+    # bound); "soft" computes it in integers, correctly rounded as the cpu
+    # device does: the bits show which path ran
     f = tmp_path / "rsqrt.pisa"
     f.write_text(DF_RSQRT)
-    for numerics in [None, "f64"]:
+    largest_subnormal = np.uint64(0x000FFFFFFFFFFFFF)
+    correct = 0x5FE0000000000001
+    for numerics in [None, "f64", "soft"]:
         prog = pisa.load(str(f), numerics=numerics)
         if prog.device.startswith("cpu"):
             pytest.skip("the default device is the cpu device")
-        x = np.array([4.0], np.float64)
+        x = np.array([largest_subnormal], np.uint64)
         prog.run("k", global_size=1, local_size=1, args=[x])
-        assert x[0] == 0.5
-    with pytest.raises(pisa.UnsupportedError) as e:
-        pisa.load(str(f), numerics="soft")
-    assert "shaderFloat64" in str(e.value) or "f64" in str(e.value), str(e.value)
+        if numerics == "soft":
+            assert int(x[0]) == correct, hex(int(x[0]))
+        else:
+            assert int(x[0]) == correct - 1, hex(int(x[0]))
+    cpu = pisa.load(str(f), device="cpu")
+    x = np.array([largest_subnormal], np.uint64)
+    cpu.run("k", global_size=1, local_size=1, args=[x])
+    assert int(x[0]) == correct
 
 
 @needs_vulkan
