@@ -14,6 +14,21 @@ use super::*;
 use crate::source_map::{Piece, SourceFile};
 use rustc_hash::FxHashMap as HashMap;
 
+/// Where each bundled library's spans start in a program's text, beyond
+/// every module's: one map, so the ranges cannot overlap by accident.
+/// The math library takes `[2^31, 3·2^30)` (`mathlib::in_library` holds
+/// for every library above it too); the exact library, with integer cores
+/// (`exactf32`) or f64 cores (`exactf64`), which never run together,
+/// `[3·2^30, 3·2^30 + 2^29)`; the soft-double library the rest.
+pub mod span_base {
+    /// `ir::mathlib`.
+    pub const MATH: u32 = 1 << 31;
+    /// `ir::exactf32` and `ir::exactf64`.
+    pub const EXACT: u32 = 3 << 30;
+    /// `ir::softf64`: the end of the exact library's range.
+    pub const SOFT_F64: u32 = (3 << 30) + (1 << 29);
+}
+
 /// PISA text that widens an integer source `%v0` of `bits` bits (8, 16, 32
 /// or 64; sign-extended when `signed`) into the 64-bit register `%v`,
 /// using the 32-bit register `%w` for 8- and 16-bit unsigned sources: the

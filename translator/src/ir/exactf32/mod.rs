@@ -66,7 +66,7 @@ pub const LIBRARY_FILE: &str = "<pisa exact f32 library>";
 
 /// Where library spans start in the program's text: beyond any module's and
 /// beyond the math library's (so `mathlib::in_library` holds for them too).
-const LIBRARY_BASE: u32 = 3 << 30;
+const LIBRARY_BASE: u32 = super::bundled::span_base::EXACT;
 
 /// The library's PISA text.
 pub fn library_source() -> &'static str {

@@ -76,11 +76,11 @@ pub const LIBRARY_FILE: &str = "<pisa exact f64 library>";
 
 /// Where library spans start: the exact f32 library's place (the two
 /// never run together), beyond any module's and the math library's.
-const LIBRARY_BASE: u32 = 3 << 30;
+const LIBRARY_BASE: u32 = super::bundled::span_base::EXACT;
 
 /// Where the soft-double library's spans start (`ir::softf64`): the end
 /// of this library's.
-const LIBRARY_END: u32 = (3 << 30) + (1 << 29);
+const LIBRARY_END: u32 = super::bundled::span_base::SOFT_F64;
 
 /// Whether `span` lies in this library's text (code [`link`] copied in;
 /// the exact f32 library, which has no `.df` code, shares the range).

@@ -41,7 +41,7 @@ use std::sync::OnceLock;
 pub const LIBRARY_FILE: &str = "<pisa math library>";
 
 /// Where library spans start in the program's text (beyond any module's).
-const LIBRARY_BASE: u32 = 1 << 31;
+const LIBRARY_BASE: u32 = super::bundled::span_base::MATH;
 
 /// Which kernels the library computes with.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

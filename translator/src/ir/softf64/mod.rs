@@ -83,7 +83,7 @@ pub const LIBRARY_FILE: &str = "<pisa soft f64 library>";
 
 /// Where library spans start in the program's text: beyond any module's,
 /// the math library's and the exact f32 library's.
-const LIBRARY_BASE: u32 = (3 << 30) + (1 << 29);
+const LIBRARY_BASE: u32 = super::bundled::span_base::SOFT_F64;
 
 /// The library's PISA text.
 pub fn library_source() -> &'static str {
