@@ -73,58 +73,9 @@ const EMULATIONS: [Emulation; 5] = [
 /// The kernels of this bench that `cases::make_case` does not have.
 const OWN: [&str; 6] = ["atom64", "poly_df", "sqrt", "sin_f32", "int16", "half"];
 
-struct Opts {
-    quick: bool,
-    rounds: usize,
-    filter: Vec<String>,
-}
-
-fn parse_opts() -> Result<Opts> {
-    let flag = |n: &str| std::env::var(n).is_ok_and(|v| !v.is_empty() && v != "0");
-    let mut quick = flag("PISA_BENCH_QUICK");
-    let mut rounds = match std::env::var("PISA_BENCH_ROUNDS") {
-        Ok(v) => Some(v.parse().context("PISA_BENCH_ROUNDS must be a number")?),
-        Err(_) => None,
-    };
-    let mut filter: Vec<String> = std::env::var("PISA_BENCH_FILTER")
-        .unwrap_or_default()
-        .split(',')
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect();
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--bench" => {}
-            "--quick" => quick = true,
-            "--rounds" => {
-                let v = args
-                    .next()
-                    .ok_or_else(|| anyhow!("--rounds needs a number"))?;
-                rounds = Some(v.parse().context("--rounds needs a number")?);
-            }
-            "-h" | "--help" => {
-                println!(
-                    "cargo bench --bench emulation_cost [-- [--quick] [--rounds N] [NAME...]]\n\
-                     NAME: run only kernels whose name contains it. Environment: \
-                     PISA_BENCH_QUICK=1, PISA_BENCH_ROUNDS=N, PISA_BENCH_FILTER=a,b"
-                );
-                std::process::exit(0);
-            }
-            s if s.starts_with('-') => bail!("unknown option `{s}` (try --help)"),
-            s => filter.push(s.to_string()),
-        }
-    }
-    let rounds = rounds.unwrap_or(if quick { 3 } else { 5 });
-    if rounds == 0 {
-        bail!("at least one round is needed");
-    }
-    Ok(Opts {
-        quick,
-        rounds,
-        filter,
-    })
-}
+#[path = "kernels/opts.rs"]
+mod opts;
+use opts::parse_opts;
 
 fn d1(n: usize) -> NdRange {
     NdRange::d1(n as u32).local([256, 1, 1])
@@ -399,7 +350,7 @@ fn bench_case(rt: &mut Runtime, case: &mut Case, rounds: usize) -> Result<Measur
 
 fn main() -> Result<()> {
     let start = Instant::now();
-    let opts = parse_opts()?;
+    let opts = parse_opts("emulation_cost", 5)?;
     let all: Vec<&str> = NAMES.iter().chain(OWN.iter()).copied().collect();
     let names: Vec<&str> = all
         .iter()

@@ -32,62 +32,9 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 // ---------------------------------------------------------------- options
 
-struct Opts {
-    quick: bool,
-    rounds: usize,
-    filter: Vec<String>,
-}
-
-fn env_flag(name: &str) -> bool {
-    std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0")
-}
-
-fn parse_opts() -> Result<Opts> {
-    let mut quick = env_flag("PISA_BENCH_QUICK");
-    let mut rounds = match std::env::var("PISA_BENCH_ROUNDS") {
-        Ok(v) => Some(v.parse().context("PISA_BENCH_ROUNDS must be a number")?),
-        Err(_) => None,
-    };
-    let mut filter: Vec<String> = std::env::var("PISA_BENCH_FILTER")
-        .unwrap_or_default()
-        .split(',')
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect();
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            // cargo bench passes --bench to harness = false targets
-            "--bench" => {}
-            "--quick" => quick = true,
-            "--rounds" => {
-                let v = args
-                    .next()
-                    .ok_or_else(|| anyhow!("--rounds needs a number"))?;
-                rounds = Some(v.parse().context("--rounds needs a number")?);
-            }
-            "-h" | "--help" => {
-                println!(
-                    "cargo bench --bench kernels [-- [--quick] [--rounds N] [NAME...]]\n\
-                     NAME: run only kernels whose name contains it. Environment: \
-                     PISA_BENCH_QUICK=1, PISA_BENCH_ROUNDS=N, PISA_BENCH_FILTER=a,b"
-                );
-                std::process::exit(0);
-            }
-            s if s.starts_with('-') => bail!("unknown option `{s}` (try --help)"),
-            s => filter.push(s.to_string()),
-        }
-    }
-    let rounds = rounds.unwrap_or(if quick { 3 } else { 7 });
-    if rounds == 0 {
-        bail!("at least one round is needed");
-    }
-    Ok(Opts {
-        quick,
-        rounds,
-        filter,
-    })
-}
+#[path = "kernels/opts.rs"]
+mod opts;
+use opts::parse_opts;
 
 #[path = "kernels/cases.rs"]
 mod cases;
@@ -429,7 +376,7 @@ fn draw_chart(path: &Path, results: &[Measured], title: &str, text: bool) -> Res
 
 fn main() -> Result<()> {
     let start = Instant::now();
-    let opts = parse_opts()?;
+    let opts = parse_opts("kernels", 7)?;
     let names: Vec<&str> = NAMES
         .iter()
         .copied()
