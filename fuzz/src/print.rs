@@ -16,7 +16,7 @@ pub const SHARED_BYTES: u32 = 2048;
 /// Bytes of the input buffer.
 pub const INPUT_BYTES: u32 = 1536;
 /// Bytes of the atomics buffer (kernel argument) and of `@gatom`.
-pub const ATOM_BYTES: u32 = 256;
+pub const ATOM_BYTES: u32 = 512;
 /// Bytes of each work-item's `@gscr` slot.
 pub const GSCR_BYTES: u32 = 16;
 /// Entries of `@gptr`, the relocated pointers `@gscr + 4j` (a `.global`
@@ -321,7 +321,11 @@ impl Printer<'_> {
         decls.push(format!(".reg .32b {};", r32.join(", ")));
         decls.push(format!(".reg .64b {};", FIXED_64.join(", ")));
         decls.push(".reg .16b %th;".into());
-        for (name, ty) in crate::gen::VECTOR_TEMPS {
+        for (name, ty) in crate::gen::VECTOR_TEMPS.iter().chain(&[
+            // the 128-bit atomics' operands (`gen/mem.rs`)
+            ("%tQ", ".128b"),
+            ("%tR", ".128b"),
+        ]) {
             if mentions(&body, name) {
                 decls.push(format!(".reg {ty} {name};"));
             }
@@ -422,7 +426,8 @@ pub(crate) fn module_vars(p: &Program) -> Vec<ModuleVar> {
         ModuleVar {
             name: "gatom",
             space: "global",
-            align: 8,
+            // 16: the 128-bit atomics' slots
+            align: 16,
             bytes: ATOM_BYTES as u64,
             host: true,
             init: Some((0..ATOM_BYTES / 8).map(|_| ".64b 0".into()).collect()),

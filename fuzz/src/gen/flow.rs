@@ -255,6 +255,7 @@ impl Gen<'_> {
                     l.push("goto.cond !%tp, K_init;".into());
                     l.push("mov.32b %ta, 0;".into());
                     l.push(format!("st.shared.32b [@sc_{n}], %ta;"));
+                    l.push(format!("st.shared.32b [@sc_{n} + 4], %ta;"));
                     l.push("K_init:".into());
                     l.push("barrier.workgroup;".into());
                 }

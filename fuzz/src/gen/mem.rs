@@ -5,7 +5,7 @@
 //! values discarded).
 
 use super::{Gen, DUMP_SLOTS, SLOTS};
-use crate::print::{reg, BLOB_BYTES, GPTR_ENTRIES, GSCR_BYTES};
+use crate::print::{reg, ATOM_BYTES, BLOB_BYTES, GPTR_ENTRIES, GSCR_BYTES};
 use crate::program::*;
 
 /// A compound statement that the reducer deletes whole.
@@ -63,17 +63,26 @@ impl Gen<'_> {
                     "fence.generic.acq_rel.gpu",
                     "fence.gpu",
                     "fence.workgroup",
+                    "fence.subgroup",
                 ]);
                 Some(raw(vec![format!("{f};")], None))
             }
             10 if k && self.cfg.shared && self.cfg.atomics => {
+                // the work-group counters: an integer sum at `@sc_`, a
+                // float sum of one addend at `@sc_ + 4`
+                let n = self.f.name.clone();
+                if self.cfg.float_atomics && self.cfg.f32 && self.rng.chance(0.3) {
+                    return Some(raw(
+                        vec![
+                            "mov.32b %ta, 0x3fc00000;".to_string(),
+                            format!("fatom.shared.add.f %tj, [@sc_{n} + 4], %ta;"),
+                        ],
+                        None,
+                    ));
+                }
                 let s = self.pool(Class::B32);
                 Some(raw(
-                    vec![format!(
-                        "iatom.shared.add.32b %tj, [@sc_{}], {};",
-                        self.f.name,
-                        reg(s)
-                    )],
+                    vec![format!("iatom.shared.add.32b %tj, [@sc_{n}], {};", reg(s))],
                     None,
                 ))
             }
@@ -106,9 +115,10 @@ impl Gen<'_> {
             1 if self.f.kernel && self.cfg.shared && self.cfg.atomics => {
                 // read the work-group counter between barriers
                 let d = self.pool(Class::B32);
+                let off = if self.rng.chance(0.3) { 4 } else { 0 };
                 let lines = vec![
                     "barrier.workgroup;".to_string(),
-                    format!("ld.shared.32b {}, [@sc_{n}];", reg(d)),
+                    format!("ld.shared.32b {}, [@sc_{n} + {off}];", reg(d)),
                     "barrier.workgroup;".to_string(),
                 ];
                 return Some(Stmt::Raw {
@@ -205,14 +215,28 @@ impl Gen<'_> {
             }
         };
         let r = self.pool(c);
+        let weak = if self.rng.chance(0.15) { ".weak" } else { "" };
         let def = if self.rng.chance(0.5) {
-            lines.push(format!("ld.{space}.{ty} {}, [{addr}];", reg(r)));
+            let cc = self.cache_control("ld");
+            lines.push(format!("ld.{space}{weak}{cc}.{ty} {}, [{addr}];", reg(r)));
             Some(r)
         } else {
-            lines.push(format!("st.{space}.{ty} [{addr}], {};", reg(r)));
+            let cc = self.cache_control("st");
+            lines.push(format!("st.{space}{weak}{cc}.{ty} [{addr}], {};", reg(r)));
             None
         };
         raw(lines, def)
+    }
+
+    /// A cache-control qualifier of the plain (non-atomic) `ld` or `st`
+    /// (09 §8.3, §8.4), sometimes: no effect on results. The values are
+    /// the catalog's, so a value added there is generated here too.
+    fn cache_control(&mut self, opcode: &str) -> String {
+        if !self.rng.chance(0.3) {
+            return String::new();
+        }
+        let values = plain_cache_controls(opcode);
+        format!(".{}", self.rng.pick(&values))
     }
 
     fn input_load(&mut self) -> Stmt {
@@ -233,12 +257,23 @@ impl Gen<'_> {
         let idx = self.pool(Class::B32);
         let (ty, c, size) = access_class(self);
         let d = self.pool(c);
-        let lines = vec![
+        let mut lines = vec![
             format!("and.32b %ta, {}, {};", reg(idx), 64 / size - 1),
             format!("shl.32b %ta, %ta, {};", size.trailing_zeros()),
             "zext.64b.32b %tA, %ta;".to_string(),
-            format!("ld.const.{ty} {}, [@ctab + %tA];", reg(d)),
         ];
+        if self.cfg.generic && self.rng.chance(0.25) {
+            // through a generic address and back (15 §4.1: a generic
+            // address of `.const` is cast back with `addrcast.global.generic`)
+            lines.extend([
+                "addrcast.generic.const %tB, @ctab;".to_string(),
+                "iadd.64b %tB, %tB, %tA;".to_string(),
+                "addrcast.global.generic %tA, %tB;".to_string(),
+                format!("ld.const.{ty} {}, [%tA];", reg(d)),
+            ]);
+        } else {
+            lines.push(format!("ld.const.{ty} {}, [@ctab + %tA];", reg(d)));
+        }
         raw(lines, Some(d))
     }
 
@@ -382,16 +417,28 @@ impl Gen<'_> {
         if off != 0 {
             lines.push(format!("iadd.32b %ta, %ta, {off};"));
         }
+        // the array by its symbol, or by its 32-bit address (`addrof`)
+        let base = if self.rng.chance(0.25) {
+            lines.push(format!("addrof.32b %tb, @so_{n};"));
+            lines.push("iadd.32b %ta, %ta, %tb;".to_string());
+            "%ta".to_string()
+        } else {
+            format!("@so_{n} + %ta")
+        };
         let def = if self.rng.chance(0.5) {
-            lines.push(format!("ld.shared.{ty} {}, [@so_{n} + %ta];", reg(r)));
+            lines.push(format!("ld.shared.{ty} {}, [{base}];", reg(r)));
             Some(r)
         } else {
-            lines.push(format!("st.shared.{ty} [@so_{n} + %ta], {};", reg(r)));
+            lines.push(format!("st.shared.{ty} [{base}], {};", reg(r)));
             None
         };
         raw(lines, def)
     }
 
+    /// An atomic on one of the counters (8-byte slots of the kernel
+    /// argument `atom` or of `@gatom`): each slot has one operation, width
+    /// and operand value (or operands the same for every work-item), so the
+    /// final value does not depend on the order; old values go to scratch.
     fn atomic(&mut self) -> Stmt {
         // the counters: kernel argument `atom` in the kernel, `@gatom` anywhere
         let base = if self.f.kernel && self.rng.chance(0.5) {
@@ -399,7 +446,7 @@ impl Gen<'_> {
         } else {
             "@gatom"
         };
-        let slot = self.rng.below(32);
+        let slot = self.rng.below(ATOM_BYTES as u64 / 8);
         let order = if self.rng.chance(0.3) {
             format!(
                 ".{}",
@@ -413,102 +460,175 @@ impl Gen<'_> {
         } else {
             String::new()
         };
-        let line = match slot {
+        // through a generic address (09 §8: global and shared only, no
+        // 64-bit forms but `cas`, no `.df`)
+        let mut lines = Vec::new();
+        let generic = self.cfg.generic && self.rng.chance(0.25);
+        let (space, at) = if generic {
+            lines.push(format!("addrcast.generic.global %tB, {base};"));
+            ("generic", "%tB")
+        } else {
+            ("global", base)
+        };
+        let cc = if self.rng.chance(0.15) {
+            format!(".{}", self.rng.pick(&["uc", "L2wb", "L3wb"]))
+        } else {
+            String::new()
+        };
+        let q = format!("{space}{order}{scope}{cc}");
+        let addr = format!("[{at} + {}]", slot * 8);
+        match slot {
             0..=7 => {
                 let op = ["add", "sub", "and", "or", "xor", "smin", "umax", "add"][slot as usize];
                 let s = self.pool(Class::B32);
-                format!(
-                    "iatom.global{order}{scope}.{op}.32b %tj, [{base} + {}], {};",
-                    slot * 8,
-                    reg(s)
-                )
+                lines.push(format!("iatom.{q}.{op}.32b %tj, {addr}, {};", reg(s)));
             }
-            8..=15 if self.cfg.int64 => {
+            8..=15 if self.cfg.int64 && !generic => {
                 let op =
                     ["add", "sub", "and", "or", "xor", "smax", "umin", "add"][slot as usize - 8];
                 let s = self.pool(Class::B64);
-                format!(
-                    "iatom.global{order}{scope}.{op}.64b %tJ, [{base} + {}], {};",
-                    slot * 8,
-                    reg(s)
-                )
+                lines.push(format!("iatom.{q}.{op}.64b %tJ, {addr}, {};", reg(s)));
             }
             16..=23 if self.cfg.int16 => {
                 let s = self.pool(Class::B16);
                 let half = self.rng.below(2) * 2;
-                format!(
-                    "iatom.global{order}{scope}.add.16b %th, [{base} + {}], {};",
+                lines.push(format!(
+                    "iatom.{q}.add.16b %th, [{at} + {}], {};",
                     slot * 8 + half,
                     reg(s)
-                )
+                ));
             }
             24..=27 if self.cfg.float_atomics && self.cfg.f32 => {
                 // the same addend everywhere: the sum does not depend on the order
                 let v = [0x3f80_0000u32, 0x3f00_0000, 0x4040_0000, 0x3e80_0000][slot as usize - 24];
-                return raw(
-                    vec![
-                        format!("mov.32b %ta, {v:#x};"),
-                        format!(
-                            "fatom.global{order}{scope}.add.f %tj, [{base} + {}], %ta;",
-                            slot * 8
-                        ),
-                    ],
-                    None,
-                );
+                lines.push(format!("mov.32b %ta, {v:#x};"));
+                lines.push(format!("fatom.{q}.add.f %tj, {addr}, %ta;"));
             }
             28 | 29 if self.cfg.float_atomics && self.cfg.f32 => {
                 let op = if slot == 28 { "max" } else { "min" };
                 let s = self.pool(Class::B32);
-                return raw(
-                    vec![
-                        format!("and.32b %ta, {}, 0xffff;", reg(s)),
-                        "i2f.f.u32 %ta, %ta;".to_string(),
-                        format!(
-                            "fatom.global{order}{scope}.{op}.f %tj, [{base} + {}], %ta;",
-                            slot * 8
-                        ),
-                    ],
-                    None,
-                );
+                lines.push(format!("and.32b %ta, {}, 0xffff;", reg(s)));
+                lines.push("i2f.f.u32 %ta, %ta;".to_string());
+                lines.push(format!("fatom.{q}.{op}.f %tj, {addr}, %ta;"));
             }
             30 if self.cfg.float_atomics && self.cfg.f16 => {
-                return raw(
-                    vec![
-                        "mov.16b %th, 0x3c00;".to_string(),
-                        format!(
-                            "fatom.global{order}{scope}.add.hf %th, [{base} + {}], %th;",
-                            slot * 8
-                        ),
-                    ],
-                    None,
-                );
+                lines.push("mov.16b %th, 0x3c00;".to_string());
+                lines.push(format!("fatom.{q}.add.hf %th, {addr}, %th;"));
+            }
+            // counting without an operand, and wrapping at a bound the same
+            // for every work-item
+            32..=35 => {
+                let op = ["inc", "dec", "incwrap", "decwrap"][slot as usize - 32];
+                if slot < 34 {
+                    lines.push(format!("iatom.{q}.{op}.32b %tj, {addr};"));
+                } else {
+                    lines.push(format!("mov.32b %ta, {};", [5, 9][slot as usize - 34]));
+                    lines.push(format!("iatom.{q}.{op}.32b %tj, {addr}, %ta;"));
+                }
+            }
+            // every work-item writes the same value
+            36 => {
+                lines.push("mov.32b %ta, 0x5a;".to_string());
+                lines.push(format!("iatom.{q}.xchg.32b %tj, {addr}, %ta;"));
+            }
+            37 | 38 if self.cfg.int64 && !generic => {
+                let op = if slot == 37 { "incwrap" } else { "dec" };
+                if op == "dec" {
+                    lines.push(format!("iatom.{q}.dec.64b %tJ, {addr};"));
+                } else {
+                    lines.push("mov.64b %tA, 0x100000003;".to_string());
+                    lines.push(format!("iatom.{q}.incwrap.64b %tJ, {addr}, %tA;"));
+                }
+            }
+            39 if self.cfg.int16 => {
+                let half = self.rng.below(2) * 2;
+                lines.push(format!(
+                    "iatom.{q}.inc.16b %th, [{at} + {}];",
+                    slot * 8 + half
+                ));
+            }
+            40 if self.cfg.float_atomics && self.cfg.f32 => {
+                lines.push("mov.32b %ta, 0x3f000000;".to_string());
+                lines.push(format!("fatom.{q}.sub.f %tj, {addr}, %ta;"));
+            }
+            41 if self.cfg.float_atomics && self.cfg.f16 => {
+                // past 256 the bf16 sum stays at 256 (257 rounds to even)
+                lines.push("mov.16b %th, 0x3f80;".to_string());
+                lines.push(format!("fatom.{q}.add.bf %th, {addr}, %th;"));
+            }
+            42 | 43 if self.cfg.float_atomics && self.cfg.f16 => {
+                // positive finite values: the extreme does not depend on the order
+                let (op, ty) = if slot == 42 {
+                    ("max", "hf")
+                } else {
+                    ("min", "bf")
+                };
+                let s = self.pool(Class::B16);
+                lines.push(format!("and.16b %th, {}, 0x3fff;", reg(s)));
+                lines.push(format!("fatom.{q}.{op}.{ty} %th, {addr}, %th;"));
+            }
+            44 | 45 if self.cfg.float_atomics && self.cfg.f64 && !generic => {
+                let (op, v) = if slot == 44 {
+                    ("add", 0x3ff0_0000_0000_0000u64)
+                } else {
+                    ("sub", 0x3fd0_0000_0000_0000)
+                };
+                lines.push(format!("mov.64b %tA, {v:#x};"));
+                lines.push(format!("fatom.{q}.{op}.df %tJ, {addr}, %tA;"));
+            }
+            46 if self.cfg.float_atomics && self.cfg.f32 => {
+                // compare-and-swap to one value: the winner does not matter
+                lines.push("mov.32b %ta, 0;".to_string());
+                lines.push("mov.32b %tb, 0x40e00000;".to_string());
+                lines.push(format!("fatom.{q}.cas.f %tj, {addr}, %ta, %tb;"));
+            }
+            // 128-bit exchange (slot 48) and compare-and-swap (slot 50) of
+            // one value, 16-byte aligned
+            48 | 50 if self.cfg.int128 && self.cfg.vectors => {
+                let op = if slot == 48 { "xchg" } else { "cas" };
+                for (e, v) in ["x", "y", "z", "w"].iter().zip([7, 0, 0x8000_0000u32, 1]) {
+                    lines.push(format!("mov.32b %tz_v4x32.{e}, {v:#x};"));
+                }
+                lines.push("mov.128b %tR, %tz_v4x32.xyzw;".to_string());
+                if op == "cas" {
+                    for e in ["x", "y", "z", "w"] {
+                        lines.push(format!("mov.32b %tz_v4x32.{e}, 0;"));
+                    }
+                    lines.push("mov.128b %tQ, %tz_v4x32.xyzw;".to_string());
+                    lines.push(format!("iatom.{q}.cas.128b %tQ, {addr}, %tQ, %tR;"));
+                } else {
+                    lines.push(format!("iatom.{q}.xchg.128b %tQ, {addr}, %tR;"));
+                }
             }
             _ => {
                 // compare-and-swap to one value: the winner does not matter
-                return raw(
-                    vec![
-                        "mov.32b %ta, 0;".to_string(),
-                        "mov.32b %tb, 7;".to_string(),
-                        format!(
-                            "iatom.global{order}{scope}.cas.32b %tj, [{base} + {}], %ta, %tb;",
-                            31 * 8
-                        ),
-                    ],
-                    None,
-                );
+                lines.push("mov.32b %ta, 0;".to_string());
+                lines.push("mov.32b %tb, 7;".to_string());
+                lines.push(format!(
+                    "iatom.{q}.cas.32b %tj, [{at} + {}], %ta, %tb;",
+                    31 * 8
+                ));
             }
-        };
-        raw(vec![line], None)
+        }
+        raw(lines, None)
     }
 
     fn atomic_ld_st(&mut self) -> Stmt {
-        let (w, c) = if self.cfg.int64 && self.rng.chance(0.4) {
+        let (w, c) = if self.cfg.int128 && self.cfg.vectors && self.rng.chance(0.15) {
+            // the whole 16-byte slot
+            (128, Class::B128)
+        } else if self.cfg.int64 && self.rng.chance(0.4) {
             (64, Class::B64)
         } else {
             (32, Class::B32)
         };
         let r = self.pool(c);
         let scope = *self.rng.pick(&["", ".workgroup", ".gpu", ".system"]);
+        let cc = if self.rng.chance(0.2) {
+            format!(".{}", self.rng.pick(&["uc", "L2wb", "L3wb"]))
+        } else {
+            String::new()
+        };
         let mut lines = vec![format!("umul.full.32b %tA, %gid, {GSCR_BYTES};")];
         let def = if self.rng.chance(0.5) {
             let o = if scope.is_empty() {
@@ -517,7 +637,7 @@ impl Gen<'_> {
                 *self.rng.pick(&["acquire", "seq_cst"])
             };
             lines.push(format!(
-                "ld.global.{o}{scope}.{w}b {}, [@gscr + %tA];",
+                "ld.global.{o}{scope}{cc}.{w}b {}, [@gscr + %tA];",
                 reg(r)
             ));
             Some(r)
@@ -528,11 +648,28 @@ impl Gen<'_> {
                 *self.rng.pick(&["release", "seq_cst"])
             };
             lines.push(format!(
-                "st.global.{o}{scope}.{w}b [@gscr + %tA], {};",
+                "st.global.{o}{scope}{cc}.{w}b [@gscr + %tA], {};",
                 reg(r)
             ));
             None
         };
         raw(lines, def)
     }
+}
+
+/// The `.cc` values of the plain (non-atomic: `.weak` is its order) form
+/// of `ld` or `st` in the instruction catalog.
+fn plain_cache_controls(opcode: &str) -> Vec<&'static str> {
+    let cat = pisa_translator::catalog::catalog();
+    cat.forms
+        .iter()
+        .filter(|f| f.opcode == opcode)
+        .filter(|f| {
+            f.quals
+                .iter()
+                .any(|q| q.name == "memorder" && q.values.iter().any(|v| v == "weak"))
+        })
+        .flat_map(|f| f.quals.iter().filter(|q| q.name == "cc"))
+        .flat_map(|q| q.values.iter().map(String::as_str))
+        .collect()
 }

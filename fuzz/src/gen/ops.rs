@@ -255,7 +255,27 @@ impl Gen<'_> {
         let d = self.pool(c);
         let (a, b) = (self.pool(c), self.pool(c));
         let ftz = self.ftz();
-        Some(match self.rng.below(7) {
+        Some(match self.rng.below(9) {
+            7 | 8 => {
+                // one-operand functions, lane by lane
+                let op = *self.rng.pick(&[
+                    "fsin", "fcos", "fexp2", "flog2", "ftanh", "frsqrt", "fsqrt", "frcp",
+                ]);
+                let allowed = match op {
+                    "fsqrt" => self.cfg.fast_math,
+                    "frcp" => self.cfg.frcp,
+                    _ => self.cfg.transcendental,
+                };
+                if !allowed {
+                    return None;
+                }
+                let fast = if matches!(op, "frsqrt" | "fsqrt") {
+                    ".fast"
+                } else {
+                    ""
+                };
+                inst(format!("{op}{ftz}{fast}.{ty}"), vec![r(d), r(a)], vec![d])
+            }
             0 | 1 => {
                 let op = *self.rng.pick(&["fadd", "fsub", "fmul", "fmad"]);
                 let rnd = self.rnd_if(self.cfg.rounding);
@@ -666,7 +686,8 @@ impl Gen<'_> {
                     inst(format!("fsqrt{ftz}.fast.{ty}"), vec![r(d), a], vec![d])
                 }
             }
-            9 if ty == "f" => {
+            // `frc.f` and `frcp` (every type but `.df`) share the arm
+            9 if ty == "f" && !(self.cfg.frcp && self.rng.chance(0.5)) => {
                 let a = self.fsrc(ty);
                 inst(format!("frc{ftz}.f"), vec![r(d), a], vec![d])
             }
@@ -674,7 +695,12 @@ impl Gen<'_> {
                 let a = self.fsrc(ty);
                 inst(format!("frcp{ftz}.{ty}"), vec![r(d), a], vec![d])
             }
-            10 if self.cfg.transcendental && ty != "df" => {
+            10 if self.cfg.transcendental && ty == "df" => {
+                // the one transcendental of `.df`
+                let a = self.fsrc(ty);
+                inst(format!("frsqrt{ftz}.fast.df"), vec![r(d), a], vec![d])
+            }
+            10 if self.cfg.transcendental => {
                 let op = *self
                     .rng
                     .pick(&["fsin", "fcos", "fexp2", "flog2", "ftanh", "frsqrt"]);

@@ -31,6 +31,8 @@ pub const VECTOR_TEMPS: &[(&str, &str)] = &[
     ("%tz_v7x32", ".v7.32b"),
     ("%tz_v8x32", ".v8.32b"),
     ("%tz_v16x32", ".v16.32b"),
+    ("%tz_v32x32", ".v32.32b"),
+    ("%tz_v64x32", ".v64.32b"),
     ("%tz_v2x64", ".v2.64b"),
     ("%tz_v4x64", ".v4.64b"),
 ];
@@ -189,63 +191,76 @@ impl Gen<'_> {
         }
     }
 
-    /// A `.v16.32b` put together from the pool's `.v4.32b` registers and
-    /// scalars, then taken apart: a scalar (static or dynamic index), a
-    /// sub-vector of 2 to 8 elements, or a `.v4.32b`/`.v2.32b` register.
+    /// A `.v16.32b` (sometimes `.v32.32b` or `.v64.32b`) put together from
+    /// the pool's `.v4.32b` registers and scalars, then taken apart: a
+    /// scalar (static or dynamic index), a sub-vector of 2 to 8, 16 or 32
+    /// elements, or a `.v4.32b`/`.v2.32b` register.
     fn vector_shuffle(&mut self) -> Stmt {
-        let big = temp(16, 32);
+        let len: u32 = match self.rng.below(10) {
+            0 => 64,
+            1 => 32,
+            _ => 16,
+        };
+        let big = temp(len, 32);
         let mut lines = Vec::new();
-        for k in (0..16).step_by(4) {
+        for k in (0..len).step_by(4) {
             let v = self.pool(Class::V4x32);
             lines.push(format!("insert.{k}.v4.32b {big}, {};", reg(v)));
         }
         for _ in 0..self.rng.below(3) {
             let s = self.pool(Class::B32);
             if self.rng.chance(0.5) {
-                let k = self.rng.below(16);
+                let k = self.rng.below(len as u64);
                 lines.push(format!("insert.{k}.32b {big}, {};", reg(s)));
             } else {
                 let i = self.pool(Class::B32);
-                lines.push(format!("and.32b %ta, {}, 15;", reg(i)));
-                lines.push(format!("insert.dynamic.v16.32b {big}, {}, %ta;", reg(s)));
+                lines.push(format!("and.32b %ta, {}, {};", reg(i), len - 1));
+                lines.push(format!("insert.dynamic.v{len}.32b {big}, {}, %ta;", reg(s)));
             }
         }
         // a sub-vector of n elements, maybe changed and put back
         if self.rng.chance(0.5) {
-            let n = self.rng.range(2, 8);
-            let k = self.rng.below(((16 - n) / n + 1) as u64) as u32 * n;
+            let n = match self.rng.below(8) {
+                0 if len > 16 => 16,
+                1 if len > 32 => 32,
+                _ => self.rng.range(2, 8) as u32,
+            };
+            let k = self.rng.below(((len - n) / n + 1) as u64) as u32 * n;
             let sub = temp(n, 32);
             lines.push(format!("extract.{k}.v{n}.32b {sub}, {big};"));
             let s = self.pool(Class::B32);
             let j = self.rng.below(n as u64);
             lines.push(format!("insert.{j}.32b {sub}, {};", reg(s)));
-            let k2 = self.rng.below(((16 - n) / n + 1) as u64) as u32 * n;
+            let k2 = self.rng.below(((len - n) / n + 1) as u64) as u32 * n;
             lines.push(format!("insert.{k2}.v{n}.32b {big}, {sub};"));
         }
         let d = match self.rng.below(4) {
             0 => {
                 let d = self.pool(Class::B32);
                 let i = self.pool(Class::B32);
-                lines.push(format!("and.32b %ta, {}, 15;", reg(i)));
-                lines.push(format!("extract.dynamic.v16.32b {}, {big}, %ta;", reg(d)));
+                lines.push(format!("and.32b %ta, {}, {};", reg(i), len - 1));
+                lines.push(format!(
+                    "extract.dynamic.v{len}.32b {}, {big}, %ta;",
+                    reg(d)
+                ));
                 d
             }
             1 => {
                 let d = self.pool(Class::V4x32);
-                let k = self.rng.below(4) * 4;
+                let k = self.rng.below(len as u64 / 4) * 4;
                 lines.push(format!("extract.{k}.v4.32b {}, {big};", reg(d)));
                 d
             }
             2 => {
                 let d = self.pool(Class::V2x32);
-                let k = self.rng.below(8) * 2;
+                let k = self.rng.below(len as u64 / 2) * 2;
                 lines.push(format!("extract.{k}.v2.32b {}, {big};", reg(d)));
                 d
             }
             _ => {
                 // through an odd-sized sub-vector and a dynamic index
                 let n = *self.rng.pick(&[3u32, 5, 6, 7, 8]);
-                let k = self.rng.below(((16 - n) / n + 1) as u64) as u32 * n;
+                let k = self.rng.below(((len - n) / n + 1) as u64) as u32 * n;
                 let sub = temp(n, 32);
                 lines.push(format!("extract.{k}.v{n}.32b {sub}, {big};"));
                 let d = self.pool(Class::B32);
