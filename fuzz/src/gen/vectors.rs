@@ -223,7 +223,7 @@ impl Gen<'_> {
             let n = match self.rng.below(8) {
                 0 if len > 16 => 16,
                 1 if len > 32 => 32,
-                _ => self.rng.range(2, 8) as u32,
+                _ => self.rng.range(2, 8),
             };
             let k = self.rng.below(((len - n) / n + 1) as u64) as u32 * n;
             let sub = temp(n, 32);
