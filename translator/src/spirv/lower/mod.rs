@@ -15,8 +15,6 @@ mod floating_point;
 mod logical;
 mod memory;
 mod packed;
-mod quotient;
-mod rounding;
 mod synchronization;
 
 use super::error::TranslateError;
@@ -26,7 +24,8 @@ use crate::ir::*;
 pub use common::{read_value, Ins, R};
 
 /// An instruction the IR pass `exactf32` or `exactf64` replaces by a call
-/// (the f32, f16 and bfloat16 operations Vulkan does not compute exactly):
+/// (the f32, f16, bfloat16 and, on devices with f64, `.df` operations
+/// Vulkan does not compute exactly: `ir::exactf64::df_replacement`):
 /// reaching the back end it is a bug of the pipeline, never lowered to an
 /// inexact form.
 fn refuse_unrewritten(fx: &FunctionCx, i: &PisaInst) -> R<()> {
@@ -37,7 +36,8 @@ fn refuse_unrewritten(fx: &FunctionCx, i: &PisaInst) -> R<()> {
         let rep = crate::ir::exactf64::replacement(i, target.native);
         (rep.is_some(), "exactf64")
     };
-    if rewritten {
+    let df = !target.soft_f64 && crate::ir::exactf64::df_replacement(i, target.native).is_some();
+    if rewritten || df {
         return Err(TranslateError::Internal(format!(
             "`{}` reached the back end: the IR pass {pass} replaces it by a call",
             i.mnemonic_text()
