@@ -531,7 +531,7 @@ fn library_on_vulkan_without_f64_is_exact() {
 /// (`ir::exactf64::df_replacement`: directed rounding, `fmad`, `fdiv`
 /// and `fsqrt` with exact division, `frsqrt`, the rounded conversions),
 /// the rest the device's f64 instructions; all bit for bit the reference
-/// device's. 2,000 random items a form.
+/// device's (the device's NaNs only as NaNs). 1,000 random items a form.
 #[test]
 fn every_form_on_vulkan_with_f64_is_exact() {
     let src = program();
@@ -556,14 +556,34 @@ fn every_form_on_vulkan_with_f64_is_exact() {
     let mut cpu = CpuDevice::new();
     let vp = vk.load_translated(&spv).unwrap();
     let cp = cpu.load(&m).unwrap();
+    let program = ir::build(&m);
     for (k, (form, n, out)) in forms().into_iter().enumerate() {
         let ins = match out {
-            Out::Conv(..) => conversion_inputs(400, 0xF64D + k as u64),
-            _ => inputs(n, 2_000, 0xF64D + k as u64),
+            Out::Conv(..) => conversion_inputs(200, 0xF64D + k as u64),
+            _ => inputs(n, 1_000, 0xF64D + k as u64),
         };
         let kernel = kernel_name(&form);
         let want = elementwise::run(&mut cpu, cp, &kernel, (64, n), (64, 1), &ins);
-        let got = elementwise::run(&mut vk, vp, &kernel, (64, n), (64, 1), &ins);
+        let mut got = elementwise::run(&mut vk, vp, &kernel, (64, n), (64, 1), &ins);
+        // the device's own instructions choose their NaNs' bits (lavapipe's
+        // default NaN is negative: docs/spec-notes.md); the library's are
+        // the reference device's
+        let f = program
+            .functions
+            .iter()
+            .find(|f| program.name(f.name) == kernel)
+            .unwrap();
+        let library = f
+            .pisa_insts()
+            .any(|i| ir::exactf64::df_replacement(i, ir::exactf64::Native::default()).is_some());
+        if !library && matches!(out, Out::Value | Out::Conv(_, 64)) {
+            let nan = |x: u64| x & !(1 << 63) > 0x7FF0_0000_0000_0000;
+            for (g, w) in got.iter_mut().zip(&want) {
+                if nan(*g) && nan(*w) {
+                    *g = *w;
+                }
+            }
+        }
         check(&form, n, &ins, &got, &want, &vk.device_info().name);
     }
     let msgs = vk.validation_messages();
