@@ -60,9 +60,18 @@
 //! 2^-48; the correction `q + r·y` is then within half a unit and a tiny
 //! fraction of the exact quotient: faithful.
 //!
+//! The `.df` forms whose Vulkan instruction is not exact (directed
+//! rounding, `fmad`, `fdiv`/`fsqrt` with exact division, `frsqrt`, the
+//! rounded conversions from and into `.df`: [`df_replacement`]) become
+//! calls of the soft-double library ([`super::softf64`]) after this
+//! library's calls ([`link_df`]; the pass `exactf32` does the same under
+//! numerics f32 on a device with f64), so that SPIR-V emission computes
+//! no rounding of its own: the back end refuses them
+//! (`spirv::lower::refuse_unrewritten`).
+//!
 //! The reference device (`interp`) does not run this pass; it is the
 //! oracle the library is tested against (`tests/exact_f32.rs`,
-//! `tests/exact_f16.rs`).
+//! `tests/exact_f16.rs`, `tests/soft_f64.rs`).
 
 pub mod library;
 

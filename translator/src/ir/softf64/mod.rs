@@ -65,6 +65,10 @@
 //! IEEE 754 and the float core's NaN rules (docs/spec-notes.md) before
 //! the arithmetic matters.
 //!
+//! On devices with f64 the passes `exactf64` and `exactf32` call this
+//! library for the `.df` forms whose Vulkan instruction is not exact
+//! ([`link_with`], `ir::exactf64::df_replacement`), without the atomics.
+//!
 //! The reference device (`interp`) does not run this pass; it is the oracle
 //! the library is tested against (`tests/soft_f64.rs`).
 

@@ -1,7 +1,12 @@
 //! Floating-point arithmetic (spec chapter 13) for `.f`, `.df`, `.hf` and
-//! `.bf` with the default rounding (`.re`); 16-bit formats compute in f32 and
-//! round once (see `float16.rs`). `fabs`/`fneg` are bit operations, so NaN
-//! payloads pass through (`fabs` sets the quiet bit of a NaN, 13 §2.1).
+//! `.bf` with the default rounding (`.re`), in the forms Vulkan computes
+//! exactly (`fadd`, `fsub`, `fmul` correctly rounded; `fdiv`, `fsqrt`,
+//! `frcp` and `fmad.f` only where the device's own form is asked for);
+//! every other form is a call of an exact library before here
+//! (`ir::exactf32`, `exactf64`, `softf64`; `lower::refuse_unrewritten`).
+//! 16-bit formats compute in f32 and round once (see `float16.rs`).
+//! `fabs`/`fneg` are bit operations, so NaN payloads pass through (`fabs`
+//! sets the quiet bit of a NaN, 13 §2.1).
 
 use super::common::{flush, Ins, R};
 use super::float16::{f32_to_half, half_to_f32};

@@ -332,10 +332,10 @@ pub fn qualifier_handling(q: &Quals) -> [(&'static str, Handling); 31] {
             match rndmode {
                 None => Absent,
                 Some(Rndmode::Re) => {
-                    Lowered("the driver's rounding, ir::exactf32/exactf64, or rounding.rs (.df)")
+                    Lowered("the driver's rounding, or ir::exactf32/exactf64 (softf64 for .df)")
                 }
                 Some(Rndmode::Rz | Rndmode::Ru | Rndmode::Rd | Rndmode::Rna) => {
-                    Lowered("ir::exactf32/exactf64, or rounding.rs (.df)")
+                    Lowered("ir::exactf32/exactf64 (softf64 for .df)")
                 }
             },
         ),
@@ -465,7 +465,7 @@ pub fn qualifier_handling(q: &Quals) -> [(&'static str, Handling); 31] {
             "dsat",
             flag(
                 dsat,
-                Lowered("arithmetic.rs, floating_point.rs, rounding.rs"),
+                Lowered("arithmetic.rs, floating_point.rs, data_movement.rs, ir::exactf32/exactf64/softf64"),
             ),
         ),
         (
