@@ -185,8 +185,10 @@ pub fn link(p: &mut Program, native: Native) {
 /// - `i2f` from a 64-bit integer into `.df` in a directed mode or `.rna`
 ///   (Vulkan's conversion rounds to nearest; narrower integers are exact).
 ///
-/// The library computes them in integers: an f64-core version was not
-/// faster where measured (docs/numerics.md, "`.df` on devices with f64").
+/// The library computes them in integers, exactly and as the cpu device
+/// does; for `fmad` and `fdiv`/`fsqrt` to nearest an f64-core version
+/// would be faster (measured: docs/numerics.md, "`.df` on devices with
+/// f64"), left to do.
 pub fn df_replacement(i: &PisaInst, native: Native) -> Option<(String, u64)> {
     let rep = super::softf64::replacement(i)?;
     let q = &i.quals;
