@@ -19,9 +19,9 @@
 //! does not use the emulated feature shows about 1.0.
 //!
 //! The kernels: the nine of `benches/kernels.rs` (`cases.rs`, each output
-//! checked against its CPU reference) and six small ones of
+//! checked against its CPU reference) and seven small ones of
 //! `benches/kernels/` that exercise one emulation each (`atom64`,
-//! `poly_df`, `sqrt`, `sin_f32`, `int16`, `half`), whose outputs are computed once
+//! `poly_df`, `fma_df`, `sqrt`, `sin_f32`, `int16`, `half`), whose outputs are computed once
 //! by the cpu device (`pisa-interp`). Every variant's outputs must equal the
 //! reference after the warm-up and after every round, so no wrong result
 //! is timed.
@@ -71,7 +71,9 @@ const EMULATIONS: [Emulation; 5] = [
 ];
 
 /// The kernels of this bench that `cases::make_case` does not have.
-const OWN: [&str; 6] = ["atom64", "poly_df", "sqrt", "sin_f32", "int16", "half"];
+const OWN: [&str; 7] = [
+    "atom64", "poly_df", "fma_df", "sqrt", "sin_f32", "int16", "half",
+];
 
 #[path = "kernels/opts.rs"]
 mod opts;
@@ -107,6 +109,17 @@ fn own_case(name: &str, quick: bool) -> Case {
                 .collect();
             (
                 "benches/kernels/poly_df.pisa",
+                vec![raw(x), out(8)],
+                vec![Arg::Buf(0), Arg::Buf(1)],
+            )
+        }
+        "fma_df" => {
+            // x in [0.25, 0.75): y stays below 3
+            let x: Vec<u8> = (0..n)
+                .flat_map(|_| (0.25 + (rng.next() >> 8) as f64 / (1u64 << 25) as f64).to_le_bytes())
+                .collect();
+            (
+                "benches/kernels/fma_df.pisa",
                 vec![raw(x), out(8)],
                 vec![Arg::Buf(0), Arg::Buf(1)],
             )

@@ -1,14 +1,12 @@
 //! `fdiv`, `fsqrt` and `frcp` are IEEE operations in PISA (13 §2.4, §2.13,
 //! §2.16), but Vulkan lets a driver's `OpFDiv` and `Sqrt` be 2.5 ULP off.
-//! The translator corrects the driver's f64 result by exact remainders
-//! (`translator/src/spirv/lower/quotient.rs`). lavapipe's division happens
-//! to be correctly rounded, so these tests also run every form with the
-//! driver's first guess moved by one or two units in the last place
-//! (`Options::perturb_quotients`), as an imprecise driver would give it:
-//! the results must still equal the reference device's bit for bit, in
-//! every mode and type, `.fast` and `.ftz` included. The inputs include
-//! exact quotients and perfect squares, whose directed roundings an
-//! uncorrected guess gets wrong.
+//! On a device with f64 the translator does not use them: `.f`, `.hf`,
+//! `.bf` are calls of the exact library with f64 cores (`ir::exactf64`),
+//! `.df` of the soft-double library (`ir::exactf64::df_replacement`). The
+//! results must equal the reference device's bit for bit, in every mode
+//! and type, `.fast` and `.ftz` included. The inputs include exact
+//! quotients and perfect squares, whose directed roundings a guess
+//! corrected only to faithful gets wrong.
 
 mod common;
 
@@ -155,11 +153,10 @@ fn inputs(ty: &str, bits: u32, n: usize, seed: u64) -> Vec<u64> {
     v
 }
 
-fn run_all(perturb: bool) {
+fn run_all() {
     let src = program();
     let m = pisa_translator::assemble("division.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
-    let mut options = pisa_translator::spirv::Options::for_loop_cap(true).with_f64(true);
-    options.perturb_quotients = perturb;
+    let options = pisa_translator::spirv::Options::for_loop_cap(true).with_f64(true);
     let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
     if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
         r.unwrap_or_else(|e| panic!("spirv-val: {e}"));
@@ -184,7 +181,7 @@ fn run_all(perturb: bool) {
                 assert_eq!(
                     g,
                     w,
-                    "{form}{:x?} (driver's guess perturbed: {perturb}): {} gives {g:#x}, the reference device {w:#x}",
+                    "{form}{:x?}: {} gives {g:#x}, the reference device {w:#x}",
                     &ins[i * n..i * n + n],
                     vk.device_info().name
                 );
@@ -197,10 +194,5 @@ fn run_all(perturb: bool) {
 
 #[test]
 fn quotients_and_roots_are_correctly_rounded() {
-    run_all(false);
-}
-
-#[test]
-fn an_imprecise_driver_division_is_corrected() {
-    run_all(true);
+    run_all();
 }

@@ -41,7 +41,6 @@ const REFUSED: &[&str] = &[
     "tests/run/dsat_rounded.pisa",
     "tests/run/float_constant_folds.pisa",
     "tests/run/float_misc.pisa",
-    "tests/run/fmad16_rounding.pisa",
     "tests/run/fminmax_nan.pisa",
     "tests/run/fminmax_zeros.pisa",
     "tests/run/ftz.pisa",

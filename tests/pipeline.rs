@@ -105,7 +105,7 @@ fn cli_lists_passes() {
 reducible    irreducible regions get one entry (a dispatcher): the graph is reducible
 shallow      parts nested deeper than 64 become flat dispatch loops
 mathlib      transcendental instructions become calls of the bundled math library
-exactf64     f32/f16/bf16 directed rounding, fmad, fdiv, frcp, fsqrt, rounded conversions become calls of the exact library with f64 cores
+exactf64     f32/f16/bf16 directed rounding, fmad, fdiv, frcp, fsqrt, rounded conversions become calls of the exact library with f64 cores; inexact .df forms of the soft-double one
 structurize  each body becomes a tree of nested loop / block / if constructs
 "
     );
@@ -479,6 +479,63 @@ fn back_end_refuses_unreplaced_exact_operations() {
             ),
             Err(e) => panic!("{e}"),
             Ok(_) => panic!("translated fadd.rz.f without {pass}"),
+        }
+        let mut program = ir::lower(&m);
+        pipeline::Pipeline::for_target(&options.target())
+            .run(&mut program)
+            .unwrap();
+        pisa_translator::spirv::translate_program(&program, &options).unwrap();
+    }
+}
+
+/// The `.df` forms whose Vulkan form is not exact (directed rounding,
+/// `fmad`, quotients and roots with exact division, `frsqrt`, `ftrunc`
+/// from `.df` but to nearest into `.f`, `i2f` from 64 bits in a directed
+/// mode) are calls of the soft-double library on devices with f64 too
+/// (`ir::exactf64::df_replacement`): reaching the back end unreplaced
+/// they are an internal error, as the `.f` forms are. With the pass they
+/// translate.
+#[test]
+fn back_end_refuses_unreplaced_df_operations() {
+    use pisa_translator::spirv::Numerics;
+    let forms = [
+        ("fadd.rz.df %d, %d, %d", Numerics::F64),
+        ("fmul.rna.df %d, %d, %d", Numerics::F32),
+        ("fmad.df %d, %d, %d, %d", Numerics::F64),
+        ("fmad.rd.df %d, %d, %d, %d", Numerics::F32),
+        ("fdiv.df %d, %d, %d", Numerics::F64),
+        ("fsqrt.ru.df %d, %d", Numerics::F32),
+        ("frsqrt.fast.df %d, %d", Numerics::F64),
+        ("ftrunc.f.df.rz %x, %d", Numerics::F64),
+        ("ftrunc.hf.df %h, %d", Numerics::F64),
+        ("i2f.df.s64.rd %d, %d", Numerics::F32),
+    ];
+    for (form, numerics) in forms {
+        let src = format!(".version 0.1;\n.target 100;\n.kernel @k(.param[8] %p)\n{{\n\t.reg .64b %a, %d;\n\t.reg .32b %x;\n\t.reg .16b %h;\n\tld.param.64b %a, [%p];\n\tld.global.64b %d, [%a];\n\t{form};\n\tst.global.64b [%a], %d;\n\tst.global.32b [%a], %x;\n\tst.global.16b [%a], %h;\n\treturn;\n}}\n");
+        let m = pisa_translator::assemble("k.pisa", &src).unwrap();
+        let options = pisa_translator::spirv::Options::default().with_numerics(numerics);
+        let pass = if options.exact_f32 {
+            "exactf32"
+        } else {
+            "exactf64"
+        };
+        let mnemonic = form.split(' ').next().unwrap();
+        let mut target = options.target();
+        target.exact_f32 = false;
+        target.exact_f64 = false;
+        let mut program = ir::lower(&m);
+        pipeline::Pipeline::for_target(&target)
+            .run(&mut program)
+            .unwrap();
+        match pisa_translator::spirv::translate_program(&program, &options) {
+            Err(pisa_translator::spirv::TranslateError::Internal(e)) => assert_eq!(
+                e,
+                format!(
+                    "`{mnemonic}` reached the back end: the IR pass {pass} replaces it by a call"
+                )
+            ),
+            Err(e) => panic!("{mnemonic}: {e}"),
+            Ok(_) => panic!("translated {mnemonic} without {pass}"),
         }
         let mut program = ir::lower(&m);
         pipeline::Pipeline::for_target(&options.target())

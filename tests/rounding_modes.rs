@@ -1,6 +1,7 @@
 //! Rounding modes Vulkan does not have (`.rz`, `.ru`, `.rd`, `.rna`) on
 //! `fadd`, `fsub`, `fmul`, `fmad` (`.f`, `.hf`, `.bf`; sums on `.df`),
-//! emulated by the translator (`spirv/lower/rounding.rs`), issue 9:
+//! emulated by the translator (calls of the exact libraries: `ir::exactf64`,
+//! and `ir::softf64` for `.df`), issue 9:
 //! hand-derived values on both devices, then every form over edge values
 //! (zeros, subnormals, the largest finite values, infinities, NaNs, ties,
 //! cancellations) and random encodings, the Vulkan device bit for bit

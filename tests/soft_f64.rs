@@ -526,6 +526,111 @@ fn library_on_vulkan_without_f64_is_exact() {
     assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
 }
 
+/// Every form on lavapipe with f64 (the default options): the forms whose
+/// Vulkan instruction is not exact are calls of this library there too
+/// (`ir::exactf64::df_replacement`: directed rounding, `fmad`, `fdiv`
+/// and `fsqrt` with exact division, `frsqrt`, the rounded conversions),
+/// the rest the device's f64 instructions; all bit for bit the reference
+/// device's (the device's NaNs only as NaNs). 1,000 random items a form.
+#[test]
+fn every_form_on_vulkan_with_f64_is_exact() {
+    let src = program();
+    let m = pisa_translator::assemble("soft_f64.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
+    let mut vk = Runtime::new(RuntimeOptions {
+        validation: true,
+        pipeline_cache: false,
+        timeout: Duration::from_secs(60),
+        ..Default::default()
+    })
+    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let options = pisa_vk_runtime::translate_options_with(
+        vk.device_info(),
+        Some("unroll,loop-cap,relaxed,opaque,opaque-push,exact-division"),
+    );
+    assert!(!options.soft_f64 && options.exact_division);
+    let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
+    assert!(declares_float64(&spv.words));
+    if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
+        r.unwrap_or_else(|e| panic!("spirv-val: {e}"));
+    }
+    let mut cpu = CpuDevice::new();
+    let vp = vk.load_translated(&spv).unwrap();
+    let cp = cpu.load(&m).unwrap();
+    let program = ir::build(&m);
+    for (k, (form, n, out)) in forms().into_iter().enumerate() {
+        let ins = match out {
+            Out::Conv(..) => conversion_inputs(200, 0xF64D + k as u64),
+            _ => inputs(n, 1_000, 0xF64D + k as u64),
+        };
+        let kernel = kernel_name(&form);
+        let want = elementwise::run(&mut cpu, cp, &kernel, (64, n), (64, 1), &ins);
+        let mut got = elementwise::run(&mut vk, vp, &kernel, (64, n), (64, 1), &ins);
+        // the device's own instructions choose their NaNs' bits (lavapipe's
+        // default NaN is negative: docs/spec-notes.md); the library's are
+        // the reference device's
+        let f = program
+            .functions
+            .iter()
+            .find(|f| program.name(f.name) == kernel)
+            .unwrap();
+        let library = f
+            .pisa_insts()
+            .any(|i| ir::exactf64::df_replacement(i, ir::exactf64::Native::default()).is_some());
+        if !library && matches!(out, Out::Value | Out::Conv(_, 64)) {
+            let nan = |x: u64| x & !(1 << 63) > 0x7FF0_0000_0000_0000;
+            for (g, w) in got.iter_mut().zip(&want) {
+                if nan(*g) && nan(*w) {
+                    *g = *w;
+                }
+            }
+        }
+        check(&form, n, &ins, &got, &want, &vk.device_info().name);
+    }
+    let msgs = vk.validation_messages();
+    assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
+}
+
+/// `frsqrt.fast.df` on a device with f64 is correctly rounded, as the
+/// reference device's: the inputs just below an even power of two whose
+/// former f64 path (a Newton step in double-double during SPIR-V
+/// emission) gave the value one unit below (`1 − 2^-52` gave 1.0, not
+/// `1 + 2^-52`; the largest subnormal 0x5FE0000000000000), within the
+/// spec's 1 ULP but not the cpu device's.
+#[test]
+fn frsqrt_df_with_f64_is_correctly_rounded() {
+    // (input, correctly rounded 1/√x)
+    let cases: [(u64, u64); 5] = [
+        (0x3FEF_FFFF_FFFF_FFFE, 0x3FF0_0000_0000_0001),
+        (0x400F_FFFF_FFFF_FFFE, 0x3FE0_0000_0000_0001),
+        (0x7FEF_FFFF_FFFF_FFFE, 0x1FF0_0000_0000_0001),
+        (0x000F_FFFF_FFFF_FFFF, 0x5FE0_0000_0000_0001),
+        (0x002F_FFFF_FFFF_FFFE, 0x5FD0_0000_0000_0001),
+    ];
+    let src = ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %in, .param[8] %out)\n{\n\t.reg .64b %pi, %po, %off, %x;\n\t.reg .32b %id;\n\tld.param.64b %pi, [%in];\n\tld.param.64b %po, [%out];\n\tumad.32b %id, %groupid.x, %enqueuedlocalsize.x, %localid.x;\n\tumul.full.32b %off, %id, 8;\n\tiadd.64b %pi, %pi, %off;\n\tiadd.64b %po, %po, %off;\n\tld.global.64b %x, [%pi];\n\tfrsqrt.fast.df %x, %x;\n\tst.global.64b [%po], %x;\n\treturn;\n}\n";
+    let m = pisa_translator::assemble("rsqrt.pisa", src).unwrap_or_else(|d| panic!("{d}"));
+    let mut vk = Runtime::new(RuntimeOptions {
+        validation: true,
+        pipeline_cache: false,
+        timeout: Duration::from_secs(60),
+        ..Default::default()
+    })
+    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let options = pisa_translator::spirv::Options::for_loop_cap(true).with_f64(true);
+    let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
+    let mut cpu = CpuDevice::new();
+    let vp = vk.load_translated(&spv).unwrap();
+    let cp = cpu.load(&m).unwrap();
+    let ins: Vec<u64> = cases.iter().map(|c| c.0).collect();
+    let want = elementwise::run(&mut cpu, cp, "k", (64, 1), (64, 1), &ins);
+    let got = elementwise::run(&mut vk, vp, "k", (64, 1), (64, 1), &ins);
+    for (i, (x, r)) in cases.into_iter().enumerate() {
+        assert_eq!(want[i], r, "the reference device: 1/sqrt({x:#x})");
+        assert_eq!(got[i], r, "with f64: 1/sqrt({x:#x}) gives {:#x}", got[i]);
+    }
+    let msgs = vk.validation_messages();
+    assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
+}
+
 /// A device without f64 gets the soft-double library; one with it keeps
 /// the native `.df` instructions.
 #[test]

@@ -26,12 +26,12 @@
 //!
 //! Still done during SPIR-V emission, not as passes (each should become
 //! one): sub-group emulation (`spirv::simt`: SIMT functions run their
-//! lanes in turns), the exact `.df` operations on devices with f64
-//! (directed rounding, `fmad.df`, `fdiv.df`/`fsqrt.df` with
-//! `exact_division`, `frsqrt.df`, `ftrunc` from `.df` and `i2f` into `.df`
-//! in a directed mode: `spirv::lower::rounding`, `quotient`), and other
-//! numerics of `spirv::Options` (`opaque_operands`, relaxed memory
-//! orders, in `spirv::lower`).
+//! lanes in turns), and other numerics of `spirv::Options`
+//! (`opaque_operands`, relaxed memory orders, in `spirv::lower`). The
+//! exact float operations are all the passes' (`exactf32`, `exactf64`,
+//! `softf64`; `.df` on devices with f64 too:
+//! [`super::exactf64::df_replacement`]); the back end keeps only the forms
+//! Vulkan defines as exact and refuses the others as internal errors.
 //!
 //! The loop-cap exit flags (`detect_loop_cap`, `spirv::control`: a loop
 //! the driver cut short sets the launch's status word) stay in the back
@@ -130,13 +130,13 @@ pub const PASSES: &[Pass] = &[
     },
     Pass {
         name: "exactf32",
-        doc: "f32 directed rounding, fmad, fdiv, frcp, fsqrt become calls of the exact integer library (no f64)",
+        doc: "f32 directed rounding, fmad, fdiv, frcp, fsqrt become calls of the exact integer library (no f64); inexact .df forms of the soft-double one",
         needs: &[],
         run: run_exactf32,
     },
     Pass {
         name: "exactf64",
-        doc: "f32/f16/bf16 directed rounding, fmad, fdiv, frcp, fsqrt, rounded conversions become calls of the exact library with f64 cores",
+        doc: "f32/f16/bf16 directed rounding, fmad, fdiv, frcp, fsqrt, rounded conversions become calls of the exact library with f64 cores; inexact .df forms of the soft-double one",
         needs: &[],
         run: run_exactf64,
     },
@@ -295,13 +295,19 @@ fn run_mathlib(p: &mut Program, target: &Target) -> Result<(), PassError> {
     Ok(())
 }
 
-fn run_exactf32(p: &mut Program, _: &Target) -> Result<(), PassError> {
+fn run_exactf32(p: &mut Program, target: &Target) -> Result<(), PassError> {
     super::exactf32::link(p);
+    if !target.soft_f64 {
+        super::exactf64::link_df(p, target.native, "exactf32");
+    }
     Ok(())
 }
 
 fn run_exactf64(p: &mut Program, target: &Target) -> Result<(), PassError> {
     super::exactf64::link(p, target.native);
+    if !target.soft_f64 {
+        super::exactf64::link_df(p, target.native, "exactf64");
+    }
     Ok(())
 }
 

@@ -111,8 +111,8 @@ pub struct Options {
     pub fma_f32_native_fused: bool,
     /// Compute `fdiv`, `fsqrt` and `frcp` correctly rounded on every
     /// driver (Vulkan promises 2.5 ULP): `.f`, `.hf` and `.bf` by the IR
-    /// pass `exactf64`, `.df` in f64 with the driver's result corrected by
-    /// exact remainders (`lower::quotient`); needs `shaderFloat64` and
+    /// pass `exactf64`'s library with f64 cores, `.df` by the soft-double
+    /// library (`ir::exactf64::df_replacement`); needs `shaderFloat64` and
     /// `shaderInt64`. Without it they use the driver's `OpFDiv` and `Sqrt`
     /// (docs/spec-notes.md).
     pub exact_division: bool,
@@ -124,10 +124,6 @@ pub struct Options {
     /// ([`Options::with_f64`]), or by `PISA_SPIRV_OPTIONS=...,exact-f32`
     /// ([`Options::with_exact_f32`]).
     pub exact_f32: bool,
-    /// Tests only: move the driver's f64 quotients and roots by two units
-    /// in the last place before the corrections of `exact_division`, to
-    /// stand in for a driver whose division is not correctly rounded.
-    pub perturb_quotients: bool,
     /// Checked mode (`pisa run --check`, `spirv::checked`): every load,
     /// store and atomic checks its address against the launch's live
     /// allocations and the arenas, reports the first bad one and goes to a
@@ -190,7 +186,6 @@ impl Default for Options {
             fma_f32_native_fused: true,
             exact_division: false,
             exact_f32: false,
-            perturb_quotients: false,
             checked_memory: false,
             int64_buffer_atomics: true,
             mathlib_f32: false,

@@ -174,8 +174,7 @@ pub fn replacement(i: &PisaInst) -> Option<Replacement> {
     let op = match i.opcode {
         Opcode::Fadd | Opcode::Fsub if directed => "add",
         Opcode::Fmul if directed => "mul",
-        // `fmad.hf`/`.bf` to nearest even is exact in f32 (`fmad16`)
-        Opcode::Fmad if directed || kind == FloatKind::Single => "fma",
+        Opcode::Fmad => "fma",
         Opcode::Fdiv => "div",
         // f32's `frcp` passes 1.0 to `div`; the 16-bit entry points have `rcp`
         Opcode::Frcp if kind == FloatKind::Single => "div",

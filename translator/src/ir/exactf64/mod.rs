@@ -60,9 +60,18 @@
 //! 2^-48; the correction `q + r·y` is then within half a unit and a tiny
 //! fraction of the exact quotient: faithful.
 //!
+//! The `.df` forms whose Vulkan instruction is not exact (directed
+//! rounding, `fmad`, `fdiv`/`fsqrt` with exact division, `frsqrt`, the
+//! rounded conversions from and into `.df`: [`df_replacement`]) become
+//! calls of the soft-double library ([`super::softf64`]) after this
+//! library's calls ([`link_df`]; the pass `exactf32` does the same under
+//! numerics f32 on a device with f64), so that SPIR-V emission computes
+//! no rounding of its own: the back end refuses them
+//! (`spirv::lower::refuse_unrewritten`).
+//!
 //! The reference device (`interp`) does not run this pass; it is the
 //! oracle the library is tested against (`tests/exact_f32.rs`,
-//! `tests/exact_f16.rs`).
+//! `tests/exact_f16.rs`, `tests/soft_f64.rs`).
 
 pub mod library;
 
@@ -154,6 +163,53 @@ pub fn link(p: &mut Program, native: Native) {
         pass: "exactf64",
     };
     super::exactf32::link_with(p, &library, &|i| replacement(i, native));
+}
+
+/// The soft-double library's function (`ir::softf64`) that computes the
+/// `.df` operation `i` exactly, and its flags, where the device's f64
+/// form is not exact as Vulkan defines it (the rest stay the device's):
+///
+/// - `fadd`, `fsub`, `fmul` in a directed mode or `.rna` (Vulkan rounds
+///   `OpFAdd`, `OpFSub`, `OpFMul` correctly to nearest even, in no other
+///   mode);
+/// - `fmad` in every mode (Vulkan does not require `Fma` to be fused;
+///   lavapipe's rounds twice);
+/// - `fdiv`, `fsqrt` (2.5 ULP in Vulkan), except to nearest where the
+///   device's own form is asked for ([`Native::division`]);
+/// - `frsqrt` (`InverseSqrt`: 2 ULP; the library's is correctly rounded,
+///   as the cpu device's);
+/// - `ftrunc` from `.df` in a directed mode or `.rna`, and into `.hf` and
+///   `.bf` in every mode (to nearest into `.f` `OpFConvert` is correctly
+///   rounded; drivers narrow into 16 bits through f32, rounding twice:
+///   lavapipe does);
+/// - `i2f` from a 64-bit integer into `.df` in a directed mode or `.rna`
+///   (Vulkan's conversion rounds to nearest; narrower integers are exact).
+///
+/// The library computes them in integers, exactly and as the cpu device
+/// does; for `fmad` and `fdiv`/`fsqrt` to nearest an f64-core version
+/// would be faster (measured: docs/numerics.md, "`.df` on devices with
+/// f64"), left to do.
+pub fn df_replacement(i: &PisaInst, native: Native) -> Option<(String, u64)> {
+    let rep = super::softf64::replacement(i)?;
+    let q = &i.quals;
+    let nearest = q.rndmode.unwrap_or(Rndmode::Re) == Rndmode::Re;
+    let inexact = match i.opcode {
+        Opcode::Fadd | Opcode::Fsub | Opcode::Fmul => !nearest,
+        Opcode::Fmad | Opcode::Frsqrt => true,
+        Opcode::Fdiv | Opcode::Fsqrt => !(nearest && native.division),
+        Opcode::Ftrunc => !(nearest && q.to == Some(Type::F)),
+        Opcode::I2f => !nearest && q.from.map(Type::bits) == Some(64),
+        _ => false,
+    };
+    inexact.then_some(rep)
+}
+
+/// Replaces every `.df` instruction [`df_replacement`] names by a call of
+/// the soft-double library (on devices with f64: the passes `exactf64`
+/// and `exactf32` run this, unless `softf64` replaces every `.df`
+/// operation after them). `pass` names the pass.
+pub fn link_df(p: &mut Program, native: Native, pass: &str) {
+    super::softf64::link_with(p, &|i| df_replacement(i, native), false, pass);
 }
 
 #[cfg(test)]

@@ -65,6 +65,10 @@
 //! IEEE 754 and the float core's NaN rules (docs/spec-notes.md) before
 //! the arithmetic matters.
 //!
+//! On devices with f64 the passes `exactf64` and `exactf32` call this
+//! library for the `.df` forms whose Vulkan instruction is not exact
+//! ([`link_with`], `ir::exactf64::df_replacement`), without the atomics.
+//!
 //! The reference device (`interp`) does not run this pass; it is the oracle
 //! the library is tested against (`tests/soft_f64.rs`).
 
@@ -267,9 +271,25 @@ fn ucmp_form(lib: &Program) -> FormRef {
 /// ([`atomics`]), and links the library functions those need into `p`.
 /// Does nothing to a program that uses none.
 pub fn link(p: &mut Program) {
+    link_with(p, &replacement, true, "softf64");
+}
+
+/// Replaces every instruction `replace` names (a subset of
+/// [`replacement`]'s, with its entry points and flags) by a call of the
+/// library function, and with `with_atomics` every `.df` atomic by a loop, and
+/// links the library functions those need into `p`: [`link`], and the
+/// `.df` operations the pass `exactf64` computes with this library on
+/// devices with f64 (`ir::exactf64::df_replacement`). `pass` names the
+/// pass for the IR check after it.
+pub fn link_with(
+    p: &mut Program,
+    replace: &dyn Fn(&PisaInst) -> Option<(String, u64)>,
+    with_atomics: bool,
+    pass: &str,
+) {
     let used = p.functions.iter().any(|f| {
         f.pisa_insts()
-            .any(|i| replaces(i).is_some() || is_df_atomic(i))
+            .any(|i| replace(i).is_some() || (with_atomics && is_df_atomic(i)))
     });
     if !used {
         return;
@@ -277,7 +297,9 @@ pub fn link(p: &mut Program) {
     let lib = library();
     let ucmp = ucmp_form(&lib);
     let mut linker = Linker::new(p, &lib, LIBRARY_FILE, library_source(), LIBRARY_BASE);
-    atomics::rewrite(p, &lib, &mut linker);
+    if with_atomics {
+        atomics::rewrite(p, &lib, &mut linker);
+    }
     for fi in 0..p.functions.len() {
         for bi in 0..p.functions[fi].blocks.len() {
             let old = std::mem::take(&mut p.functions[fi].blocks[bi].insts);
@@ -287,7 +309,7 @@ pub fn link(p: &mut Program) {
                     insts.push(inst);
                     continue;
                 };
-                let Some((entry, flags)) = replacement(i) else {
+                let Some((entry, flags)) = replace(i) else {
                     insts.push(inst);
                     continue;
                 };
@@ -336,7 +358,7 @@ pub fn link(p: &mut Program) {
             p.functions[fi].blocks[bi].insts = insts;
         }
     }
-    verify::debug_verify(p, "softf64");
+    verify::debug_verify(p, pass);
 }
 
 #[cfg(test)]

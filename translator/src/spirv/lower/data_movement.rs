@@ -4,7 +4,6 @@
 
 use super::common::{Ins, R};
 use super::float16::half_to_f32;
-use super::rounding::Narrow;
 use crate::ir::qualifier::{Addrspace, Rndmode};
 use crate::ir::*;
 use crate::spirv::error::TranslateError;
@@ -242,28 +241,14 @@ fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     };
     let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
     let (ftz, dsat) = (ins.i.quals.ftz, ins.i.quals.dsat);
-    // narrowing from .df into .f, .hf, .bf: rounded once in any mode, with
-    // the float core's NaN conversion (drivers drop NaN payloads: lavapipe
-    // turned f32 0x7FE2B98A into half 0x7E00, not 0x7F15) (rounding.rs);
-    // from .f, a call of the exact library (ir::exactf32, exactf64)
-    if let (Some(nto), FloatKind::Double) = (Narrow::of(to), from) {
-        // the exact f64 library's narrowing to nearest into f32: the
-        // driver's conversion alone (no subnormal or NaN source whose
-        // result is used: ir::exactf64::in_library)
-        let plain = nto == Narrow::F32 && mode == Rndmode::Re && !ftz && !dsat;
-        if plain && crate::ir::exactf64::in_library(ins.i.span) {
-            let x = fx.read_f(ins.opr(Role::Src0)?, 64)?;
-            let ft = fx.tx.float(32);
-            let v = fx.tx.b.f_convert(ft, None, x)?;
-            fx.write_f(ins.opr(Role::Dst)?, v, 32)?;
-            return Ok(true);
-        }
-        if to.bits() < from.bits() {
-            let raw = fx.read(ins.opr(Role::Src0)?, from.bits())?;
-            let bits = fx.ftrunc_rounded(raw, from, nto, mode, ftz, dsat)?;
-            fx.write(ins.opr(Role::Dst)?, bits, nto.bits())?;
-            return Ok(true);
-        }
+    // narrowing from .df: into .f to nearest by Vulkan's correctly rounded
+    // conversion; every other mode and format is a call of the soft-double
+    // library (ir::exactf64::df_replacement), from .f one of the exact
+    // library (ir::exactf32, exactf64)
+    if (to, from, mode) == (FloatKind::Single, FloatKind::Double, Rndmode::Re) {
+        let bits = narrow_df(fx, ins, ftz, dsat)?;
+        fx.write(ins.opr(Role::Dst)?, bits, 32)?;
+        return Ok(true);
     }
     if mode != Rndmode::Re || ftz || dsat {
         return Ok(false);
@@ -281,19 +266,76 @@ fn fconvert(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
             let dt = fx.tx.float(64);
             fx.tx.b.f_convert(dt, None, f)?
         }
-        // widening .f to .df (narrowing went through rounding.rs above)
+        // widening .f to .df
         (FloatKind::Double, FloatKind::Single) => {
             let a = fx.read_f(src, fb)?;
             let t = fx.tx.float(tb);
             fx.tx.b.f_convert(t, None, a)?
         }
-        // not widening (narrowing went through rounding.rs above)
+        // not widening (`ftrunc.f.df` above)
         (FloatKind::Half | FloatKind::BFloat, _)
         | (FloatKind::Single, FloatKind::Single | FloatKind::Double)
         | (FloatKind::Double, FloatKind::Double) => return Ok(false),
     };
     fx.write_f(ins.opr(Role::Dst)?, v, tb)?;
     Ok(true)
+}
+
+/// `ftrunc.f.df` to nearest even (15 §4.8): Vulkan's `OpFConvert`, which
+/// is correctly rounded, of the source (a subnormal source is the zero of
+/// its sign), and the float core's NaN conversion (the sign and the top of
+/// the payload, quieted: drivers drop NaN payloads); `.dsat` makes an
+/// infinity the largest finite value of its sign, `.ftz` flushes a
+/// subnormal result. The exact f64 library's own `ftrunc.f.df` is the
+/// conversion alone (no subnormal or NaN source whose result is used:
+/// `ir::exactf64::in_library`).
+fn narrow_df(fx: &mut FunctionCx, ins: &Ins, ftz: bool, dsat: bool) -> R<Word> {
+    let u32t = fx.tx.uint(32);
+    let ft = fx.tx.float(32);
+    let dt = fx.tx.float(64);
+    if !ftz && !dsat && crate::ir::exactf64::in_library(ins.i.span) {
+        let x = fx.read_f(ins.opr(Role::Src0)?, 64)?;
+        let v = fx.tx.b.f_convert(ft, None, x)?;
+        return Ok(fx.tx.b.bitcast(u32t, None, v)?);
+    }
+    let raw = fx.read(ins.opr(Role::Src0)?, 64)?;
+    let raw = fx.opaque(raw, 64)?;
+    let raw = super::common::flush(fx, raw, FloatKind::Double)?;
+    let x = fx.tx.b.bitcast(dt, None, raw)?;
+    let v = fx.tx.b.f_convert(ft, None, x)?;
+    let mut bits = fx.tx.b.bitcast(u32t, None, v)?;
+    // a NaN: its sign and the top 22 bits of its payload, quieted
+    let u64t = fx.tx.uint(64);
+    let bt = fx.tx.bool_ty();
+    let c29 = fx.tx.const_uint(64, 29);
+    let frac = fx.tx.b.shift_right_logical(u64t, None, raw, c29)?;
+    let frac = fx.resize(frac, 64, 32, false)?;
+    let c32 = fx.tx.const_uint(64, 32);
+    let high = fx.tx.b.shift_right_logical(u64t, None, raw, c32)?;
+    let high = fx.resize(high, 64, 32, false)?;
+    let sign = fx.tx.const_u32(0x8000_0000);
+    let sign = fx.tx.b.bitwise_and(u32t, None, high, sign)?;
+    let mask = fx.tx.const_u32(0x7F_FFFF);
+    let frac = fx.tx.b.bitwise_and(u32t, None, frac, mask)?;
+    let quiet = fx.tx.const_u32(0x7FC0_0000);
+    let nan = fx.tx.b.bitwise_or(u32t, None, frac, quiet)?;
+    let nan = fx.tx.b.bitwise_or(u32t, None, nan, sign)?;
+    let is_nan = fx.tx.b.is_nan(bt, None, x)?;
+    bits = fx.tx.b.select(u32t, None, is_nan, nan, bits)?;
+    if dsat {
+        // infinity one step toward zero: the largest finite value
+        let abs = fx.tx.const_u32(0x7FFF_FFFF);
+        let mag = fx.tx.b.bitwise_and(u32t, None, bits, abs)?;
+        let inf = fx.tx.const_u32(0x7F80_0000);
+        let is_inf = fx.tx.b.i_equal(bt, None, mag, inf)?;
+        let one = fx.tx.const_u32(1);
+        let max = fx.tx.b.i_sub(u32t, None, bits, one)?;
+        bits = fx.tx.b.select(u32t, None, is_inf, max, bits)?;
+    }
+    if ftz {
+        bits = super::common::flush(fx, bits, FloatKind::Single)?;
+    }
+    Ok(bits)
 }
 
 fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
@@ -309,15 +351,8 @@ fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     // same value, and nothing saturates
     let to_df = to == FloatKind::Double;
     let exact = to_df && from.bits() <= 32;
-    if to_df && !exact && mode != Rndmode::Re {
-        // 64-bit integers: the nearest f64 corrected by its exact integer
-        // error (rounding.rs); `.dsat` changes nothing (no integer reaches
-        // f64's infinity)
-        let v = fx.read(ins.opr(Role::Src0)?, 64)?;
-        let r = fx.i64_to_f64_rounded(v, signed, mode)?;
-        fx.write_f(ins.opr(Role::Dst)?, r, 64)?;
-        return Ok(true);
-    }
+    // (64-bit integers into .df in a mode Vulkan lacks: a call of the
+    // soft-double library, ir::exactf64::df_replacement)
     // `.dsat` into .df changes nothing: no integer reaches its infinity
     if !exact && (mode != Rndmode::Re || (dsat && !to_df)) {
         return Ok(false);

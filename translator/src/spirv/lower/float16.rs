@@ -1,9 +1,9 @@
 //! Half (`.hf`) and bfloat16 (`.bf`) values: exact widening to f32 and
-//! correctly rounded narrowing from it. Arithmetic on them is done in f32
-//! and rounded once: with 24 significant bits against 11 (half) or 8
-//! (bfloat16), that double rounding is innocuous for +, −, ×, ÷ and √
-//! (p' ≥ 2p + 2). It is not for `fmad`, which rounds the f32 sum to odd
-//! first (`floating_point::fmad16`).
+//! correctly rounded narrowing from it. Arithmetic to nearest on them is
+//! done in f32 and rounded once: with 24 significant bits against 11
+//! (half) or 8 (bfloat16), that double rounding is innocuous for +, −, ×,
+//! ÷ and √ (p' ≥ 2p + 2). It is not for `fmad`, a call of the exact
+//! library in every mode (`ir::exactf32`, `exactf64`).
 
 use super::common::R;
 use crate::ir::FloatKind;

@@ -1,7 +1,12 @@
 //! Floating-point arithmetic (spec chapter 13) for `.f`, `.df`, `.hf` and
-//! `.bf` with the default rounding (`.re`); 16-bit formats compute in f32 and
-//! round once (see `float16.rs`). `fabs`/`fneg` are bit operations, so NaN
-//! payloads pass through (`fabs` sets the quiet bit of a NaN, 13 §2.1).
+//! `.bf` with the default rounding (`.re`), in the forms Vulkan computes
+//! exactly (`fadd`, `fsub`, `fmul` correctly rounded; `fdiv`, `fsqrt`,
+//! `frcp` and `fmad.f` only where the device's own form is asked for);
+//! every other form is a call of an exact library before here
+//! (`ir::exactf32`, `exactf64`, `softf64`; `lower::refuse_unrewritten`).
+//! 16-bit formats compute in f32 and round once (see `float16.rs`).
+//! `fabs`/`fneg` are bit operations, so NaN payloads pass through (`fabs`
+//! sets the quiet bit of a NaN, 13 §2.1).
 
 use super::common::{flush, Ins, R};
 use super::float16::{f32_to_half, half_to_f32};
@@ -48,19 +53,14 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
             ins.name
         )));
     }
-    if ins.i.opcode == Opcode::Frsqrt {
-        return rsqrt64(fx, ins, ty, ftz);
-    }
-    // quotients and roots correctly rounded whatever the driver's precision
-    // (lower::quotient); `.fast` is within its bound that way too
-    if fx.tx.options.exact_division
-        && matches!(ins.i.opcode, Opcode::Fdiv | Opcode::Fsqrt | Opcode::Frcp)
-    {
-        let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
-        return directed(fx, ins, ty, mode, ftz);
-    }
-    if let Some(mode) = ins.i.quals.rndmode.filter(|&r| r != Rndmode::Re) {
-        return directed(fx, ins, ty, mode, ftz);
+    // calls of the exact libraries before here (`lower::refuse_unrewritten`):
+    // every rounding mode but `.re`, `fmad` of every format but `.f`
+    // (whose `Fma` the device may be asked to use), `frsqrt.df`, and
+    // `fdiv`/`fsqrt`/`frcp` unless the device's own form is asked for
+    let directed = ins.i.quals.rndmode.is_some_and(|r| r != Rndmode::Re);
+    let fmad = ins.i.opcode == Opcode::Fmad && ty != FloatKind::Single;
+    if directed || fmad || ins.i.opcode == Opcode::Frsqrt {
+        return Ok(false);
     }
     if fbits == 16 && !matches!(ins.i.opcode, Opcode::Fabs | Opcode::Fneg) {
         return half(fx, ins, ty, ftz);
@@ -108,13 +108,9 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
             let a = src(fx, ins, Role::Src0, ty, ftz)?;
             let b = src(fx, ins, Role::Src1, ty, ftz)?;
             let c = src(fx, ins, Role::Src2, ty, ftz)?;
-            // (`fmad.f` through f64 is a call of the exact library:
-            // ir::exactf64)
-            if fbits == 64 {
-                // Vulkan does not require `Fma` to be fused (lavapipe's is
-                // not): emulated with one rounding (rounding.rs)
-                fx.fma64(a, b, c, Rndmode::Re)?
-            } else if fbits == 32 && !fx.tx.options.fma_f32_native_fused {
+            // (only `fmad.f` where the device's `Fma` is asked for: the
+            // exact form is a call of the exact library, ir::exactf64)
+            if !fx.tx.options.fma_f32_native_fused {
                 return Err(fx.tx.unsupported_on_device(
                     ins.i.span,
                     format!(
@@ -149,119 +145,6 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
     let bits = fx.tx.b.bitcast(t, None, v)?;
     let bits = if ftz { flush(fx, bits, ty)? } else { bits };
     fx.write(ins.opr(Role::Dst)?, bits, fbits)?;
-    Ok(true)
-}
-
-/// `fadd`, `fsub`, `fmul`, `fmad`, `fdiv`, `fsqrt` on `.df` in a rounding
-/// mode Vulkan does not have, and quotients and roots with
-/// `exact_division` (`rounding.rs`, `quotient.rs`): sums corrected by
-/// TwoSum's error, products, quotients and roots by scaled exact
-/// remainders. `.f`, `.hf`, `.bf` are calls of the exact library
-/// (`ir::exactf32`, `exactf64`), refused before here
-/// (`lower::refuse_unrewritten`).
-fn directed(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind, mode: Rndmode, ftz: bool) -> R<bool> {
-    let op = ins.i.opcode;
-    if ty != FloatKind::Double
-        || !matches!(
-            op,
-            Opcode::Fadd
-                | Opcode::Fsub
-                | Opcode::Fmul
-                | Opcode::Fmad
-                | Opcode::Fdiv
-                | Opcode::Fsqrt
-                | Opcode::Frcp
-        )
-    {
-        return Ok(false);
-    }
-
-    let dt = fx.tx.float(64);
-    // the sources as exact f64 values (flushed first with `.ftz`), and
-    // their encodings (for the NaN rules)
-    let mut srcs = Vec::new();
-    let mut raw = Vec::new();
-    for name in [Role::Src0, Role::Src1, Role::Src2] {
-        if ins.op(name).is_none() {
-            continue;
-        }
-        let (v, r) = f64_source(fx, ins, name, ty, ftz)?;
-        srcs.push(v);
-        raw.push(r);
-    }
-    if op == Opcode::Fsub {
-        srcs[1] = fx.tx.b.f_negate(dt, None, srcs[1])?;
-    }
-    // frcp: the quotient 1 / a
-    let op = if op == Opcode::Frcp {
-        let one = fx.f64c(1.0)?;
-        srcs.insert(0, one);
-        Opcode::Fdiv
-    } else {
-        op
-    };
-    // .df products, quotients, roots: scaled exact remainders
-    if matches!(
-        op,
-        Opcode::Fmul | Opcode::Fdiv | Opcode::Fsqrt | Opcode::Fmad
-    ) {
-        let r = if op == Opcode::Fmad {
-            fx.fma64(srcs[0], srcs[1], srcs[2], mode)?
-        } else {
-            fx.directed_binary64(op, srcs[0], srcs.get(1).copied(), mode)?
-        };
-        let t = fx.tx.uint(64);
-        let bits = fx.tx.b.bitcast(t, None, r)?;
-        let bits = nan_rules(fx, ty, &raw, bits)?;
-        let bits = if ins.i.quals.dsat {
-            let r = fx.tx.b.bitcast(dt, None, bits)?;
-            let r = saturate(fx, r, 64)?;
-            fx.tx.b.bitcast(t, None, r)?
-        } else {
-            bits
-        };
-        let bits = if ftz { flush(fx, bits, ty)? } else { bits };
-        fx.write(ins.opr(Role::Dst)?, bits, 64)?;
-        return Ok(true);
-    }
-    // sums, corrected by TwoSum's error
-    let (a, b) = (srcs[0], srcs[1]);
-    let (s, e) = fx.two_sum64(a, b)?;
-    let bt = fx.tx.bool_ty();
-    let inf_s = fx.tx.b.is_inf(bt, None, s)?;
-    let fa = finite(fx, a)?;
-    let fb = finite(fx, b)?;
-    let finite_in = fx.tx.b.logical_and(bt, None, fa, fb)?;
-    let overflow = fx.tx.b.logical_and(bt, None, inf_s, finite_in)?;
-    let r = fx.directed64(s, e, overflow, mode)?;
-    let r = fx.exact_zero_sum(r, a, b, mode)?;
-    let t = fx.tx.uint(64);
-    let bits = fx.tx.b.bitcast(t, None, r)?;
-    let bits = nan_rules(fx, ty, &raw, bits)?;
-    let bits = if ins.i.quals.dsat {
-        let r = fx.tx.b.bitcast(dt, None, bits)?;
-        let r = saturate(fx, r, 64)?;
-        fx.tx.b.bitcast(t, None, r)?
-    } else {
-        bits
-    };
-    let bits = if ftz { flush(fx, bits, ty)? } else { bits };
-    fx.write(ins.opr(Role::Dst)?, bits, 64)?;
-    Ok(true)
-}
-
-/// `frsqrt.fast.df` (1 ULP): refined in double-double (rounding.rs); f64
-/// has no wider format to compute in. The narrower types are the math
-/// library's (`ir::mathlib`). Special values as the square root gives them
-/// (±0 → ±∞, +∞ → +0, negative → NaN), NaNs by the float core's rule.
-fn rsqrt64(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind, ftz: bool) -> R<bool> {
-    let (x, raw) = f64_source(fx, ins, Role::Src0, ty, ftz)?;
-    let ut = fx.tx.uint(64);
-    let y = fx.rsqrt64(x)?;
-    let bits = fx.tx.b.bitcast(ut, None, y)?;
-    let bits = nan_rules(fx, ty, &[raw], bits)?;
-    let bits = if ftz { flush(fx, bits, ty)? } else { bits };
-    fx.write(ins.opr(Role::Dst)?, bits, 64)?;
     Ok(true)
 }
 
@@ -301,37 +184,6 @@ pub(super) fn nan_rules(fx: &mut FunctionCx, ty: FloatKind, raw: &[Word], bits: 
     let result_nan = is_nan(fx, bits)?;
     let use_nan = fx.tx.b.logical_or(bt, None, any, result_nan)?;
     Ok(fx.tx.b.select(t, None, use_nan, nan, bits)?)
-}
-
-/// A source of `ty` (`f`, `df`, `hf`, `bf`), flushed first with `.ftz`: its
-/// exact f64 value, and its encoding (for the NaN rules).
-pub(super) fn f64_source(
-    fx: &mut FunctionCx,
-    ins: &Ins,
-    name: Role,
-    ty: FloatKind,
-    ftz: bool,
-) -> R<(Word, Word)> {
-    let dt = fx.tx.float(64);
-    Ok(match ty {
-        FloatKind::Half | FloatKind::BFloat => {
-            let h = fx.read(ins.opr(name)?, 16)?;
-            let h = if ftz { flush(fx, h, ty)? } else { h };
-            let f = half_to_f32(fx, h, ty)?;
-            (fx.tx.b.f_convert(dt, None, f)?, h)
-        }
-        FloatKind::Single => {
-            let f = src(fx, ins, name, ty, ftz)?;
-            let ut = fx.tx.uint(32);
-            let r = fx.tx.b.bitcast(ut, None, f)?;
-            (fx.tx.b.f_convert(dt, None, f)?, r)
-        }
-        FloatKind::Double => {
-            let f = src(fx, ins, name, ty, ftz)?;
-            let ut = fx.tx.uint(64);
-            (f, fx.tx.b.bitcast(ut, None, f)?)
-        }
-    })
 }
 
 /// A floating-point source as a float value, flushed first with `.ftz`.
@@ -386,7 +238,6 @@ fn half(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind, ftz: bool) -> R<bool> {
             let one = fx.read_f(&Operand::Float(1.0, ins.i.mnemonic), 32)?;
             fx.tx.b.f_div(ft, None, one, *a)?
         }
-        (Opcode::Fmad, [a, b, c]) => fmad16(fx, ty, *a, *b, *c)?,
         _ => return Ok(false),
     };
     let h = f32_to_half(fx, v, ty)?;
@@ -433,111 +284,6 @@ fn two_sum(fx: &mut FunctionCx, ft: Word, a: Word, b: Word) -> R<(Word, Word)> {
     let da = fx.tx.b.f_sub(ft, None, a, av)?;
     let e = fx.tx.b.f_add(ft, None, da, db)?;
     Ok((s, e))
-}
-
-/// `fmad.hf`/`fmad.bf` with one rounding: `a·b + c` in f32, rounded to odd,
-/// then rounded to 16 bits. The product of two 16-bit values has at most 22
-/// significant bits, so it is exact in f32 (for `.bf`, whose exponent range
-/// is f32's, while it neither overflows nor underflows: see below); TwoSum
-/// gives the exact error `e` of `s = RN32(p + c)`; when `e ≠ 0` and `s` is
-/// even, `s` moves one ulp toward `e`, which is the round-to-odd value
-/// RO32(p + c); and RN16(RO32(x)) = RN16(x) since 24 ≥ 11 + 2 (and f32's
-/// subnormal grid is 16 bits finer than `.bf`'s). Rounding an f32 `Fma` to
-/// 16 bits instead rounds twice: `fmad.hf` 0x3E00 × 0x3956 + 0x0001 is
-/// 0x3C01, through f32 0x3C00.
-///
-/// `.bf` only: a product at or past f32's overflow is computed from `a/2`
-/// and `c/2` (exact: a bfloat16 value has 16 spare bits below it in f32)
-/// and the sum doubled back (exact, or an overflow that bfloat16 has too).
-/// A nonzero product below 2^-134 (where f32 may round it) is less than
-/// half of bfloat16's smallest spacing 2^-133: the exact result is then `c`,
-/// or a zero of the product's sign when `c` is ±0.
-fn fmad16(fx: &mut FunctionCx, ty: FloatKind, a: Word, b: Word, c: Word) -> R<Word> {
-    let ft = fx.tx.float(32);
-    let ut = fx.tx.uint(32);
-    let bt = fx.tx.bool_ty();
-    let one = f32c(fx, 0x3F80_0000)?;
-    let (sa, sc, back) = if ty == FloatKind::BFloat {
-        let p0 = fx.tx.b.f_mul(ft, None, a, b)?;
-        let ap = fx.tx.glsl_op(ft, G::FAbs, &[p0])?;
-        let inf = f32c(fx, 0x7F80_0000)?;
-        let over = fx.tx.b.f_ord_equal(bt, None, ap, inf)?;
-        let half = f32c(fx, 0x3F00_0000)?;
-        let two = f32c(fx, 0x4000_0000)?;
-        let h = fx.tx.b.select(ft, None, over, half, one)?;
-        let sa = fx.tx.b.f_mul(ft, None, a, h)?;
-        let sc = fx.tx.b.f_mul(ft, None, c, h)?;
-        let back = fx.tx.b.select(ft, None, over, two, one)?;
-        (sa, sc, Some(back))
-    } else {
-        (a, c, None)
-    };
-    let p = fx.tx.b.f_mul(ft, None, sa, b)?;
-    let (s, e) = two_sum(fx, ft, p, sc)?;
-    // round to odd; an infinite or NaN `s` makes `e` NaN and stays
-    let zero = f32c(fx, 0)?;
-    let inexact = fx.tx.b.f_ord_not_equal(bt, None, e, zero)?;
-    let sb = fx.tx.b.bitcast(ut, None, s)?;
-    let one_u = fx.tx.const_u32(1);
-    let zero_u = fx.tx.const_u32(0);
-    let low = fx.tx.b.bitwise_and(ut, None, sb, one_u)?;
-    let even = fx.tx.b.i_equal(bt, None, low, zero_u)?;
-    let adjust = fx.tx.b.logical_and(bt, None, inexact, even)?;
-    // toward e: one step up in magnitude when e has s's sign, else down
-    let eb = fx.tx.b.bitcast(ut, None, e)?;
-    let signs = fx.tx.b.bitwise_xor(ut, None, sb, eb)?;
-    let top = fx.tx.const_u32(0x7FFF_FFFF);
-    let differ = fx.tx.b.u_greater_than(bt, None, signs, top)?;
-    let minus = fx.tx.const_u32(u32::MAX);
-    let step = fx.tx.b.select(ut, None, differ, minus, one_u)?;
-    let moved = fx.tx.b.i_add(ut, None, sb, step)?;
-    let rb = fx.tx.b.select(ut, None, adjust, moved, sb)?;
-    let r = fx.tx.b.bitcast(ft, None, rb)?;
-    let Some(back) = back else {
-        return Ok(r);
-    };
-    let r = fx.tx.b.f_mul(ft, None, r, back)?;
-    // .bf products below 2^-134: |a * 2^24 * b| < 2^-110, exact near 2^-110
-    let c24 = f32c(fx, 0x4B80_0000)?;
-    let a24 = fx.tx.b.f_mul(ft, None, a, c24)?;
-    let q = fx.tx.b.f_mul(ft, None, a24, b)?;
-    let aq = fx.tx.glsl_op(ft, G::FAbs, &[q])?;
-    let lim = f32c(fx, 0x0880_0000)?;
-    let small = fx.tx.b.f_ord_less_than(bt, None, aq, lim)?;
-    let anz = fx.tx.b.f_ord_not_equal(bt, None, a, zero)?;
-    let bnz = fx.tx.b.f_ord_not_equal(bt, None, b, zero)?;
-    let cnan = fx.tx.b.is_nan(bt, None, c)?;
-    let cnum = fx.tx.b.logical_not(bt, None, cnan)?;
-    let tiny = fx.tx.b.logical_and(bt, None, small, anz)?;
-    let tiny = fx.tx.b.logical_and(bt, None, tiny, bnz)?;
-    let tiny = fx.tx.b.logical_and(bt, None, tiny, cnum)?;
-    let ab = fx.tx.b.bitcast(ut, None, a)?;
-    let bb = fx.tx.b.bitcast(ut, None, b)?;
-    let xs = fx.tx.b.bitwise_xor(ut, None, ab, bb)?;
-    let sign = fx.tx.const_u32(0x8000_0000);
-    let zs = fx.tx.b.bitwise_and(ut, None, xs, sign)?;
-    let zs = fx.tx.b.bitcast(ft, None, zs)?;
-    let cnz = fx.tx.b.f_ord_not_equal(bt, None, c, zero)?;
-    let t = fx.tx.b.select(ft, None, cnz, c, zs)?;
-    let r = fx.tx.b.select(ft, None, tiny, t, r)?;
-    // an infinite `c` with finite a, b is the exact result, also when the
-    // product is too large even for the halved f32 sum (which then gave
-    // inf − inf = NaN; fuzz seed 21389)
-    let cinf = fx.tx.b.is_inf(bt, None, c)?;
-    let a_fin = finite(fx, a)?;
-    let b_fin = finite(fx, b)?;
-    let fin = fx.tx.b.logical_and(bt, None, a_fin, b_fin)?;
-    let keep_c = fx.tx.b.logical_and(bt, None, cinf, fin)?;
-    Ok(fx.tx.b.select(ft, None, keep_c, c, r)?)
-}
-
-/// Whether an f32 value is neither infinite nor NaN.
-fn finite(fx: &mut FunctionCx, v: Word) -> R<Word> {
-    let bt = fx.tx.bool_ty();
-    let inf = fx.tx.b.is_inf(bt, None, v)?;
-    let nan = fx.tx.b.is_nan(bt, None, v)?;
-    let bad = fx.tx.b.logical_or(bt, None, inf, nan)?;
-    Ok(fx.tx.b.logical_not(bt, None, bad)?)
 }
 
 /// `frc` (13 §2.12): `src0 − round(src0, .rd)` with the subtraction rounded

@@ -15,8 +15,6 @@ mod floating_point;
 mod logical;
 mod memory;
 mod packed;
-mod quotient;
-mod rounding;
 mod synchronization;
 
 use super::error::TranslateError;
@@ -26,7 +24,8 @@ use crate::ir::*;
 pub use common::{read_value, Ins, R};
 
 /// An instruction the IR pass `exactf32` or `exactf64` replaces by a call
-/// (the f32, f16 and bfloat16 operations Vulkan does not compute exactly):
+/// (the f32, f16, bfloat16 and, on devices with f64, `.df` operations
+/// Vulkan does not compute exactly: `ir::exactf64::df_replacement`):
 /// reaching the back end it is a bug of the pipeline, never lowered to an
 /// inexact form.
 fn refuse_unrewritten(fx: &FunctionCx, i: &PisaInst) -> R<()> {
@@ -37,7 +36,8 @@ fn refuse_unrewritten(fx: &FunctionCx, i: &PisaInst) -> R<()> {
         let rep = crate::ir::exactf64::replacement(i, target.native);
         (rep.is_some(), "exactf64")
     };
-    if rewritten {
+    let df = !target.soft_f64 && crate::ir::exactf64::df_replacement(i, target.native).is_some();
+    if rewritten || df {
         return Err(TranslateError::Internal(format!(
             "`{}` reached the back end: the IR pass {pass} replaces it by a call",
             i.mnemonic_text()
@@ -332,10 +332,10 @@ pub fn qualifier_handling(q: &Quals) -> [(&'static str, Handling); 31] {
             match rndmode {
                 None => Absent,
                 Some(Rndmode::Re) => {
-                    Lowered("the driver's rounding, ir::exactf32/exactf64, or rounding.rs (.df)")
+                    Lowered("the driver's rounding, or ir::exactf32/exactf64 (softf64 for .df)")
                 }
                 Some(Rndmode::Rz | Rndmode::Ru | Rndmode::Rd | Rndmode::Rna) => {
-                    Lowered("ir::exactf32/exactf64, or rounding.rs (.df)")
+                    Lowered("ir::exactf32/exactf64 (softf64 for .df)")
                 }
             },
         ),
@@ -465,7 +465,7 @@ pub fn qualifier_handling(q: &Quals) -> [(&'static str, Handling); 31] {
             "dsat",
             flag(
                 dsat,
-                Lowered("arithmetic.rs, floating_point.rs, rounding.rs"),
+                Lowered("arithmetic.rs, floating_point.rs, data_movement.rs, ir::exactf32/exactf64/softf64"),
             ),
         ),
         (
