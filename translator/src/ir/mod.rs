@@ -36,6 +36,7 @@ pub mod print;
 pub mod qualifier;
 pub mod reducible;
 pub mod shallow;
+pub mod simt;
 pub mod softf64;
 pub mod structurize;
 pub mod type_info;
@@ -264,6 +265,9 @@ pub enum Inst {
     /// Checked mode ([`checked`]): the access that follows, the next
     /// instruction of the block, checks its address first.
     CheckAccess(AccessCheck),
+    /// SIMT mode ([`simt`]): what sub-group emulation needs that PISA has
+    /// no instruction for.
+    Simt(simt::SimtInst),
 }
 
 /// What checked mode checks of one access ([`checked`]): the back end
@@ -379,11 +383,13 @@ impl Function {
     pub fn successors(&self, b: BlockId) -> impl Iterator<Item = BlockId> + '_ {
         self.blocks[b.index()].term.successors()
     }
-    /// Every PISA instruction of the function.
+    /// Every PISA instruction of the function (those that SIMT mode's
+    /// instructions carry included).
     pub fn pisa_insts(&self) -> impl Iterator<Item = &PisaInst> {
         self.blocks.iter().flat_map(|b| {
             b.insts.iter().filter_map(|i| match i {
                 Inst::Pisa(p) => Some(p),
+                Inst::Simt(s) => s.pisa(),
                 _ => None,
             })
         })
