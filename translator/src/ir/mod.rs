@@ -360,9 +360,11 @@ pub struct Function {
     /// Kernels: `.reqd_work_group_size(x, y, z)`.
     pub reqd_work_group_size: Option<[u32; 3]>,
     /// The structured control flow of the body (what back ends emit), set
-    /// by the pipeline's `structurize` pass and rewritten by `unroll`;
-    /// `None` before it and for declarations. Passes after `structurize`
-    /// must not change the blocks, which the tree names.
+    /// by the pipeline's `structurize` pass and rewritten by `unroll` and
+    /// `simt`; `None` before it and for declarations. Passes after
+    /// `structurize` must not change the blocks the tree names (`simt` adds
+    /// blocks that only its tree places, and moves the instructions of a
+    /// block it splits into them).
     pub structured: Option<Vec<Node>>,
 }
 

@@ -400,7 +400,26 @@ impl<'a> Rewriter<'a> {
                 self.emit(out, vec![t]);
             }
             Node::Return { value, .. } => {
-                if let (Some(value), Some(dst)) = (value, self.ret) {
+                if let (Some(mut value), Some(dst)) = (value, self.ret) {
+                    if let (Operand::Special(r), Some(m)) = (&value, self.mask) {
+                        if r.name == m {
+                            // `return %activemask`: a sync point
+                            let reg = self.activemask_reg();
+                            let read = vec![
+                                self.test_active(),
+                                Inst::Simt(SimtInst::ActiveMask {
+                                    dst: reg,
+                                    active: self.active,
+                                }),
+                            ];
+                            self.emit(out, read);
+                            value = Operand::Reg(RegRef {
+                                reg,
+                                swizzle: None,
+                                span: r.span,
+                            });
+                        }
+                    }
                     let set = Inst::Simt(SimtInst::SetResult { dst, value });
                     let set = self.block(vec![set]);
                     self.guarded(vec![set], out);
@@ -525,6 +544,20 @@ impl<'a> Rewriter<'a> {
         self.guarded(vec![code], out);
     }
 
+    /// The register `%activemask` reads become.
+    fn activemask_reg(&mut self) -> RegId {
+        match self.activemask {
+            Some(r) => r,
+            None => {
+                let r = self
+                    .f
+                    .new_reg("$simt_activemask".into(), RegKind::Value(Ty::scalar(32)));
+                self.activemask = Some(r);
+                r
+            }
+        }
+    }
+
     /// One sync point, executed by every invocation.
     fn sync_point(&mut self, mut i: PisaInst, out: &mut Vec<Node>) {
         if i.opcode == Opcode::BarrierWorkgroup {
@@ -534,16 +567,7 @@ impl<'a> Rewriter<'a> {
         let active = self.active;
         let mut insts = vec![self.test_active()];
         if let Some(m) = self.mask {
-            let reg = match self.activemask {
-                Some(r) => r,
-                None => {
-                    let r = self
-                        .f
-                        .new_reg("$simt_activemask".into(), RegKind::Value(Ty::scalar(32)));
-                    self.activemask = Some(r);
-                    r
-                }
-            };
+            let reg = self.activemask_reg();
             if replace_special(&mut i, m, reg) {
                 insts.push(Inst::Simt(SimtInst::ActiveMask { dst: reg, active }));
             }
