@@ -805,7 +805,7 @@ fn subgroups_32(d: &pisa_vk_runtime::DeviceInfo) -> &'static str {
         "native"
     } else {
         // every Vulkan device runs them through the translator's SIMT
-        // emulation (translator/src/spirv/simt): Vulkan promises no
+        // emulation (the IR pass translator/src/ir/simt.rs): Vulkan promises no
         // reconvergence, whatever the native width
         "emulated"
     }

@@ -57,14 +57,21 @@ fn names(target: &pipeline::Target) -> Vec<&'static str> {
 fn passes_for_default_and_unrolling_targets() {
     assert_eq!(
         names(&pipeline::Target::default()),
-        ["reducible", "shallow", "mathlib", "structurize"]
+        ["reducible", "shallow", "mathlib", "structurize", "simt"]
     );
     assert_eq!(
         names(&pipeline::Target {
             unroll_loops: true,
             ..Default::default()
         }),
-        ["reducible", "shallow", "mathlib", "structurize", "unroll"]
+        [
+            "reducible",
+            "shallow",
+            "mathlib",
+            "structurize",
+            "unroll",
+            "simt"
+        ]
     );
     // the target the SPIR-V options give
     let options = pisa_translator::spirv::Options::for_loop_cap(true);
@@ -76,7 +83,8 @@ fn passes_for_default_and_unrolling_targets() {
             "mathlib",
             "exactf64",
             "structurize",
-            "unroll"
+            "unroll",
+            "simt"
         ]
     );
     // without f64: the integer libraries
@@ -90,7 +98,8 @@ fn passes_for_default_and_unrolling_targets() {
             "exactf32",
             "softf64",
             "structurize",
-            "unroll"
+            "unroll",
+            "simt"
         ]
     );
 }
@@ -107,6 +116,7 @@ shallow      parts nested deeper than 64 become flat dispatch loops
 mathlib      transcendental instructions become calls of the bundled math library
 exactf64     f32/f16/bf16 directed rounding, fmad, fdiv, frcp, fsqrt, rounded conversions become calls of the exact library with f64 cores; inexact .df forms of the soft-double one
 structurize  each body becomes a tree of nested loop / block / if constructs
+simt         functions that need sub-groups run in SIMT mode: uniform control flow, a lane state register, sync points made by every invocation
 "
     );
     let out = pisa()
@@ -125,8 +135,8 @@ structurize  each body becomes a tree of nested loop / block / if constructs
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    let last = text.lines().last().unwrap();
-    assert_eq!(text.lines().count(), 6);
+    let last = text.lines().nth(5).unwrap();
+    assert_eq!(text.lines().count(), 7);
     assert_eq!(
         last,
         "unroll       small innermost loops run 16 iterations per back edge, and those of at most 8 proven trips no loop at all (drivers that cap loops)"
@@ -156,6 +166,7 @@ fn cli_lists_checked_only_with_check() {
             "mathlib",
             "exactf64",
             "structurize",
+            "simt",
             "checked"
         ]
     );
@@ -174,6 +185,7 @@ fn cli_lists_checked_only_with_check() {
             "mathlib",
             "structurize",
             "unroll",
+            "simt",
             "checked"
         ]
     );
@@ -329,7 +341,14 @@ fn print_after(pass: &str) -> String {
 /// The IR after each pass, as `pisa ir --print-after PASS` prints it.
 #[test]
 fn print_after_each_pass() {
-    for pass in ["reducible", "shallow", "mathlib", "structurize", "unroll"] {
+    for pass in [
+        "reducible",
+        "shallow",
+        "mathlib",
+        "structurize",
+        "unroll",
+        "simt",
+    ] {
         insta::assert_snapshot!(format!("print_after_{pass}"), print_after(pass));
     }
 }
@@ -348,7 +367,7 @@ fn print_after_is_the_callbacks_ir() {
         seen.push((pass.name, pipeline::print(p)))
     })
     .unwrap();
-    assert_eq!(seen.len(), 5);
+    assert_eq!(seen.len(), 6);
     for (name, text) in seen {
         assert_eq!(print_after(name), text, "{name}");
     }
@@ -395,7 +414,7 @@ fn print_after_refuses_unknown_and_absent_passes() {
     assert!(out.stdout.is_empty());
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "error: unknown pass `inline` (passes: reducible, shallow, mathlib, exactf32, exactf64, softf64, structurize, unroll, checked)\n"
+        "error: unknown pass `inline` (passes: reducible, shallow, mathlib, exactf32, exactf64, softf64, structurize, unroll, simt, checked)\n"
     );
     let out = pisa()
         .args(["ir", "--print-after", "unroll"])
@@ -588,12 +607,26 @@ fn numerics_choose_the_passes() {
             .map(|l| l.split_whitespace().next().unwrap().to_string())
             .collect::<Vec<_>>()
     };
-    let base = ["reducible", "shallow", "mathlib", "exactf64", "structurize"];
+    let base = [
+        "reducible",
+        "shallow",
+        "mathlib",
+        "exactf64",
+        "structurize",
+        "simt",
+    ];
     assert_eq!(list(&[]), base);
     assert_eq!(list(&["--numerics", "f64"]), base);
     assert_eq!(
         list(&["--numerics", "f32"]),
-        ["reducible", "shallow", "mathlib", "exactf32", "structurize"]
+        [
+            "reducible",
+            "shallow",
+            "mathlib",
+            "exactf32",
+            "structurize",
+            "simt"
+        ]
     );
     let soft = [
         "reducible",
@@ -602,6 +635,7 @@ fn numerics_choose_the_passes() {
         "exactf32",
         "softf64",
         "structurize",
+        "simt",
     ];
     assert_eq!(list(&["--numerics", "soft"]), soft);
     let m1 = format!(
@@ -680,4 +714,82 @@ fn print_after_softf64_shows_the_library_calls() {
         String::from_utf8_lossy(&out.stderr),
         "error: pass `softf64` does not run for this target (it runs with --numerics soft)\n"
     );
+}
+
+/// A kernel that needs sub-groups: a divergent `if`, a loop with a
+/// cross-lane instruction left by a `break`, a read of `%activemask` and a
+/// call of a function that needs sub-groups.
+const SIMT: &str = "// sub-groups: the simt pass
+.version 0.1;
+.target 100;
+.function .32b @total(.reg .32b %x)
+{
+\t.reg .32b %s;
+\tired.sum.32b %s, %x, 0xffffffff;
+\treturn %s;
+}
+.kernel @k(.param[8] %out)
+{
+\t.reg .32b %lane, %v, %i, %t;
+\t.reg .64b %o, %p;
+\t.pred %q;
+\tmov.32b %lane, %laneid;
+\tmov.32b %i, 0;
+\tand.32b %t, %lane, 1;
+\tucmp.eq.32b %q, %t, 0;
+\tgoto.cond %q, even;
+\tiadd.32b %lane, %lane, 7;
+even:
+\tshfl.idx.32b %v, %lane, 0, 0xffffffff;
+\tiadd.32b %i, %i, 1;
+\tucmp.lt.32b %q, %i, %lane;
+\tgoto.cond %q, even;
+\tmov.32b %t, %activemask;
+\tcall %v, @total(%v);
+\tiadd.32b %v, %v, %t;
+\tld.param.64b %o, [%out];
+\tumul.full.32b %p, %lane, 4;
+\tiadd.64b %p, %o, %p;
+\tst.global.32b [%p], %v;
+}
+";
+
+/// `simt` rewrites the functions that need sub-groups: the lane state,
+/// guards, the work-group-wide vote of a loop with a sync point, the
+/// exchanges, the caller's active flag; the SPIR-V back end lowers the
+/// result (and spirv-val accepts it).
+#[test]
+fn print_after_simt_shows_simt_mode() {
+    let file = write("simt.pisa", SIMT);
+    let out = pisa()
+        .args(["ir", "--print-after", "simt"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for want in [
+        "simt.start",
+        "simt.transition %$simt_state",
+        "simt.any %$simt_any = any %$simt_active",
+        "simt.crosslane [%$simt_active] shfl.idx.32b",
+        "simt.crosslane [%$simt_active] ired.sum.32b",
+        "simt.activemask %$simt_activemask = mask %$simt_active",
+        "mov.32b %t, %$simt_activemask",
+        "simt.call [%$simt_active] call",
+        "simt.result %$simt_result = %s",
+        "-> returned",
+    ] {
+        assert!(text.contains(want), "lacks `{want}`:\n{text}");
+    }
+    insta::assert_snapshot!("print_after_simt_mode", text);
+    // the back end lowers it; the cpu device runs the source itself
+    let m = pisa_translator::assemble("simt.pisa", SIMT).unwrap();
+    let spirv = pisa_translator::spirv::translate(&m).unwrap();
+    assert!(!spirv.words.is_empty());
 }

@@ -464,6 +464,12 @@ impl<'a> FuncDecoder<'a> {
                     "checked mode's access checks (`pisa ir --print-after checked`) are the SPIR-V back end's; the cpu device checks every access itself".into(),
                 ))
             }
+            // the IR pass of the SPIR-V back end's sub-group emulation: the
+            // cpu device runs sub-groups itself and never runs it
+            Inst::Simt(_) => Err(self.unsupported(
+                pisa_translator::diag::Span::default(),
+                "SIMT mode's instructions (`pisa ir --print-after simt`) are the SPIR-V back end's; the cpu device runs sub-groups itself".into(),
+            )),
         }
     }
 

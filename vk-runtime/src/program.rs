@@ -60,7 +60,8 @@ pub const MAX_INLINED_INSTRUCTIONS: u64 = 2_000_000;
 
 /// The bytes of `Private` variables a module may declare besides the
 /// `.private` arena's [`MAX_PRIVATE_BYTES`]: the translator's own words per
-/// invocation (sub-group parity flags, checked mode's sink and table).
+/// invocation (the sub-group exchange's parity flags and lane-loop words, checked
+/// mode's sink and table).
 ///
 /// [`MAX_PRIVATE_BYTES`]: pisa_translator::abi::MAX_PRIVATE_BYTES
 pub const PRIVATE_ALLOWANCE: u64 = 1024;

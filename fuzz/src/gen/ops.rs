@@ -406,7 +406,7 @@ impl Gen<'_> {
     /// `mask` in the trip estimate (`FnCx::iters`), which only large
     /// programs read. A fold whose active lanes pass one mask takes no loop
     /// (two levels of straight-line code,
-    /// `spirv::simt::exchange::Lanes::share_partials`): an immediate mask
+    /// `spirv::lower::exchange::Lanes::share_partials`): an immediate mask
     /// costs nothing. Where the lanes' masks differ each lane folds in a
     /// loop of `LANE_LOOP_TRIPS` (32) trips, which llvmpipe counts against
     /// its cap with one more pass: a register mask may differ.

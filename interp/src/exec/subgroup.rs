@@ -20,7 +20,7 @@
 //! - Lanes that return from the kernel leave for good.
 //!
 //! So the lanes of a sub-group walk the same structured tree the Vulkan
-//! back end's emulation walks (translator/src/spirv/simt/), and the two
+//! back end's emulation walks (the `simt` pass, translator/src/ir/simt.rs), and the two
 //! agree on every `%activemask` and cross-lane result.
 
 use super::{mask, set, sext, Exec, Item, Stop, Trap};

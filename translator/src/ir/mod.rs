@@ -36,6 +36,7 @@ pub mod print;
 pub mod qualifier;
 pub mod reducible;
 pub mod shallow;
+pub mod simt;
 pub mod softf64;
 pub mod structurize;
 pub mod type_info;
@@ -264,6 +265,9 @@ pub enum Inst {
     /// Checked mode ([`checked`]): the access that follows, the next
     /// instruction of the block, checks its address first.
     CheckAccess(AccessCheck),
+    /// SIMT mode ([`simt`]): what sub-group emulation needs that PISA has
+    /// no instruction for.
+    Simt(simt::SimtInst),
 }
 
 /// What checked mode checks of one access ([`checked`]): the back end
@@ -356,9 +360,11 @@ pub struct Function {
     /// Kernels: `.reqd_work_group_size(x, y, z)`.
     pub reqd_work_group_size: Option<[u32; 3]>,
     /// The structured control flow of the body (what back ends emit), set
-    /// by the pipeline's `structurize` pass and rewritten by `unroll`;
-    /// `None` before it and for declarations. Passes after `structurize`
-    /// must not change the blocks, which the tree names.
+    /// by the pipeline's `structurize` pass and rewritten by `unroll` and
+    /// `simt`; `None` before it and for declarations. Passes after
+    /// `structurize` must not change the blocks the tree names (`simt` adds
+    /// blocks that only its tree places, and moves the instructions of a
+    /// block it splits into them).
     pub structured: Option<Vec<Node>>,
 }
 
@@ -379,11 +385,13 @@ impl Function {
     pub fn successors(&self, b: BlockId) -> impl Iterator<Item = BlockId> + '_ {
         self.blocks[b.index()].term.successors()
     }
-    /// Every PISA instruction of the function.
+    /// Every PISA instruction of the function (those that SIMT mode's
+    /// instructions carry included).
     pub fn pisa_insts(&self) -> impl Iterator<Item = &PisaInst> {
         self.blocks.iter().flat_map(|b| {
             b.insts.iter().filter_map(|i| match i {
                 Inst::Pisa(p) => Some(p),
+                Inst::Simt(s) => s.pisa(),
                 _ => None,
             })
         })

@@ -2,7 +2,7 @@
 //! as one list chosen from the target ([`Pipeline::for_target`]).
 //!
 //! ```text
-//! ir::lower → reducible → shallow → mathlib [→ exactf32 | exactf64] [→ softf64] → structurize [→ unroll] [→ checked] → back end
+//! ir::lower → reducible → shallow → mathlib [→ exactf32 | exactf64] [→ softf64] → structurize [→ unroll] → simt [→ checked] → back end
 //! ```
 //!
 //! [`Pipeline::run`] runs the passes in order and, in debug builds, checks
@@ -24,14 +24,20 @@
 //! allocations, the sink, the first bad access kept per work-item), and
 //! decides nothing about which accesses are checked.
 //!
+//! Sub-group emulation is the `simt` pass ([`super::simt`]): the functions
+//! that need sub-groups walk uniform control flow with a per-invocation
+//! state register, their sync points made by every invocation; the back
+//! end lowers its instructions ([`super::Inst::Simt`]: the exchange through
+//! work-group memory between barriers, the work-group-wide vote) and
+//! decides nothing about which code runs in SIMT mode.
+//!
 //! Still done during SPIR-V emission, not as passes (each should become
-//! one): sub-group emulation (`spirv::simt`: SIMT functions run their
-//! lanes in turns), and other numerics of `spirv::Options`
-//! (`opaque_operands`, relaxed memory orders, in `spirv::lower`). The
-//! exact float operations are all the passes' (`exactf32`, `exactf64`,
-//! `softf64`; `.df` on devices with f64 too:
-//! [`super::exactf64::df_replacement`]); the back end keeps only the forms
-//! Vulkan defines as exact and refuses the others as internal errors.
+//! one): other numerics of `spirv::Options` (`opaque_operands`, relaxed
+//! memory orders, in `spirv::lower`). The exact float operations are all
+//! the passes' (`exactf32`, `exactf64`, `softf64`; `.df` on devices with
+//! f64 too: [`super::exactf64::df_replacement`]); the back end keeps only
+//! the forms Vulkan defines as exact and refuses the others as internal
+//! errors.
 //!
 //! The loop-cap exit flags (`detect_loop_cap`, `spirv::control`: a loop
 //! the driver cut short sets the launch's status word) stay in the back
@@ -39,19 +45,16 @@
 //! IR's loops. A driver cuts a loop at its back edge and leaves through
 //! the construct's merge block, which the flag is tested in; the IR has no
 //! place for code there, nor for the never-taken exit that keeps the merge
-//! reachable in a loop whose exits all jump further out; `spirv::simt`
-//! emits a SIMT function's loops as constructs of its own, testing the
-//! flag at their merges. And a loop the back end makes itself, which the
+//! reachable in a loop whose exits all jump further out. And a loop the back end makes itself, which the
 //! IR does not see, needs the same test (the retry loop of emulated
 //! atomics, `spirv::lower::atomics`). What there is to decide (every loop,
 //! when the target caps loops) is one option. The back end also computes
-//! analyses, which only compute facts and change nothing: which functions
-//! run in SIMT mode ([`super::analysis::subgroups`]), the call graph (to refuse
+//! analyses, which only compute facts and change nothing: the call graph (to refuse
 //! recursion), the instructions inlined per kernel, and the nesting depth
 //! of each tree ([`super::nesting_depth`], to refuse a tree nested deeper
 //! than drivers handle).
 
-use super::analysis::{calls, subgroups as simt};
+use super::analysis::{calls, subgroups};
 use super::{reducible, shallow, structurize, unroll, verify, Inst, Program};
 
 /// What the choice of passes depends on.
@@ -160,6 +163,13 @@ pub const PASSES: &[Pass] = &[
         run: run_unroll,
     },
     Pass {
+        name: "simt",
+        doc: "functions that need sub-groups run in SIMT mode: uniform control flow, a lane state register, sync points made by every invocation",
+        // after `unroll`, which keeps the loops with sync points
+        needs: &["structurize"],
+        run: run_simt,
+    },
+    Pass {
         name: "checked",
         doc: "every ld, st and atomic checks its address first (checked mode, --check)",
         // last: after every pass that links library code, whose accesses
@@ -209,6 +219,7 @@ impl Pipeline {
         if target.unroll_loops {
             names.push("unroll");
         }
+        names.push("simt");
         if target.checked_memory {
             names.push("checked");
         }
@@ -321,6 +332,11 @@ fn run_checked(p: &mut Program, _: &Target) -> Result<(), PassError> {
     Ok(())
 }
 
+fn run_simt(p: &mut Program, _: &Target) -> Result<(), PassError> {
+    super::simt::run(p);
+    Ok(())
+}
+
 fn run_structurize(p: &mut Program, _: &Target) -> Result<(), PassError> {
     for f in &mut p.functions {
         if !f.is_declaration() {
@@ -335,7 +351,7 @@ fn run_structurize(p: &mut Program, _: &Target) -> Result<(), PassError> {
 /// run it or not) and the dispatch loops of `shallow` (copies of their
 /// rounds would nest).
 fn run_unroll(p: &mut Program, _: &Target) -> Result<(), PassError> {
-    let simt_functions = simt::simt_functions(p);
+    let simt_functions = subgroups::simt_functions(p);
     let index = calls::function_index(p);
     let keep: Vec<Vec<bool>> = p
         .functions
@@ -345,7 +361,7 @@ fn run_unroll(p: &mut Program, _: &Target) -> Result<(), PassError> {
                 .iter()
                 .map(|b| {
                     b.insts.iter().any(|i| match i {
-                        Inst::Pisa(i) => simt::is_sync_point(p, &index, &simt_functions, i),
+                        Inst::Pisa(i) => subgroups::is_sync_point(p, &index, &simt_functions, i),
                         _ => false,
                     }) || shallow::flatten_rule(f, b) == Some(false)
                 })
@@ -415,7 +431,7 @@ mod tests {
         assert!(doc("unroll").contains(&unroll::FACTOR.to_string()));
         assert_eq!(
             find("nope").unwrap_err().to_string(),
-            "unknown pass `nope` (passes: reducible, shallow, mathlib, exactf32, exactf64, softf64, structurize, unroll, checked)"
+            "unknown pass `nope` (passes: reducible, shallow, mathlib, exactf32, exactf64, softf64, structurize, unroll, simt, checked)"
         );
     }
 }

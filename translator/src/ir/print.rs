@@ -116,6 +116,54 @@ fn inst_text(inst: &Inst, names: &[String], m: &Program) -> String {
             "check.access site {}, {} bytes, align {}",
             c.site, c.bytes, c.align
         ),
+        Inst::Simt(s) => simt_text(s, names, m),
+    }
+}
+
+fn simt_text(s: &super::simt::SimtInst, names: &[String], m: &Program) -> String {
+    use super::simt::SimtInst as S;
+    let r = |r: &RegId| format!("%{}", names[r.index()]);
+    let state = |v: u32| match v {
+        super::simt::RETURNED => "returned".to_string(),
+        super::simt::INACTIVE => "inactive".to_string(),
+        v => v.to_string(),
+    };
+    match s {
+        S::Start => "simt.start".into(),
+        S::Transition {
+            state: st,
+            from,
+            to,
+            when,
+        } => {
+            let when = match when {
+                Some(c) => format!(" if {}{}", if c.negate { "!" } else { "" }, r(&c.pred)),
+                None => String::new(),
+            };
+            format!(
+                "simt.transition {}: {} -> {}{when}",
+                r(st),
+                state(*from),
+                state(*to)
+            )
+        }
+        S::AnyActive { dst, active } => format!("simt.any {} = any {}", r(dst), r(active)),
+        S::ActiveMask { dst, active } => {
+            format!("simt.activemask {} = mask {}", r(dst), r(active))
+        }
+        S::CrossLane { inst, active } => format!(
+            "simt.crosslane [{}] {}",
+            r(active),
+            inst_text(&Inst::Pisa(inst.clone()), names, m)
+        ),
+        S::Call { inst, active } => format!(
+            "simt.call [{}] {}",
+            r(active),
+            inst_text(&Inst::Pisa(inst.clone()), names, m)
+        ),
+        S::SetResult { dst, value } => {
+            format!("simt.result {} = {}", r(dst), operand_text(value, names, m))
+        }
     }
 }
 

@@ -79,6 +79,37 @@ fn verify_function(f: &Function) -> Result<(), String> {
                     value32(*src, &at("test"))?;
                 }
                 Inst::CheckAccess(_) => {}
+                Inst::Simt(s) => {
+                    use super::simt::SimtInst as S;
+                    let at = at("simt");
+                    match s {
+                        S::Start => {}
+                        S::Transition { state, when, .. } => {
+                            value32(*state, &at)?;
+                            if let Some(c) = when {
+                                pred(c.pred, &at)?;
+                            }
+                        }
+                        S::AnyActive { dst, active } => {
+                            pred(*dst, &at)?;
+                            pred(*active, &at)?;
+                        }
+                        S::ActiveMask { dst, active } => {
+                            value32(*dst, &at)?;
+                            pred(*active, &at)?;
+                        }
+                        S::CrossLane { inst, active } | S::Call { inst, active } => {
+                            pred(*active, &at)?;
+                            for op in &inst.operands {
+                                check_operand(f, op).map_err(|e| format!("{at}: {e}"))?;
+                            }
+                        }
+                        S::SetResult { dst, value } => {
+                            reg(*dst, &at)?;
+                            check_operand(f, value).map_err(|e| format!("{at}: {e}"))?;
+                        }
+                    }
+                }
             }
         }
         super::checked::checks_fit(&b.insts).map_err(|e| at(&e))?;

@@ -41,10 +41,10 @@ pub struct ControlVars {
     /// The target of a jump out of several constructs (0: none).
     pending: Option<Word>,
     /// Per loop: set when the loop is left by one of its own exits.
-    pub(super) exited: HashMap<BlockId, Word>,
+    exited: HashMap<BlockId, Word>,
     /// Loaded once in the entry block when the function has loops: the
     /// never-true condition and the pointer to the launch's status word.
-    pub(super) never: Option<Word>,
+    never: Option<Word>,
     status: Option<Word>,
     /// The nodes that may jump to the end of a block around them.
     breaking: Breaking,
@@ -129,11 +129,11 @@ struct Frame {
     soft: bool,
 }
 
-pub(super) struct Emitter {
+struct Emitter {
     pub(super) vars: ControlVars,
     frames: Vec<Frame>,
     /// The current SPIR-V block is open (not yet terminated).
-    pub(super) open: bool,
+    open: bool,
 }
 
 pub fn emit_body(fx: &mut FunctionCx, tree: &[Node], vars: ControlVars) -> R<()> {
@@ -151,10 +151,8 @@ pub fn emit_body(fx: &mut FunctionCx, tree: &[Node], vars: ControlVars) -> R<()>
     Ok(())
 }
 
-/// A distinct nonzero number per label, for the `pending` variable (and
-/// the SIMT emitter's lane states), below 2^30 for any function SPIR-V can
-/// hold.
-pub(super) fn code(l: Label) -> u32 {
+/// A distinct nonzero number per label, for the `pending` variable.
+fn code(l: Label) -> u32 {
     match l {
         Label::Merge(b) => 3 * b.0 + 1,
         Label::Loop(b) => 3 * b.0 + 2,
@@ -163,15 +161,7 @@ pub(super) fn code(l: Label) -> u32 {
 }
 
 impl Emitter {
-    pub(super) fn new(vars: ControlVars) -> Emitter {
-        Emitter {
-            vars,
-            frames: Vec::new(),
-            open: true,
-        }
-    }
-
-    pub(super) fn nodes(&mut self, fx: &mut FunctionCx, nodes: &[Node]) -> R<()> {
+    fn nodes(&mut self, fx: &mut FunctionCx, nodes: &[Node]) -> R<()> {
         crate::ir::stack_safe(|| self.nodes_deep(fx, nodes))
     }
 
@@ -487,7 +477,7 @@ impl Emitter {
 
     /// A work-item at a loop's merge without its exit flag was cut short by
     /// the driver: report it in the status word.
-    pub(super) fn check_exit(&mut self, fx: &mut FunctionCx, flag: Word) -> R<()> {
+    fn check_exit(&mut self, fx: &mut FunctionCx, flag: Word) -> R<()> {
         let bt = fx.tx.bool_ty();
         let ok = fx.tx.b.load(bt, None, flag, None, [])?;
         let (cut, next) = (fx.tx.b.id(), fx.tx.b.id());
@@ -524,7 +514,7 @@ impl Emitter {
         then: &[Node],
         otherwise: &[Node],
     ) -> R<()> {
-        let c = read_cond(fx, cond)?;
+        let c = lower::read_cond(fx, cond)?;
         let merge = fx.tx.b.id();
         let arm = |fx: &mut FunctionCx, nodes: &[Node]| {
             if nodes.is_empty() {
@@ -586,7 +576,7 @@ impl Emitter {
 }
 
 /// One instruction of a basic block.
-pub(super) fn lower_inst(fx: &mut FunctionCx, inst: &Inst) -> R<()> {
+fn lower_inst(fx: &mut FunctionCx, inst: &Inst) -> R<()> {
     match inst {
         Inst::Pisa(i) => {
             fx.line(i.span);
@@ -611,6 +601,7 @@ pub(super) fn lower_inst(fx: &mut FunctionCx, inst: &Inst) -> R<()> {
             let v = fx.tx.const_u32(*value);
             fx.tx.b.store(ptr, v, None, [])?;
         }
+        Inst::Simt(s) => lower::lower_simt(fx, s)?,
         Inst::TestConst { dst, src, value } => {
             let (Some(Reg::Pred { ptr: p }), Some(Reg::Val { ptr: s, .. })) =
                 (fx.reg(*dst), fx.reg(*src))
@@ -626,19 +617,4 @@ pub(super) fn lower_inst(fx: &mut FunctionCx, inst: &Inst) -> R<()> {
         }
     }
     Ok(())
-}
-
-pub(super) fn read_cond(fx: &mut FunctionCx, c: Cond) -> R<Word> {
-    let Some(Reg::Pred { ptr }) = fx.reg(c.pred) else {
-        return Err(TranslateError::Internal(
-            "condition is not a predicate".into(),
-        ));
-    };
-    let bt = fx.tx.bool_ty();
-    let v = fx.tx.b.load(bt, None, ptr, None, [])?;
-    Ok(if c.negate {
-        fx.tx.b.logical_not(bt, None, v)?
-    } else {
-        v
-    })
 }

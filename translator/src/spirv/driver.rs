@@ -1,13 +1,11 @@
 //! Function bodies: declares every function, then emits each body with the
-//! structured control flow of `control` or, in a SIMT function, of `simt`.
-//! The top of the back end below `mod.rs`: it imports `control` and
-//! `simt`, which import the contexts (`types`, `function`) and the
-//! lowerings, and nothing imports it but `mod.rs`.
+//! structured control flow of `control`. The top of the back end below
+//! `mod.rs`: it imports `control`, which imports the contexts (`types`,
+//! `function`) and the lowerings, and nothing imports it but `mod.rs`.
 
 use super::control;
 use super::error::TranslateError;
 use super::function::{fn_type, variable, FunctionCx, Reg};
-use super::simt;
 use super::types::ModuleCx;
 use crate::ir::Linkage;
 use crate::ir::{self, FuncKind, RegKind};
@@ -46,7 +44,6 @@ pub fn check_recursion(tx: &ModuleCx) -> Result<(), TranslateError> {
 /// modules with entry points (docs/abi.md).
 pub fn emit_all(tx: &mut ModuleCx<'_>) -> Result<(), TranslateError> {
     let program = tx.program;
-    tx.simt.functions = simt::analysis::simt_functions(program);
     let library = !program.functions.iter().any(|f| f.kind == FuncKind::Kernel);
     if library {
         tx.cap(spirv::Capability::Linkage);
@@ -142,26 +139,20 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
             },
         });
     }
-    let simt = tx.simt.functions.get(f.index as usize) == Some(&true);
-    let simt_vars = simt.then(|| simt::SimtVars::declare(tx, f));
     let mut control_vars = control::ControlVars::declare(tx, tree)?;
     control_vars.init(tx)?;
-    let entry_active = (simt && f.kind == FuncKind::Function)
-        .then(|| param_ids.last().copied())
-        .flatten();
     let mut values = param_ids.into_iter();
     for &p in &f.params {
-        if let (Reg::Val { ptr, .. }, FuncKind::Function) = (regs[p.index()], f.kind) {
+        if let (Reg::Val { ptr, .. } | Reg::Pred { ptr }, FuncKind::Function) =
+            (regs[p.index()], f.kind)
+        {
             if let Some(v) = values.next() {
                 tx.b.store(ptr, v, None, [])?;
             }
         }
     }
     let mut fx = FunctionCx::new(tx, f, regs);
-    match simt_vars {
-        Some(vars) => simt::emit_body(&mut fx, tree, control_vars, vars, entry_active)?,
-        None => control::emit_body(&mut fx, tree, control_vars)?,
-    }
+    control::emit_body(&mut fx, tree, control_vars)?;
     fx.tx.b.end_function()?;
     Ok(())
 }

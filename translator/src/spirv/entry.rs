@@ -271,15 +271,13 @@ impl FunctionCx<'_, '_> {
                 let v = tx.push_addr(Push::PrintfBuffer)?;
                 (tx.hide_from_uniformity(v, 64)?, 64)
             }
-            // computed by the SIMT emitter for the instruction being lowered
-            "activemask" => match self.simt.as_ref().and_then(|s| s.activemask) {
-                Some(m) => (m, 32),
-                None => {
-                    return Err(TranslateError::Internal(
-                        "%activemask outside a SIMT function".into(),
-                    ))
-                }
-            },
+            // the `simt` pass replaces every read by a register
+            "activemask" => {
+                return Err(TranslateError::Internal(
+                    "%activemask outside SIMT mode (the `simt` pass reads it into a register)"
+                        .into(),
+                ))
+            }
             _ => return Err(self.unsupported(r.span, format!("special register %{name}"))),
         })
     }

@@ -32,9 +32,6 @@ pub struct FunctionCx<'t, 'm> {
     pub tx: &'t mut ModuleCx<'m>,
     pub func: &'m ir::Function,
     regs: Vec<Reg>,
-    /// In a SIMT function (`spirv::simt`): its lane state and what the
-    /// sync point being lowered needs.
-    pub simt: Option<SimtCx>,
     /// The line of the last instruction (instructions mostly come in source
     /// order: the next one's line is found by a short forward scan).
     line: usize,
@@ -51,64 +48,25 @@ pub struct FunctionCx<'t, 'm> {
     pub check: Option<ir::AccessCheck>,
 }
 
-/// The SPIR-V signature of a function: registers by value; kernels take
-/// nothing (their `.param`s are in the argument block); a SIMT function
-/// (`spirv::simt`) takes its caller's active flag last.
+/// The SPIR-V signature of a function: registers by value (a SIMT
+/// function's active flag, a predicate the `simt` pass added, as a bool);
+/// kernels take nothing (their `.param`s are in the argument block).
 pub fn fn_type(tx: &mut ModuleCx, f: &ir::Function) -> (Word, Word, Vec<Word>) {
     let ret = match f.ret {
         Some(t) => tx.reg_ty(t),
         None => tx.void(),
     };
-    let mut params: Vec<Word> = f
+    let params: Vec<Word> = f
         .params
         .iter()
         .filter_map(|&r| match f.reg(r).kind {
             RegKind::Value(t) if f.kind == FuncKind::Function => Some(tx.reg_ty(t)),
+            RegKind::Pred if f.kind == FuncKind::Function => Some(tx.bool_ty()),
             _ => None,
         })
         .collect();
-    if f.kind == FuncKind::Function && tx.simt.functions.get(f.index as usize) == Some(&true) {
-        params.push(tx.bool_ty());
-    }
     let fty = tx.b.type_function(ret, params.clone());
     (ret, fty, params)
-}
-
-/// What lowering a sync point in SIMT mode needs to know.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SimtCx {
-    /// For the sync instruction being lowered: this lane runs it.
-    pub active: Option<Word>,
-    /// For the instruction being lowered: `%activemask`.
-    pub activemask: Option<Word>,
-    /// The variables of `simt::exchange`'s loops over the 32 lanes, declared
-    /// with the function's (none outside SIMT functions).
-    pub lane_loop: Option<LaneLoopVars>,
-}
-
-/// Function variables for the loops over a sub-group's lanes: the lane
-/// index and the values carried from lane to lane.
-#[derive(Debug, Clone, Copy)]
-pub struct LaneLoopVars {
-    pub lane: Word,
-    pub words: [Word; 2],
-    pub flags: [Word; 2],
-}
-
-impl LaneLoopVars {
-    pub fn declare(tx: &mut ModuleCx) -> LaneLoopVars {
-        let u32t = tx.uint(32);
-        let bt = tx.bool_ty();
-        let var = variable;
-        LaneLoopVars {
-            lane: var(tx, u32t, "pisa_lane"),
-            words: [
-                var(tx, u32t, "pisa_lane_fold"),
-                var(tx, u32t, "pisa_lane_fold"),
-            ],
-            flags: [var(tx, bt, "pisa_lane_flag"), var(tx, bt, "pisa_lane_flag")],
-        }
-    }
 }
 
 /// `if (cond) { body }` as a selection construct; `body` leaves its block
@@ -147,7 +105,6 @@ impl<'t, 'm> FunctionCx<'t, 'm> {
             tx,
             func,
             regs,
-            simt: None,
             line: 0,
             lane: None,
             half_kind: None,

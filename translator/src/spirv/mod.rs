@@ -4,7 +4,7 @@
 //!
 //! Files by concern: [`layout`] (memory layout shared with the runtime),
 //! `types` (`ModuleCx`: types, constants, and a field per concern, whose
-//! types sit in `capabilities`, `interface`, `simt::state`,
+//! types sit in `capabilities`, `interface`, `lower::exchange_state`,
 //! `lower::atomics_state`, `checked_state`), `entry` (kernel entry points,
 //! push constants, built-ins), `function` (the function context, registers),
 //! `driver` (function declarations and bodies), `control` (structured
@@ -34,7 +34,6 @@ mod lower;
 mod memory;
 mod narrow;
 mod options;
-mod simt;
 mod types;
 
 use crate::ir::Program;
@@ -44,8 +43,8 @@ use rspirv::binary::Disassemble;
 pub use entry::{is_address_member, Push, PUSH_BYTES, PUSH_MEMBERS, RANGE_CHECK_SPEC_ID};
 pub use error::TranslateError;
 pub use layout::Layout;
+pub use lower::exchange::LANE_LOOP_TRIPS;
 pub use options::{Numerics, Options};
-pub use simt::exchange::LANE_LOOP_TRIPS;
 
 /// A translated module: the SPIR-V words and the memory layout the runtime
 /// needs to launch its kernels.

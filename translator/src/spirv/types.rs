@@ -2,7 +2,7 @@
 //! and constants, and the capabilities a module actually uses (declared only
 //! when used); the state of each concern is a field of its own, its type
 //! declared beside the code that owns it (`interface`, `capabilities`,
-//! `simt::state`, `lower::atomics_state`, `checked_state`).
+//! `lower::exchange_state`, `lower::atomics_state`, `checked_state`).
 
 use super::builder::Builder;
 use super::capabilities::Capabilities;
@@ -10,7 +10,7 @@ use super::checked_state::CheckedState;
 use super::error::TranslateError;
 use super::interface::Interface;
 use super::lower::atomics_state::AtomicsState;
-use super::simt::state::SimtState;
+use super::lower::exchange_state::ExchangeState;
 use crate::abi::Layout;
 use crate::diag::Span;
 use crate::ir::{Function, Program};
@@ -53,8 +53,8 @@ pub struct ModuleCx<'m> {
     pub ids: ProgramIds,
     /// Module-scope variables and constants of the entry points (`entry`).
     pub interface: Interface,
-    /// Sub-group emulation (`spirv::simt`).
-    pub simt: SimtState,
+    /// The exchange of SIMT mode's instructions (`lower::exchange`).
+    pub exchange: ExchangeState,
     /// Emulated atomics (`lower::atomics`).
     pub atomics: AtomicsState,
     /// Checked mode (`spirv::checked`).
@@ -119,7 +119,7 @@ impl<'m> ModuleCx<'m> {
                 files: file_ids,
             },
             interface: Interface::default(),
-            simt: SimtState::default(),
+            exchange: ExchangeState::default(),
             atomics: AtomicsState::default(),
             checked: CheckedState::default(),
         };

@@ -3,12 +3,17 @@
 //! (they exchange data through shared memory between work-group barriers).
 //!
 //! A function runs in SIMT mode when it has a cross-lane instruction
-//! (`shfl`, `ired`, `fred`, `redfirstidx`) or reads `%activemask`, or calls
+//! (`shfl`, `ired`, `fred`, `redfirstidx`) or reads `%activemask` (in an
+//! instruction or a `return`), or calls
 //! (directly, or through a register that may hold the address of) a
-//! function that runs in SIMT mode.
+//! function that runs in SIMT mode. After the `simt` pass
+//! ([`crate::ir::simt`]) rewrote them, the same functions are found by its
+//! instructions ([`Inst::Simt`]).
 
 pub use crate::ir::analysis::calls::function_index;
-use crate::ir::{AddrBase, AddrOffset, Function, Inst, Name, Opcode, Operand, PisaInst, Program};
+use crate::ir::{
+    AddrBase, AddrOffset, Function, Inst, Name, Opcode, Operand, PisaInst, Program, Terminator,
+};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Per function (by index): it runs in SIMT mode. One pass over the calls
@@ -23,7 +28,13 @@ pub fn simt_functions(p: &Program) -> Vec<bool> {
     let mut simt: Vec<bool> = p
         .functions
         .iter()
-        .map(|f| insts(f).any(|i| is_cross_lane(i) || mask.is_some_and(|m| reads(i, m))))
+        .map(|f| {
+            insts(f).any(|i| is_cross_lane(i) || mask.is_some_and(|m| reads(i, m)))
+                || mask.is_some_and(|m| returns_special(f, m))
+                || f.blocks
+                    .iter()
+                    .any(|b| b.insts.iter().any(|i| matches!(i, Inst::Simt(_))))
+        })
         .collect();
     // per function its direct callers, and the functions that call through
     // a register (they may reach every address-taken function)
@@ -66,12 +77,7 @@ pub fn simt_functions(p: &Program) -> Vec<bool> {
 }
 
 fn insts(f: &Function) -> impl Iterator<Item = &PisaInst> {
-    f.blocks.iter().flat_map(|b| {
-        b.insts.iter().filter_map(|i| match i {
-            Inst::Pisa(p) => Some(p),
-            _ => None,
-        })
-    })
+    f.pisa_insts()
 }
 
 pub fn is_cross_lane(i: &PisaInst) -> bool {
@@ -89,6 +95,13 @@ pub fn call_target(i: &PisaInst) -> Option<&Operand> {
     i.operands.iter().find_map(|o| match o {
         Operand::Call(c) => Some(&c.target),
         _ => None,
+    })
+}
+
+/// Some `return` of `f` returns special register `special`.
+fn returns_special(f: &Function, special: Name) -> bool {
+    f.blocks.iter().any(|b| {
+        matches!(&b.term, Terminator::Return { value: Some(Operand::Special(r)), .. } if r.name == special)
     })
 }
 

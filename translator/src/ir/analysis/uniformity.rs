@@ -46,6 +46,8 @@ impl Uniformity {
                         Inst::SetConst { dst, .. } => (vec![*dst], false),
                         Inst::TestConst { dst, src, .. } => (vec![*dst], divergent[src.index()]),
                         Inst::CheckAccess(_) => (Vec::new(), false),
+                        // what a lane gets from the others: divergent
+                        Inst::Simt(s) => (s.defs(), true),
                     };
                     if src_divergent || in_region[b.index()] {
                         for d in dsts {

@@ -64,6 +64,8 @@ fn initial_counters(f: &Function, b: BlockId) -> Vec<(RegId, u32)> {
                 known.remove(dst);
             }
             Inst::CheckAccess(_) => {}
+            // after unrolling: none (the pass runs after `unroll`)
+            Inst::Simt(_) => known.clear(),
         }
     }
     known.into_iter().collect()
@@ -221,6 +223,8 @@ impl Sim<'_> {
                     s.preds.remove(dst);
                 }
                 Inst::CheckAccess(_) => {}
+                // after unrolling: none (the pass runs after `unroll`)
+                Inst::Simt(_) => return None,
             }
         }
         Some(s)

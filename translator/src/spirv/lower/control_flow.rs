@@ -27,17 +27,6 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let Operand::Call(c) = ins.opr(Role::Target)? else {
         return Err(TranslateError::Internal("call target expected".into()));
     };
-    if let Some(active) = fx.simt.and_then(|s| s.active) {
-        // a sync point of a SIMT function (`spirv::simt`)
-        let active = if cond {
-            let p = fx.read_pred(ins.opr(Role::Pred)?)?;
-            let bt = fx.tx.bool_ty();
-            fx.tx.b.logical_and(bt, None, active, p)?
-        } else {
-            active
-        };
-        return simt_call(fx, ins, &c.target, &c.args, active).map(|()| true);
-    }
     let after = if cond {
         let p = fx.read_pred(ins.opr(Role::Pred)?)?;
         let call = fx.tx.b.id();
@@ -79,9 +68,11 @@ fn callee_decl<'m>(fx: &FunctionCx<'_, 'm>, name: Name) -> R<&'m Function> {
         .ok_or_else(|| TranslateError::Internal("unknown callee".into()))
 }
 
-/// The register types of a function's parameters (`None`: not a register).
+/// The register types of a function's parameters (`None`: not a register),
+/// without a SIMT function's active flag (which the caller adds).
 fn param_types(f: &Function) -> Vec<Option<Ty>> {
-    f.params
+    let own = f.params.len() - usize::from(crate::ir::simt::active_param(f).is_some());
+    f.params[..own]
         .iter()
         .map(|&r| match f.reg(r).kind {
             RegKind::Value(t) => Some(t),
@@ -90,9 +81,26 @@ fn param_types(f: &Function) -> Vec<Option<Ty>> {
         .collect()
 }
 
-/// A call in a SIMT function, made by every invocation: a SIMT callee
-/// gets `active` as its last argument, any other callee is called by the
-/// active lanes only; only they take the result.
+/// A call of SIMT mode ([`crate::ir::simt::SimtInst::Call`]), made by
+/// every invocation; `active`: this lane makes it.
+pub fn sync_call(fx: &mut FunctionCx, ins: &Ins, active: Word) -> R<()> {
+    let Operand::Call(c) = ins.opr(Role::Target)? else {
+        return Err(TranslateError::Internal("call target expected".into()));
+    };
+    let active = if ins.i.quals.cond {
+        let p = fx.read_pred(ins.opr(Role::Pred)?)?;
+        let bt = fx.tx.bool_ty();
+        fx.tx.b.logical_and(bt, None, active, p)?
+    } else {
+        active
+    };
+    simt_call(fx, ins, &c.target, &c.args, active)
+}
+
+/// A call made by every invocation: a SIMT callee (one with an active
+/// flag, [`crate::ir::simt::active_param`]) gets `active` as its last
+/// argument, any other callee is called by the active lanes only; only
+/// they take the result.
 fn simt_call(
     fx: &mut FunctionCx,
     ins: &Ins,
@@ -101,7 +109,7 @@ fn simt_call(
     active: Word,
 ) -> R<()> {
     let call = |fx: &mut FunctionCx, f: &Function, active: Word| -> R<()> {
-        if fx.tx.simt.functions[f.index as usize] {
+        if crate::ir::simt::active_param(f).is_some() {
             let r = call_value(fx, f, actual, Some(active))?;
             crate::spirv::function::guarded(fx, active, |fx| store_result(fx, ins, f, r))
         } else {

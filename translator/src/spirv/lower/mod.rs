@@ -10,6 +10,8 @@ pub mod common;
 mod comparison;
 mod control_flow;
 mod data_movement;
+pub mod exchange;
+pub mod exchange_state;
 mod float16;
 mod floating_point;
 mod logical;
@@ -18,7 +20,7 @@ mod packed;
 mod synchronization;
 
 use super::error::TranslateError;
-use super::function::FunctionCx;
+use super::function::{FunctionCx, Reg};
 use crate::ir::Opcode;
 use crate::ir::*;
 pub use common::{read_value, Ins, R};
@@ -46,9 +48,8 @@ fn refuse_unrewritten(fx: &FunctionCx, i: &PisaInst) -> R<()> {
     Ok(())
 }
 
-/// Lowers one instruction (control flow other than `call` is the IR's
-/// terminators, emitted by `spirv::control`).
-pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
+/// What every instruction checks and sets before it is lowered.
+fn prepare<'i>(fx: &mut FunctionCx, i: &'i PisaInst) -> R<Ins<'i>> {
     refuse_float(fx, i)?;
     refuse_unrewritten(fx, i)?;
     let ins = Ins {
@@ -78,6 +79,134 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
             }
         },
     );
+    Ok(ins)
+}
+
+/// Lowers one of SIMT mode's instructions ([`crate::ir::simt`]): the
+/// pass put those that exchange values where every invocation runs them.
+pub fn lower_simt(fx: &mut FunctionCx, s: &crate::ir::simt::SimtInst) -> R<()> {
+    use crate::ir::simt::SimtInst as S;
+    match s {
+        S::Start => exchange::init(fx),
+        S::Transition {
+            state,
+            from,
+            to,
+            when,
+        } => {
+            let u32t = fx.tx.uint(32);
+            let bt = fx.tx.bool_ty();
+            let ptr = value_ptr(fx, *state)?;
+            let v = fx.tx.b.load(u32t, None, ptr, None, [])?;
+            let f = fx.tx.const_u32(*from);
+            let hit = fx.tx.b.i_equal(bt, None, v, f)?;
+            let hit = match when {
+                Some(c) => {
+                    let c = read_cond(fx, *c)?;
+                    fx.tx.b.logical_and(bt, None, hit, c)?
+                }
+                None => hit,
+            };
+            let t = fx.tx.const_u32(*to);
+            let v = fx.tx.b.select(u32t, None, hit, t, v)?;
+            fx.tx.b.store(ptr, v, None, [])?;
+            Ok(())
+        }
+        S::AnyActive { dst, active } => {
+            let a = read_cond(
+                fx,
+                Cond {
+                    pred: *active,
+                    negate: false,
+                },
+            )?;
+            let any = exchange::any_active(fx, a)?;
+            let ptr = pred_ptr(fx, *dst)?;
+            fx.tx.b.store(ptr, any, None, [])?;
+            Ok(())
+        }
+        S::ActiveMask { dst, active } => {
+            let a = read_cond(
+                fx,
+                Cond {
+                    pred: *active,
+                    negate: false,
+                },
+            )?;
+            let mask = exchange::activemask(fx, a)?;
+            let ptr = value_ptr(fx, *dst)?;
+            fx.tx.b.store(ptr, mask, None, [])?;
+            Ok(())
+        }
+        S::CrossLane { inst, active } => {
+            fx.line(inst.span);
+            let ins = prepare(fx, inst)?;
+            let a = read_cond(
+                fx,
+                Cond {
+                    pred: *active,
+                    negate: false,
+                },
+            )?;
+            exchange::lower(fx, &ins, a)
+        }
+        S::Call { inst, active } => {
+            fx.line(inst.span);
+            let ins = prepare(fx, inst)?;
+            let a = read_cond(
+                fx,
+                Cond {
+                    pred: *active,
+                    negate: false,
+                },
+            )?;
+            control_flow::sync_call(fx, &ins, a)
+        }
+        S::SetResult { dst, value } => {
+            let Some(Reg::Val { ptr, ty }) = fx.reg(*dst) else {
+                return Err(TranslateError::Internal(
+                    "simt.result: not a register".into(),
+                ));
+            };
+            let v = read_value(fx, value, ty)?;
+            fx.tx.b.store(ptr, v, None, [])?;
+            Ok(())
+        }
+    }
+}
+
+fn value_ptr(fx: &FunctionCx, r: RegId) -> R<rspirv::spirv::Word> {
+    match fx.reg(r) {
+        Some(Reg::Val { ptr, .. }) => Ok(ptr),
+        _ => Err(TranslateError::Internal(
+            "a SIMT value register expected".into(),
+        )),
+    }
+}
+
+fn pred_ptr(fx: &FunctionCx, r: RegId) -> R<rspirv::spirv::Word> {
+    match fx.reg(r) {
+        Some(Reg::Pred { ptr }) => Ok(ptr),
+        _ => Err(TranslateError::Internal("a SIMT predicate expected".into())),
+    }
+}
+
+/// The value of condition `c`.
+pub fn read_cond(fx: &mut FunctionCx, c: Cond) -> R<rspirv::spirv::Word> {
+    let ptr = pred_ptr(fx, c.pred)?;
+    let bt = fx.tx.bool_ty();
+    let v = fx.tx.b.load(bt, None, ptr, None, [])?;
+    Ok(if c.negate {
+        fx.tx.b.logical_not(bt, None, v)?
+    } else {
+        v
+    })
+}
+
+/// Lowers one instruction (control flow other than `call` is the IR's
+/// terminators, emitted by `spirv::control`).
+pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
+    let ins = prepare(fx, i)?;
     // every instruction of the catalog (the generated `Opcode`), without a
     // wildcard: a new instruction does not compile until it is placed here
     let handled = match i.opcode {
@@ -164,7 +293,7 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
         Opcode::BarrierWorkgroup | Opcode::Fence => synchronization::lower(fx, &ins)?,
         // lifetime.start: no effect
         Opcode::LifetimeStart => true,
-        // the sub-group instructions are lowered by the SIMT emitter
+        // the sub-group instructions are SIMT mode's (`lower_simt`)
         Opcode::Fred | Opcode::Ired | Opcode::Redfirstidx | Opcode::Shfl => false,
     };
     if handled {
@@ -394,10 +523,8 @@ pub fn qualifier_handling(q: &Quals) -> [(&'static str, Handling); 31] {
                     | Op::Decwrap
                     | Op::Min
                     | Op::Max,
-                ) => Lowered("atomics.rs, simt/exchange.rs"),
-                Some(Op::Sum | Op::Absmax | Op::Up | Op::Dn | Op::Idx) => {
-                    Lowered("simt/exchange.rs")
-                }
+                ) => Lowered("atomics.rs, exchange.rs"),
+                Some(Op::Sum | Op::Absmax | Op::Up | Op::Dn | Op::Idx) => Lowered("exchange.rs"),
             },
         ),
         (
@@ -486,7 +613,7 @@ pub fn qualifier_handling(q: &Quals) -> [(&'static str, Handling); 31] {
         ),
         (
             "nanp",
-            flag(nanp, Lowered("floating_point.rs, simt/exchange.rs")),
+            flag(nanp, Lowered("floating_point.rs, exchange.rs")),
         ),
         (
             "dynamic",
@@ -499,7 +626,7 @@ pub fn qualifier_handling(q: &Quals) -> [(&'static str, Handling); 31] {
             "cond",
             flag(cond, Lowered("control_flow.rs, spirv::control")),
         ),
-        ("sg", flag(sg, Lowered("simt/exchange.rs: shfl segments"))),
+        ("sg", flag(sg, Lowered("exchange.rs: shfl segments"))),
         ("param", flag(param, Lowered("memory.rs: ld.param"))),
         (
             "workgroup",

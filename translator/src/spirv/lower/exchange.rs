@@ -1,9 +1,12 @@
-//! Cross-lane instructions (spec 18) and `%activemask` (spec 04) through
-//! the work-group's *exchange*: a `Workgroup` array where every invocation
+//! SIMT mode's instructions ([`crate::ir::simt`], the IR pass that puts
+//! them where every invocation of the work-group runs them together):
+//! cross-lane instructions (spec 18), `%activemask` (spec 04) and the
+//! work-group-wide vote of loops with sync points, through the
+//! work-group's *exchange*: a `Workgroup` array where every invocation
 //! stores its value at its linear id, and sets its bit in its sub-group's
 //! active mask if it is active, between two work-group barriers; each
 //! active lane then reads the slots and the mask of its sub-group (32
-//! consecutive linear ids). The SIMT emitter guarantees that every
+//! consecutive linear ids). The `simt` pass guarantees that every
 //! invocation of the work-group reaches these barriers together.
 //!
 //! Layout of the array (u32 words): values at `[0, MAX_ITEMS)`, then two
@@ -24,6 +27,7 @@
 //! lanes itself in a loop ([`lane_loop`]); a reduction whose mask is an
 //! immediate has no such loop.
 
+use super::exchange_state::LaneLoopVars;
 use crate::ir::qualifier::Op;
 use crate::ir::Opcode;
 use crate::ir::Operand;
@@ -48,7 +52,7 @@ const COUNTERS: u32 = MASKS + 2 * SUBGROUPS;
 const ORS: u32 = COUNTERS + 2;
 
 fn exchange_var(fx: &mut FunctionCx) -> Word {
-    if let Some(v) = fx.tx.simt.exchange {
+    if let Some(v) = fx.tx.exchange.exchange {
         return v;
     }
     let u32t = fx.tx.uint(32);
@@ -58,7 +62,7 @@ fn exchange_var(fx: &mut FunctionCx) -> Word {
     let v = fx.tx.global_var(pt, StorageClass::Workgroup);
     fx.tx.b.name(v, "pisa_subgroup_exchange");
     fx.tx.interface.push(v);
-    fx.tx.simt.exchange = Some(v);
+    fx.tx.exchange.exchange = Some(v);
     v
 }
 
@@ -329,10 +333,7 @@ fn lane_loop(
 ) -> R<Vec<(Word, Word)>> {
     let u32t = fx.tx.uint(32);
     let bt = fx.tx.bool_ty();
-    let pool = fx
-        .simt
-        .and_then(|s| s.lane_loop)
-        .ok_or_else(|| TranslateError::Internal("a lane loop outside a SIMT function".into()))?;
+    let pool = lane_loop_vars(fx);
     let (mut words, mut flags) = (pool.words.iter(), pool.flags.iter());
     let mut vars = Vec::with_capacity(values.len());
     for &(t, init) in values {
@@ -409,15 +410,25 @@ enum Parity {
 /// so that calls keep it in step (every invocation flips it at every use).
 fn parity_var(fx: &mut FunctionCx, which: Parity) -> Word {
     let (cached, name) = match which {
-        Parity::Counters => (fx.tx.simt.parity, "pisa_any_parity"),
-        Parity::Masks => (fx.tx.simt.mask_parity, "pisa_mask_parity"),
+        Parity::Counters => (fx.tx.exchange.parity, "pisa_any_parity"),
+        Parity::Masks => (fx.tx.exchange.mask_parity, "pisa_mask_parity"),
     };
     if let Some(v) = cached {
         return v;
     }
     let u32t = fx.tx.uint(32);
-    let pt = fx.tx.ptr(StorageClass::Private, u32t);
-    let zero = fx.tx.const_u32(0);
+    let v = private_var(fx, u32t, name);
+    match which {
+        Parity::Counters => fx.tx.exchange.parity = Some(v),
+        Parity::Masks => fx.tx.exchange.mask_parity = Some(v),
+    }
+    v
+}
+
+/// An invocation's `Private` variable of type `t`, zero at the start.
+fn private_var(fx: &mut FunctionCx, t: Word, name: &str) -> Word {
+    let pt = fx.tx.ptr(StorageClass::Private, t);
+    let zero = fx.tx.const_null(t);
     let v = fx.tx.b.id();
     fx.tx
         .b
@@ -434,11 +445,30 @@ fn parity_var(fx: &mut FunctionCx, which: Parity) -> Word {
         ));
     fx.tx.b.name(v, name);
     fx.tx.interface.push(v);
-    match which {
-        Parity::Counters => fx.tx.simt.parity = Some(v),
-        Parity::Masks => fx.tx.simt.mask_parity = Some(v),
-    }
     v
+}
+
+/// The variables of [`lane_loop`], declared on first use (one set for the
+/// module: a lane loop calls nothing).
+fn lane_loop_vars(fx: &mut FunctionCx) -> LaneLoopVars {
+    if let Some(v) = fx.tx.exchange.lane_loop {
+        return v;
+    }
+    let u32t = fx.tx.uint(32);
+    let bt = fx.tx.bool_ty();
+    let vars = LaneLoopVars {
+        lane: private_var(fx, u32t, "pisa_lane"),
+        words: [
+            private_var(fx, u32t, "pisa_lane_fold"),
+            private_var(fx, u32t, "pisa_lane_fold"),
+        ],
+        flags: [
+            private_var(fx, bt, "pisa_lane_flag"),
+            private_var(fx, bt, "pisa_lane_flag"),
+        ],
+    };
+    fx.tx.exchange.lane_loop = Some(vars);
+    vars
 }
 
 /// Whether any invocation of the work-group is active: two counters used
