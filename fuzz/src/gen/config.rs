@@ -64,7 +64,7 @@ pub struct GenConfig {
     /// `fmin`/`fmax` may see +0 and -0 together (−0 < +0; Vulkan's
     /// NMin/NMax leave their order to the driver, the back end orders them).
     pub signed_zero_minmax: bool,
-    /// `frcp` (correctly rounded on both devices: `lower/quotient.rs`).
+    /// `frcp` (correctly rounded on both devices: the exact library, `ir::exactf32`/`ir::exactf64`).
     pub frcp: bool,
     /// `fsin`, `fcos`, `fexp2`, `flog2`, `ftanh`, `frsqrt.fast` (the math
     /// library on Vulkan devices, `ir/mathlib`, gives the reference
