@@ -133,6 +133,7 @@ impl<'m> FunctionBuilder<'m> {
                     .filter(|v| v.len() == 3)
                     .map(|v| [v[0], v[1], v[2]]),
                 structured: None,
+                tree_cache: None,
             },
             scopes: vec![Vec::new()],
             names: HashMap::default(),

@@ -289,7 +289,7 @@ pub struct Cond {
     pub negate: bool,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Terminator {
     Goto(BlockId),
     /// `goto.cond`: `then` when the condition holds, else `otherwise`.
@@ -360,6 +360,11 @@ pub struct Function {
     /// `None` before it and for declarations. Passes after `structurize`
     /// must not change the blocks, which the tree names.
     pub structured: Option<Vec<Node>>,
+    /// The tree the `shallow` pass built last, kept for the `structurize`
+    /// pass, which uses it where the blocks still have the shape it was
+    /// built for ([`structurize::Cached`]): the structurizer then runs once
+    /// per function, not twice.
+    pub(crate) tree_cache: Option<Box<structurize::Cached>>,
 }
 
 impl Function {

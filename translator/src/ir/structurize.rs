@@ -154,6 +154,46 @@ pub fn structurize(f: &Function) -> Result<Vec<Node>, Irreducible> {
     Ok(nodes)
 }
 
+/// A tree [`structurize`] built, with what it read of the function: per
+/// block its terminator and [`super::shallow::flatten_rule`] (the CFG, the
+/// conditions and return values, and how the dispatch loops' branches are
+/// flattened). For the same shape the structurizer builds the same tree, so
+/// a later pass may take it instead of structuring the function again
+/// ([`Cached::take`]).
+#[derive(Debug, Clone)]
+pub struct Cached {
+    shape: Vec<(Terminator, Option<bool>)>,
+    tree: Vec<Node>,
+}
+
+/// What [`structurize`] reads of `f`.
+fn shape(f: &Function) -> Vec<(Terminator, Option<bool>)> {
+    f.blocks
+        .iter()
+        .map(|b| (b.term.clone(), super::shallow::flatten_rule(f, b)))
+        .collect()
+}
+
+impl Cached {
+    /// `tree`, which [`structurize`] built for `f` as it is now.
+    pub fn new(f: &Function, tree: Vec<Node>) -> Cached {
+        Cached {
+            shape: shape(f),
+            tree,
+        }
+    }
+
+    /// The tree, where `f` still has the shape it was built for; else
+    /// `None` (structure `f` again).
+    pub fn take(self, f: &Function) -> Option<Vec<Node>> {
+        let same = self.shape.len() == f.blocks.len()
+            && self.shape.iter().zip(&f.blocks).all(|((term, rule), b)| {
+                *term == b.term && *rule == super::shallow::flatten_rule(f, b)
+            });
+        same.then_some(self.tree)
+    }
+}
+
 impl Structurizer<'_> {
     /// Appends the code of `x` and of everything it dominates to `out`.
     /// (Sequences are built by appending: the rest of a function after a
