@@ -166,8 +166,16 @@ fn limit_nesting_with(f: &mut Function, calls: &dyn Fn(&Function, BlockId) -> us
         let Ok(tree) = structurize::structurize(f) else {
             return 0;
         };
-        let own = structurize::nesting_depth(&tree);
-        let inlined = inlined_depth(f, &tree, calls);
+        // one walk for the breaking nodes of both depths; without calls
+        // the inlined depth is the function's own
+        let breaking = structurize::Breaking::of(&tree);
+        let own = structurize::nesting_depth_with(&breaking, &tree, &|_| 0);
+        let inlined = if deepest_call == 0 {
+            own
+        } else {
+            structurize::nesting_depth_with(&breaking, &tree, &|b| calls(f, b))
+        };
+        drop(breaking);
         let region = if own > MAX_NESTING {
             deep_region(f, &tree, CUT_DEPTH, MAX_NESTING, &|_, _| 0)
         } else if inlined > MAX_INLINED && inlined < last_inlined {

@@ -127,9 +127,7 @@ pub fn structurize(f: &Function) -> Result<Vec<Node>, Irreducible> {
     for &b in cfg.rpo.iter().skip(1) {
         let Some(idom) = dom.idom(b) else { continue };
         // a loop exit goes after the outermost loop it leaves
-        let left = loops
-            .containing(idom)
-            .find(|&h| !loops.body(h).is_some_and(|body| body.contains(&b)));
+        let left = loops.outermost_left(idom, b);
         let parent = match left {
             Some(h) => {
                 merge[b.index()] = true;
@@ -204,10 +202,10 @@ impl Structurizer<'_> {
         // stack; grow it instead
         super::stack_safe(|| {
             let ys = &self.placed[x.index()];
-            match self.loops.body(x) {
-                Some(body) => {
+            match self.loops.is_header(x) {
+                true => {
                     let (inside, outside): (Vec<BlockId>, Vec<BlockId>) =
-                        ys.iter().partition(|y| body.contains(y));
+                        ys.iter().partition(|&&y| self.loops.contains(x, y));
                     let mut lp = Vec::new();
                     let mut inner = Vec::new();
                     self.code(x, &mut inner, depth + 1);
@@ -216,8 +214,8 @@ impl Structurizer<'_> {
                     self.wrap(vec![lp], &outside, out, depth)
                 }
                 // nothing to wrap: straight into `out` (no copy of a long rest)
-                None if ys.is_empty() => self.code(x, out, depth),
-                None => {
+                false if ys.is_empty() => self.code(x, out, depth),
+                false => {
                     let mut inner = Vec::new();
                     self.code(x, &mut inner, depth);
                     self.wrap(inner, ys, out, depth)
@@ -229,8 +227,10 @@ impl Structurizer<'_> {
     /// Appends `inner`, then each merge block of `ys` (earliest innermost)
     /// after a block around what comes before it.
     fn wrap(&self, inner: Vec<Node>, ys: &[BlockId], out: &mut Vec<Node>, depth: usize) {
-        let mut ys: Vec<BlockId> = ys.to_vec();
-        ys.sort_by_key(|&y| self.cfg.rank(y));
+        // `placed` lists them in reverse postorder, earliest first
+        debug_assert!(ys
+            .windows(2)
+            .all(|w| self.cfg.rank(w[0]) < self.cfg.rank(w[1])));
         let Some((&last, rest)) = ys.split_last() else {
             out.extend(inner);
             return;
