@@ -206,11 +206,11 @@ pub struct PisaInst {
 impl PisaInst {
     /// An instruction of catalog form `form.form`, its view built from `form`.
     pub fn new(form: FormRef, operands: Vec<Operand>, mnemonic: Span, span: Span) -> PisaInst {
-        let f = &catalog().forms[form.form as usize];
+        let (opcode, quals, roles) = view_of(form);
         PisaInst {
-            opcode: Opcode::ALL[f.instruction],
-            quals: Quals::of(f, &form.quals),
-            roles: Roles::of(f),
+            opcode,
+            quals,
+            roles,
             form,
             operands,
             mnemonic,
@@ -229,6 +229,27 @@ impl PisaInst {
     pub fn mnemonic_text(&self) -> String {
         mnemonic_text(self.form)
     }
+}
+
+/// The opcode, qualifiers and roles of a matched form, remembered per form
+/// and choice of qualifiers (a program repeats a few forms many times, and
+/// reading a form's qualifiers compares their names and values as text).
+fn view_of(form: FormRef) -> (Opcode, Quals, Roles) {
+    thread_local! {
+        static VIEWS: std::cell::RefCell<rustc_hash::FxHashMap<(u16, [u8; 8]), (Opcode, Quals, Roles)>> =
+            Default::default();
+    }
+    let key = (form.form, form.quals);
+    VIEWS.with(|views| {
+        *views.borrow_mut().entry(key).or_insert_with(|| {
+            let f = &catalog().forms[form.form as usize];
+            (
+                Opcode::ALL[f.instruction],
+                Quals::of(f, &form.quals),
+                Roles::of(f),
+            )
+        })
+    })
 }
 
 /// The mnemonic of catalog form `form` as the catalog spells it,
