@@ -231,12 +231,15 @@ impl PisaInst {
     }
 }
 
+/// What [`PisaInst::new`] reads of a matched form.
+type View = (Opcode, Quals, Roles);
+
 /// The opcode, qualifiers and roles of a matched form, remembered per form
 /// and choice of qualifiers (a program repeats a few forms many times, and
 /// reading a form's qualifiers compares their names and values as text).
-fn view_of(form: FormRef) -> (Opcode, Quals, Roles) {
+fn view_of(form: FormRef) -> View {
     thread_local! {
-        static VIEWS: std::cell::RefCell<rustc_hash::FxHashMap<(u16, [u8; 8]), (Opcode, Quals, Roles)>> =
+        static VIEWS: std::cell::RefCell<rustc_hash::FxHashMap<(u16, [u8; 8]), View>> =
             Default::default();
     }
     let key = (form.form, form.quals);
