@@ -664,3 +664,64 @@ pub fn blocks(nodes: &[Node], out: &mut Vec<BlockId>) {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %out)\n{\n\t.reg .32b %i;\n\t.reg .64b %o;\n\t.pred %p;\n\tld.param.64b %o, [%out];\n\tmov.32b %i, 0;\nL:\n\tiadd.32b %i, %i, 1;\n\tucmp.lt.32b %p, %i, 3;\n\tgoto.cond %p, L;\n\tucmp.eq.32b %p, %i, 7;\n\tgoto.cond %p, E;\n\tst.global.32b [%o], %i;\nE:\n\treturn;\n}\n";
+
+    fn shallow_program() -> Program {
+        let m = crate::assemble("c.pisa", SRC).unwrap_or_else(|d| panic!("{d}"));
+        let mut p = crate::ir::lower(&m);
+        for f in &mut p.functions {
+            crate::ir::reducible::make_reducible(f);
+        }
+        crate::ir::shallow::limit_program(&mut p);
+        p
+    }
+
+    /// The tree `shallow` keeps is the one the structurizer builds, and it
+    /// is given back only while the blocks keep the shape it was built for.
+    #[test]
+    fn cached_tree_only_for_the_same_shape() {
+        let mut p = shallow_program();
+        let f = &mut p.functions[0];
+        let cached = f.tree_cache.take().expect("shallow keeps its tree");
+        let fresh = print(&structurize(f).unwrap());
+        let tree = cached.clone().take(f).expect("nothing changed");
+        assert_eq!(print(&tree), fresh);
+        // a changed terminator: structure again
+        let b = f
+            .blocks
+            .iter()
+            .position(|b| matches!(b.term, Terminator::Branch { .. }))
+            .expect("a branch");
+        if let Terminator::Branch { cond, .. } = &mut f.blocks[b].term {
+            cond.negate = !cond.negate;
+        }
+        assert!(cached.clone().take(f).is_none());
+        // an added block: structure again
+        let mut p = shallow_program();
+        let f = &mut p.functions[0];
+        let cached = f.tree_cache.take().expect("shallow keeps its tree");
+        let extra = f.blocks[0].clone();
+        f.blocks.push(extra);
+        assert!(cached.take(f).is_none());
+    }
+
+    /// The pipeline's trees are the structurizer's own.
+    #[test]
+    fn pipeline_trees_are_fresh_trees() {
+        let m = crate::assemble("c.pisa", SRC).unwrap_or_else(|d| panic!("{d}"));
+        let mut p = crate::ir::lower(&m);
+        crate::ir::pipeline::Pipeline::for_target(&Default::default())
+            .run(&mut p)
+            .unwrap();
+        for f in p.functions.iter().filter(|f| !f.is_declaration()) {
+            assert!(f.tree_cache.is_none());
+            let fresh = structurize(f).unwrap();
+            assert_eq!(print(f.structured.as_ref().unwrap()), print(&fresh));
+        }
+    }
+}
