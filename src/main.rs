@@ -19,7 +19,6 @@ mod watchdog;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use pisa_translator::link::Input;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -356,13 +355,13 @@ fn display_name(path: &Path) -> String {
 /// Reads the files, assembles them and links them into one program (one
 /// file: assembled as it is), printing every diagnostic; `None` if invalid.
 pub(crate) fn assemble_files(paths: &[PathBuf]) -> Result<Option<pisa_translator::Module>> {
-    assemble_with(paths, pisa_translator::link::link)
+    assemble_with(paths, pisa_translator::link::link_owned)
 }
 
 /// As [`assemble_files`], for a program that is translated or run: a
 /// single file's `.import`s are unresolved too (`link-unresolved`).
 pub(crate) fn assemble_program(paths: &[PathBuf]) -> Result<Option<pisa_translator::Module>> {
-    assemble_with(paths, pisa_translator::link::link_program)
+    assemble_with(paths, pisa_translator::link::link_program_owned)
 }
 
 /// A file's bytes as text, without a copy when they are UTF-8; invalid
@@ -371,8 +370,11 @@ fn text_of(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-type Linker =
-    fn(&[Input]) -> std::result::Result<pisa_translator::Module, pisa_translator::Diagnostics>;
+/// Links files (name, text) it takes over: a single file's text becomes
+/// the module's source without a copy.
+type Linker = fn(
+    Vec<(String, String)>,
+) -> std::result::Result<pisa_translator::Module, pisa_translator::Diagnostics>;
 
 fn assemble_with(paths: &[PathBuf], linker: Linker) -> Result<Option<pisa_translator::Module>> {
     let mut texts = Vec::with_capacity(paths.len());
@@ -381,11 +383,7 @@ fn assemble_with(paths: &[PathBuf], linker: Linker) -> Result<Option<pisa_transl
             read_input(path).with_context(|| format!("cannot read {}", display_name(path)))?;
         texts.push((display_name(path), text_of(bytes)));
     }
-    let inputs: Vec<Input> = texts
-        .iter()
-        .map(|(name, text)| Input { name, text })
-        .collect();
-    match linker(&inputs) {
+    match linker(texts) {
         Ok(m) => {
             eprint!("{}", m.warnings().render());
             Ok(Some(m))
@@ -678,21 +676,21 @@ fn translation_diagnostic(
 /// The diagnostics of one program (one file, or several linked), and
 /// whether it failed.
 fn check_program(
-    texts: &[(String, String)],
+    texts: Vec<(String, String)>,
     vulkan: bool,
 ) -> (
     pisa_translator::Diagnostics,
     bool,
     Option<pisa_translator::Module>,
 ) {
-    let inputs: Vec<Input> = texts
-        .iter()
-        .map(|(name, text)| Input { name, text })
-        .collect();
-    match pisa_translator::link::link(&inputs) {
+    // the texts quoted by a translation error (`--target` only)
+    let quoted = if vulkan { texts.clone() } else { Vec::new() };
+    match pisa_translator::link::link_owned(texts) {
         Ok(m) => {
             let mut d = m.warnings().clone();
-            let unsupported = vulkan.then(|| translation_diagnostic(&m, texts)).flatten();
+            let unsupported = vulkan
+                .then(|| translation_diagnostic(&m, &quoted))
+                .flatten();
             let failed = unsupported.is_some();
             d.0.extend(unsupported);
             (d, failed, Some(m))
@@ -766,10 +764,10 @@ fn check(
     }
     let unreadable = texts.len() < files.len();
     // one program of all files, or (--each, or a file missing) one per file
-    let programs: Vec<&[(String, String)]> = if each || unreadable {
-        texts.chunks(1).collect()
+    let programs: Vec<Vec<(String, String)>> = if each || unreadable {
+        texts.into_iter().map(|t| vec![t]).collect()
     } else {
-        vec![&texts[..]]
+        vec![texts]
     };
     let count = programs.len();
     for (i, program) in programs.into_iter().enumerate() {

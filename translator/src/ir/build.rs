@@ -103,6 +103,10 @@ struct FunctionBuilder<'m> {
     current: BlockId,
     /// The current block already ended (code after it is dead).
     closed: bool,
+    /// The current block's instructions so far, moved into it at its
+    /// exact length when it ends (a large function has a block every few
+    /// instructions: no growing and shrinking of a vector per block).
+    pending: Vec<Inst>,
 }
 
 impl<'m> FunctionBuilder<'m> {
@@ -133,12 +137,14 @@ impl<'m> FunctionBuilder<'m> {
                     .filter(|v| v.len() == 3)
                     .map(|v| [v[0], v[1], v[2]]),
                 structured: None,
+                tree_cache: None,
             },
             scopes: vec![Vec::new()],
             names: HashMap::default(),
             labels: HashMap::default(),
             current: BlockId::ENTRY,
             closed: false,
+            pending: Vec::new(),
         }
     }
 
@@ -209,7 +215,7 @@ impl<'m> FunctionBuilder<'m> {
         let b = &mut self.f.blocks[self.current.index()];
         // the block is whole: no room left over per block (a large
         // function has a block every few instructions)
-        b.insts.shrink_to_fit();
+        b.insts = self.pending.drain(..).collect();
         b.term = term;
         b.term_span = span;
         self.closed = true;
@@ -295,7 +301,7 @@ impl<'m> FunctionBuilder<'m> {
     fn label(&mut self, n: Name, span: Span) {
         let cur = &self.f.blocks[self.current.index()];
         if !self.closed
-            && cur.insts.is_empty()
+            && self.pending.is_empty()
             && cur.label.is_none()
             && !self.labels.contains_key(&n)
         {
@@ -390,9 +396,7 @@ impl<'m> FunctionBuilder<'m> {
                     self.end(ret, span);
                 }
             }
-            _ => self.f.blocks[self.current.index()]
-                .insts
-                .push(Inst::Pisa(inst)),
+            _ => self.pending.push(Inst::Pisa(inst)),
         }
     }
 

@@ -207,11 +207,11 @@ pub struct PisaInst {
 impl PisaInst {
     /// An instruction of catalog form `form.form`, its view built from `form`.
     pub fn new(form: FormRef, operands: Vec<Operand>, mnemonic: Span, span: Span) -> PisaInst {
-        let f = &catalog().forms[form.form as usize];
+        let (opcode, quals, roles) = view_of(form);
         PisaInst {
-            opcode: Opcode::ALL[f.instruction],
-            quals: Quals::of(f, &form.quals),
-            roles: Roles::of(f),
+            opcode,
+            quals,
+            roles,
             form,
             operands,
             mnemonic,
@@ -230,6 +230,30 @@ impl PisaInst {
     pub fn mnemonic_text(&self) -> String {
         mnemonic_text(self.form)
     }
+}
+
+/// What [`PisaInst::new`] reads of a matched form.
+type View = (Opcode, Quals, Roles);
+
+/// The opcode, qualifiers and roles of a matched form, remembered per form
+/// and choice of qualifiers (a program repeats a few forms many times, and
+/// reading a form's qualifiers compares their names and values as text).
+fn view_of(form: FormRef) -> View {
+    thread_local! {
+        static VIEWS: std::cell::RefCell<rustc_hash::FxHashMap<(u16, [u8; 8]), View>> =
+            Default::default();
+    }
+    let key = (form.form, form.quals);
+    VIEWS.with(|views| {
+        *views.borrow_mut().entry(key).or_insert_with(|| {
+            let f = &catalog().forms[form.form as usize];
+            (
+                Opcode::ALL[f.instruction],
+                Quals::of(f, &form.quals),
+                Roles::of(f),
+            )
+        })
+    })
 }
 
 /// The mnemonic of catalog form `form` as the catalog spells it,
@@ -293,7 +317,7 @@ pub struct Cond {
     pub negate: bool,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Terminator {
     Goto(BlockId),
     /// `goto.cond`: `then` when the condition holds, else `otherwise`.
@@ -366,6 +390,11 @@ pub struct Function {
     /// blocks that only its tree places, and moves the instructions of a
     /// block it splits into them).
     pub structured: Option<Vec<Node>>,
+    /// The tree the `shallow` pass built last, kept for the `structurize`
+    /// pass, which uses it where the blocks still have the shape it was
+    /// built for ([`structurize::Cached`]): the structurizer then runs once
+    /// per function, not twice.
+    pub(crate) tree_cache: Option<Box<structurize::Cached>>,
 }
 
 impl Function {

@@ -282,6 +282,10 @@ pub(super) fn run_base(p: &mut Program) {
     verify::debug_verify(p, "reducible");
     shallow::limit_program(p);
     verify::debug_verify(p, "shallow");
+    // no `structurize` pass follows: the trees would only take memory
+    for f in &mut p.functions {
+        f.tree_cache = None;
+    }
 }
 
 fn run_reducible(p: &mut Program, _: &Target) -> Result<(), PassError> {
@@ -340,7 +344,12 @@ fn run_simt(p: &mut Program, _: &Target) -> Result<(), PassError> {
 fn run_structurize(p: &mut Program, _: &Target) -> Result<(), PassError> {
     for f in &mut p.functions {
         if !f.is_declaration() {
-            f.structured = Some(structurize::structurize(f)?);
+            // `shallow`'s tree, where no pass since changed the blocks
+            let cached = f.tree_cache.take().and_then(|c| c.take(f));
+            f.structured = Some(match cached {
+                Some(tree) => tree,
+                None => structurize::structurize(f)?,
+            });
         }
     }
     Ok(())

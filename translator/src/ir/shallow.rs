@@ -149,9 +149,14 @@ fn limit_nesting_with(f: &mut Function, calls: &dyn Fn(&Function, BlockId) -> us
     // block's block out of a loop, a selection or a block around it, so
     // there are at most two levels per block and merge block
     let bound = f.blocks.len().saturating_mul(6);
+    f.tree_cache = None;
     if bound <= MAX_NESTING && deepest_call == 0 {
-        return bound
-            .min(structurize::structurize(f).map_or(bound, |t| structurize::nesting_depth(&t)));
+        let Ok(tree) = structurize::structurize(f) else {
+            return bound;
+        };
+        let depth = structurize::nesting_depth(&tree);
+        keep(f, tree);
+        return bound.min(depth);
     }
     // each round lowers one construct and adds no deeper one; the bound
     // only guards against a bug turning into a hang (the back end then
@@ -161,22 +166,38 @@ fn limit_nesting_with(f: &mut Function, calls: &dyn Fn(&Function, BlockId) -> us
         let Ok(tree) = structurize::structurize(f) else {
             return 0;
         };
-        let own = structurize::nesting_depth(&tree);
-        let inlined = inlined_depth(f, &tree, calls);
+        // one walk for the breaking nodes of both depths; without calls
+        // the inlined depth is the function's own
+        let breaking = structurize::Breaking::of(&tree);
+        let own = structurize::nesting_depth_with(&breaking, &tree, &|_| 0);
+        let inlined = if deepest_call == 0 {
+            own
+        } else {
+            structurize::nesting_depth_with(&breaking, &tree, &|b| calls(f, b))
+        };
+        drop(breaking);
         let region = if own > MAX_NESTING {
             deep_region(f, &tree, CUT_DEPTH, MAX_NESTING, &|_, _| 0)
         } else if inlined > MAX_INLINED && inlined < last_inlined {
             last_inlined = inlined;
             deep_region(f, &tree, 0, MAX_INLINED, calls)
         } else {
+            keep(f, tree);
             return inlined;
         };
         let Some(region) = region else {
+            keep(f, tree);
             return inlined;
         };
         dispatch(f, &region);
     }
     structurize::structurize(f).map_or(0, |t| inlined_depth(f, &t, calls))
+}
+
+/// Keeps `tree`, the structured form of `f` as this pass leaves it, for
+/// the `structurize` pass ([`structurize::Cached`]).
+fn keep(f: &mut Function, tree: Vec<Node>) {
+    f.tree_cache = Some(Box::new(structurize::Cached::new(f, tree)));
 }
 
 /// The nesting depth of a function's tree once calls are inlined: a block's

@@ -127,9 +127,7 @@ pub fn structurize(f: &Function) -> Result<Vec<Node>, Irreducible> {
     for &b in cfg.rpo.iter().skip(1) {
         let Some(idom) = dom.idom(b) else { continue };
         // a loop exit goes after the outermost loop it leaves
-        let left = loops
-            .containing(idom)
-            .find(|&h| !loops.body(h).is_some_and(|body| body.contains(&b)));
+        let left = loops.outermost_left(idom, b);
         let parent = match left {
             Some(h) => {
                 merge[b.index()] = true;
@@ -154,6 +152,46 @@ pub fn structurize(f: &Function) -> Result<Vec<Node>, Irreducible> {
     Ok(nodes)
 }
 
+/// A tree [`structurize`] built, with what it read of the function: per
+/// block its terminator and [`super::shallow::flatten_rule`] (the CFG, the
+/// conditions and return values, and how the dispatch loops' branches are
+/// flattened). For the same shape the structurizer builds the same tree, so
+/// a later pass may take it instead of structuring the function again
+/// ([`Cached::take`]).
+#[derive(Debug, Clone)]
+pub struct Cached {
+    shape: Vec<(Terminator, Option<bool>)>,
+    tree: Vec<Node>,
+}
+
+/// What [`structurize`] reads of `f`.
+fn shape(f: &Function) -> Vec<(Terminator, Option<bool>)> {
+    f.blocks
+        .iter()
+        .map(|b| (b.term.clone(), super::shallow::flatten_rule(f, b)))
+        .collect()
+}
+
+impl Cached {
+    /// `tree`, which [`structurize`] built for `f` as it is now.
+    pub fn new(f: &Function, tree: Vec<Node>) -> Cached {
+        Cached {
+            shape: shape(f),
+            tree,
+        }
+    }
+
+    /// The tree, where `f` still has the shape it was built for; else
+    /// `None` (structure `f` again).
+    pub fn take(self, f: &Function) -> Option<Vec<Node>> {
+        let same = self.shape.len() == f.blocks.len()
+            && self.shape.iter().zip(&f.blocks).all(|((term, rule), b)| {
+                *term == b.term && *rule == super::shallow::flatten_rule(f, b)
+            });
+        same.then_some(self.tree)
+    }
+}
+
 impl Structurizer<'_> {
     /// Appends the code of `x` and of everything it dominates to `out`.
     /// (Sequences are built by appending: the rest of a function after a
@@ -164,10 +202,10 @@ impl Structurizer<'_> {
         // stack; grow it instead
         super::stack_safe(|| {
             let ys = &self.placed[x.index()];
-            match self.loops.body(x) {
-                Some(body) => {
+            match self.loops.is_header(x) {
+                true => {
                     let (inside, outside): (Vec<BlockId>, Vec<BlockId>) =
-                        ys.iter().partition(|y| body.contains(y));
+                        ys.iter().partition(|&&y| self.loops.contains(x, y));
                     let mut lp = Vec::new();
                     let mut inner = Vec::new();
                     self.code(x, &mut inner, depth + 1);
@@ -176,8 +214,8 @@ impl Structurizer<'_> {
                     self.wrap(vec![lp], &outside, out, depth)
                 }
                 // nothing to wrap: straight into `out` (no copy of a long rest)
-                None if ys.is_empty() => self.code(x, out, depth),
-                None => {
+                false if ys.is_empty() => self.code(x, out, depth),
+                false => {
                     let mut inner = Vec::new();
                     self.code(x, &mut inner, depth);
                     self.wrap(inner, ys, out, depth)
@@ -189,8 +227,10 @@ impl Structurizer<'_> {
     /// Appends `inner`, then each merge block of `ys` (earliest innermost)
     /// after a block around what comes before it.
     fn wrap(&self, inner: Vec<Node>, ys: &[BlockId], out: &mut Vec<Node>, depth: usize) {
-        let mut ys: Vec<BlockId> = ys.to_vec();
-        ys.sort_by_key(|&y| self.cfg.rank(y));
+        // `placed` lists them in reverse postorder, earliest first
+        debug_assert!(ys
+            .windows(2)
+            .all(|w| self.cfg.rank(w[0]) < self.cfg.rank(w[1])));
         let Some((&last, rest)) = ys.split_last() else {
             out.extend(inner);
             return;
@@ -623,4 +663,65 @@ pub fn blocks(nodes: &[Node], out: &mut Vec<BlockId>) {
             n.bodies().for_each(|b| blocks(b, out));
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %out)\n{\n\t.reg .32b %i;\n\t.reg .64b %o;\n\t.pred %p;\n\tld.param.64b %o, [%out];\n\tmov.32b %i, 0;\nL:\n\tiadd.32b %i, %i, 1;\n\tucmp.lt.32b %p, %i, 3;\n\tgoto.cond %p, L;\n\tucmp.eq.32b %p, %i, 7;\n\tgoto.cond %p, E;\n\tst.global.32b [%o], %i;\nE:\n\treturn;\n}\n";
+
+    fn shallow_program() -> Program {
+        let m = crate::assemble("c.pisa", SRC).unwrap_or_else(|d| panic!("{d}"));
+        let mut p = crate::ir::lower(&m);
+        for f in &mut p.functions {
+            crate::ir::reducible::make_reducible(f);
+        }
+        crate::ir::shallow::limit_program(&mut p);
+        p
+    }
+
+    /// The tree `shallow` keeps is the one the structurizer builds, and it
+    /// is given back only while the blocks keep the shape it was built for.
+    #[test]
+    fn cached_tree_only_for_the_same_shape() {
+        let mut p = shallow_program();
+        let f = &mut p.functions[0];
+        let cached = f.tree_cache.take().expect("shallow keeps its tree");
+        let fresh = print(&structurize(f).unwrap());
+        let tree = cached.clone().take(f).expect("nothing changed");
+        assert_eq!(print(&tree), fresh);
+        // a changed terminator: structure again
+        let b = f
+            .blocks
+            .iter()
+            .position(|b| matches!(b.term, Terminator::Branch { .. }))
+            .expect("a branch");
+        if let Terminator::Branch { cond, .. } = &mut f.blocks[b].term {
+            cond.negate = !cond.negate;
+        }
+        assert!(cached.clone().take(f).is_none());
+        // an added block: structure again
+        let mut p = shallow_program();
+        let f = &mut p.functions[0];
+        let cached = f.tree_cache.take().expect("shallow keeps its tree");
+        let extra = f.blocks[0].clone();
+        f.blocks.push(extra);
+        assert!(cached.take(f).is_none());
+    }
+
+    /// The pipeline's trees are the structurizer's own.
+    #[test]
+    fn pipeline_trees_are_fresh_trees() {
+        let m = crate::assemble("c.pisa", SRC).unwrap_or_else(|d| panic!("{d}"));
+        let mut p = crate::ir::lower(&m);
+        crate::ir::pipeline::Pipeline::for_target(&Default::default())
+            .run(&mut p)
+            .unwrap();
+        for f in p.functions.iter().filter(|f| !f.is_declaration()) {
+            assert!(f.tree_cache.is_none());
+            let fresh = structurize(f).unwrap();
+            assert_eq!(print(f.structured.as_ref().unwrap()), print(&fresh));
+        }
+    }
 }

@@ -46,6 +46,59 @@ pub fn link_program(inputs: &[Input]) -> Result<Module, Diagnostics> {
         // several modules: `link` resolved every import or failed
         return Ok(m);
     };
+    refuse_imports(m, *input)
+}
+
+/// [`link_program`] of files (name, text) the caller gives up: a single
+/// file's text becomes the module's source without a copy.
+pub fn link_program_owned(files: Vec<(String, String)>) -> Result<Module, Diagnostics> {
+    if files.len() != 1 {
+        return link_program(&inputs_of(&files));
+    }
+    let m = link_owned(files)?;
+    if !has_imports(&m) {
+        return Ok(m);
+    }
+    // the text is copied only where an import is refused
+    let (name, text) = (m.file().to_string(), m.source().to_string());
+    let input = Input {
+        name: &name,
+        text: &text,
+    };
+    refuse_imports(m, input)
+}
+
+/// [`link`] of files (name, text) the caller gives up: a single file's
+/// text becomes the module's source without a copy.
+pub fn link_owned(mut files: Vec<(String, String)>) -> Result<Module, Diagnostics> {
+    if files.len() != 1 {
+        return link(&inputs_of(&files));
+    }
+    let (name, text) = files.pop().expect("one file");
+    crate::validate::assemble_owned(&name, text)
+}
+
+fn inputs_of(files: &[(String, String)]) -> Vec<Input<'_>> {
+    files
+        .iter()
+        .map(|(name, text)| Input { name, text })
+        .collect()
+}
+
+/// Whether a module imports a variable or function.
+fn has_imports(m: &Module) -> bool {
+    m.ast.items.iter().any(|item| {
+        let linkage = match item {
+            crate::syntax::ast::Item::Var(v) => v.linkage,
+            crate::syntax::ast::Item::Func(f) => f.linkage,
+        };
+        linkage == crate::syntax::ast::Linkage::Import
+    })
+}
+
+/// A lone module `m` of `input` with its imports refused
+/// (`link-unresolved`).
+fn refuse_imports(m: Module, input: Input) -> Result<Module, Diagnostics> {
     let mut rep = crate::diag::Reporter::new(input.name, input.text);
     for item in &m.ast.items {
         let (linkage, name, name_span, what) = match item {

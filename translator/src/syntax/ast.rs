@@ -2,33 +2,84 @@
 //! every node keeps its [`Span`] so later stages can point at it.
 
 use crate::diag::Span;
-use rustc_hash::FxHashMap as HashMap;
 
 /// An interned identifier (register, symbol or label name, without its sigil).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Name(pub u32);
 
+/// The names of a module, each stored once in one text (`text[ends[i - 1]..ends[i]]`
+/// is name `i`), found by an open-addressing table of name indices: a large
+/// module interns a name per operand and declares a label every few lines.
 #[derive(Debug, Default, Clone)]
 pub struct Interner {
-    map: HashMap<Box<str>, Name>,
-    names: Vec<Box<str>>,
+    text: String,
+    ends: Vec<u32>,
+    /// Name index + 1 per slot (0: empty); a power of two long, at most
+    /// half full.
+    table: Vec<u32>,
+}
+
+fn name_hash(s: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(s.as_bytes());
+    h.finish()
 }
 
 impl Interner {
     pub fn intern(&mut self, s: &str) -> Name {
-        if let Some(&n) = self.map.get(s) {
+        if let Some(n) = self.get(s) {
             return n;
         }
-        let n = Name(self.names.len() as u32);
-        self.names.push(s.into());
-        self.map.insert(s.into(), n);
-        n
+        if (self.ends.len() + 1) * 2 > self.table.len() {
+            self.grow();
+        }
+        let n = self.ends.len() as u32;
+        self.text.push_str(s);
+        self.ends.push(self.text.len() as u32);
+        let slot = self.slot_of(s);
+        self.table[slot] = n + 1;
+        Name(n)
     }
     pub fn get(&self, s: &str) -> Option<Name> {
-        self.map.get(s).copied()
+        if self.table.is_empty() {
+            return None;
+        }
+        match self.table[self.slot_of(s)] {
+            0 => None,
+            i => Some(Name(i - 1)),
+        }
     }
     pub fn resolve(&self, n: Name) -> &str {
-        &self.names[n.0 as usize]
+        let i = n.0 as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
+    }
+
+    /// The slot that holds `s`, or the empty one where it would go.
+    fn slot_of(&self, s: &str) -> usize {
+        let mask = self.table.len() - 1;
+        let mut slot = name_hash(s) as usize & mask;
+        loop {
+            match self.table[slot] {
+                0 => return slot,
+                i if self.resolve(Name(i - 1)) == s => return slot,
+                _ => slot = (slot + 1) & mask,
+            }
+        }
+    }
+
+    fn grow(&mut self) {
+        let len = (self.table.len() * 2).max(64);
+        self.table = vec![0; len];
+        let mask = len - 1;
+        for i in 0..self.ends.len() as u32 {
+            let mut slot = name_hash(self.resolve(Name(i))) as usize & mask;
+            while self.table[slot] != 0 {
+                slot = (slot + 1) & mask;
+            }
+            self.table[slot] = i + 1;
+        }
     }
 }
 
@@ -366,5 +417,31 @@ impl Operand {
             Operand::Addr(a) => a.span,
             Operand::Call(c) => c.span,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Interner, Name};
+
+    #[test]
+    fn interner_gives_each_name_one_number() {
+        let mut i = Interner::default();
+        assert_eq!(i.get("a"), None);
+        let names: Vec<String> = (0..5000).map(|k| format!("r{k}")).collect();
+        for (k, n) in names.iter().enumerate() {
+            assert_eq!(i.intern(n), Name(k as u32));
+        }
+        assert_eq!(i.intern(""), Name(5000));
+        for (k, n) in names.iter().enumerate() {
+            assert_eq!(i.intern(n), Name(k as u32));
+            assert_eq!(i.get(n), Some(Name(k as u32)));
+            assert_eq!(i.resolve(Name(k as u32)), n);
+        }
+        assert_eq!(i.resolve(Name(5000)), "");
+        assert_eq!(i.get("r5000"), None);
+        assert_eq!(i.get("é"), None);
+        let e = i.intern("é");
+        assert_eq!(i.resolve(e), "é");
     }
 }

@@ -22,6 +22,7 @@ pub fn parse(src: &str, rep: &mut Reporter) -> SourceAst {
         prev: Span::default(),
         rep,
         interner: Interner::default(),
+        operands: Vec::new(),
     };
     let (items, header_order) = p.module();
     SourceAst {
@@ -43,6 +44,10 @@ struct Parser<'s, 'r, 'a> {
     interner: Interner,
     /// `{ }` blocks open around the current token.
     depth: usize,
+    /// The operand lists being parsed (a call's arguments after its
+    /// instruction's operands before it), each moved out into a vector of
+    /// its exact length when complete ([`Parser::operand_list`]).
+    operands: Vec<Operand>,
 }
 
 /// How deep `{ }` blocks may nest (docs/spec-notes.md): every later stage
@@ -157,6 +162,29 @@ impl<'s> Parser<'s, '_, '_> {
             }
         }
         Ok(v)
+    }
+
+    /// [`Parser::comma_list`] of operands, in a vector of the list's exact
+    /// length (a large module has a million: no spare room in each).
+    fn operand_list(&mut self, end: Tok) -> PResult<Vec<Operand>> {
+        let base = self.operands.len();
+        let mut result = Ok(());
+        if self.kind() != end {
+            loop {
+                match self.operand() {
+                    Ok(op) => self.operands.push(op),
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+                if self.eat(Tok::Comma).is_none() {
+                    break;
+                }
+            }
+        }
+        let list: Vec<Operand> = self.operands.drain(base..).collect();
+        result.map(|()| list)
     }
 
     fn name(&mut self, t: Token) -> Name {
@@ -855,7 +883,7 @@ impl<'s> Parser<'s, '_, '_> {
 
     fn instr(&mut self) -> PResult<Instr> {
         let m = self.bump();
-        let operands = self.comma_list(Tok::Semi, Self::operand)?;
+        let operands = self.operand_list(Tok::Semi)?;
         let end = self.expect(Tok::Semi, "`,` or `;` after an operand")?;
         Ok(Instr {
             mnemonic: m.span,
@@ -932,7 +960,7 @@ impl<'s> Parser<'s, '_, '_> {
         if self.kind() == Tok::LParen {
             // call target(args)
             self.bump();
-            let args = self.comma_list(Tok::RParen, Self::operand)?;
+            let args = self.operand_list(Tok::RParen)?;
             let close = self.expect(Tok::RParen, "`,` or `)` after call arguments")?;
             let span = op.span().to(close.span);
             return Ok(Operand::Call(Box::new(CallOperand {

@@ -66,6 +66,37 @@ impl Ctx<'_> {
 }
 
 pub fn assemble(file: &str, source: &str) -> Result<Module, Diagnostics> {
+    let (version, target, ast, warnings) = check(file, source)?;
+    Ok(Module {
+        map: crate::source_map::SourceMap::single(file, source),
+        source: source.to_string(),
+        version,
+        target,
+        ast,
+        warnings,
+    })
+}
+
+/// [`assemble`] for a text the caller gives up: it becomes the module's
+/// source without a copy (a large module's text is a tenth of checking it).
+pub fn assemble_owned(file: &str, source: String) -> Result<Module, Diagnostics> {
+    let (version, target, ast, warnings) = check(file, &source)?;
+    Ok(Module {
+        map: crate::source_map::SourceMap::single(file, &source),
+        source,
+        version,
+        target,
+        ast,
+        warnings,
+    })
+}
+
+/// Parses and validates `source`: its header's version and target, the
+/// syntax tree and the warnings, or every error.
+fn check(
+    file: &str,
+    source: &str,
+) -> Result<(String, String, SourceAst, Diagnostics), Diagnostics> {
     let mut rep = Reporter::new(file, source);
     let mut ast = crate::syntax::parse(source, &mut rep);
     let (version, target) = header(&ast.header_order, &mut rep);
@@ -95,14 +126,7 @@ pub fn assemble(file: &str, source: &str) -> Result<Module, Diagnostics> {
     if diags.has_errors() {
         return Err(diags);
     }
-    Ok(Module {
-        map: crate::source_map::SourceMap::single(file, source),
-        source: source.to_string(),
-        version,
-        target,
-        ast,
-        warnings: diags,
-    })
+    Ok((version, target, ast, diags))
 }
 
 /// `.version` first, `.target` second, both known (spec 10 §6.1).

@@ -7,26 +7,28 @@
 
 use super::{Cfg, Dominators};
 use crate::ir::{BlockId, Function};
-use std::collections::BTreeSet;
 
 pub struct Loops {
-    /// Loop headers in reverse postorder (outer loops first), each with its
-    /// blocks.
-    pub loops: Vec<(BlockId, BTreeSet<BlockId>)>,
+    /// Loop headers in reverse postorder (outer loops first).
+    pub headers: Vec<BlockId>,
     /// A retreating edge whose target does not dominate its source.
     pub irreducible_edge: Option<(BlockId, BlockId)>,
-    /// Per block: the loop it heads (index into `loops`).
+    /// Per block: the loop it heads (index into `headers`).
     headed: Vec<Option<usize>>,
     /// Per block: the innermost loop that contains it.
     innermost: Vec<Option<usize>>,
     /// Per loop: the loop around it.
     parent: Vec<Option<usize>>,
+    /// Per loop: how many loops are around it and it (1 for an outermost).
+    depth: Vec<u32>,
 }
 
 impl Loops {
     pub fn compute(f: &Function, cfg: &Cfg, dom: &Dominators) -> Loops {
-        let mut loops: Vec<(BlockId, BTreeSet<BlockId>)> = Vec::new();
-        let mut index: Vec<Option<usize>> = vec![None; f.blocks.len()];
+        let n = f.blocks.len();
+        // the back edges, grouped by header (outer loops first: their
+        // headers come first in reverse postorder)
+        let mut back: Vec<(BlockId, BlockId)> = Vec::new();
         let mut irreducible_edge = None;
         for &u in &cfg.rpo {
             for h in f.successors(u) {
@@ -37,38 +39,51 @@ impl Loops {
                     irreducible_edge.get_or_insert((u, h));
                     continue;
                 }
-                let i = *index[h.index()].get_or_insert_with(|| {
-                    loops.push((h, BTreeSet::from([h])));
-                    loops.len() - 1
-                });
-                let body = &mut loops[i].1;
-                let mut work = vec![u];
-                while let Some(x) = work.pop() {
-                    if body.insert(x) {
-                        work.extend(cfg.preds[x.index()].iter().copied());
-                    }
+                back.push((h, u));
+            }
+        }
+        back.sort_by_key(|&(h, _)| cfg.rank(h));
+        let mut headers: Vec<BlockId> = Vec::new();
+        let mut headed = vec![None; n];
+        let mut innermost: Vec<Option<usize>> = vec![None; n];
+        let mut parent = Vec::new();
+        let mut depth = Vec::new();
+        // per block, the last loop whose body took it (a stamp: no set per
+        // loop, a large function has a loop every few blocks)
+        let mut seen: Vec<u32> = vec![u32::MAX; n];
+        let mut work = Vec::new();
+        let mut i = 0;
+        while i < back.len() {
+            let h = back[i].0;
+            let l = headers.len();
+            headers.push(h);
+            headed[h.index()] = Some(l);
+            // the loops around it were all computed before (outer first)
+            parent.push(innermost[h.index()]);
+            depth.push(innermost[h.index()].map_or(1, |p: usize| depth[p] + 1));
+            seen[h.index()] = l as u32;
+            innermost[h.index()] = Some(l);
+            while i < back.len() && back[i].0 == h {
+                work.push(back[i].1);
+                i += 1;
+            }
+            // the blocks that reach a back edge's source without passing
+            // through the header
+            while let Some(x) = work.pop() {
+                if seen[x.index()] != l as u32 {
+                    seen[x.index()] = l as u32;
+                    innermost[x.index()] = Some(l);
+                    work.extend(cfg.preds[x.index()].iter().copied());
                 }
             }
         }
-        // outer loops first: their headers come first in reverse postorder
-        loops.sort_by_key(|(h, _)| cfg.rank(*h));
-        let n = f.blocks.len();
-        let mut headed = vec![None; n];
-        let mut innermost: Vec<Option<usize>> = vec![None; n];
-        let mut parent = Vec::with_capacity(loops.len());
-        for (i, (h, body)) in loops.iter().enumerate() {
-            headed[h.index()] = Some(i);
-            parent.push(innermost[h.index()]);
-            for b in body {
-                innermost[b.index()] = Some(i);
-            }
-        }
         Loops {
-            loops,
+            headers,
             irreducible_edge,
             headed,
             innermost,
             parent,
+            depth,
         }
     }
 
@@ -76,18 +91,43 @@ impl Loops {
         self.headed[b.index()].is_some()
     }
 
-    pub fn body(&self, header: BlockId) -> Option<&BTreeSet<BlockId>> {
-        self.headed[header.index()].map(|i| &self.loops[i].1)
+    /// Whether `b` is in the loop headed by `header` (false where
+    /// `header` heads none).
+    pub fn contains(&self, header: BlockId, b: BlockId) -> bool {
+        let Some(l) = self.headed[header.index()] else {
+            return false;
+        };
+        let mut x = self.innermost[b.index()];
+        while let Some(i) = x {
+            // a loop's index is above those of the loops around it
+            if i <= l {
+                return i == l;
+            }
+            x = self.parent[i];
+        }
+        false
     }
 
-    /// Headers of the loops that contain `b`, outermost first.
-    pub fn containing(&self, b: BlockId) -> impl Iterator<Item = BlockId> {
-        let mut chain = Vec::new();
-        let mut l = self.innermost[b.index()];
-        while let Some(i) = l {
-            chain.push(self.loops[i].0);
-            l = self.parent[i];
+    /// The outermost loop around `a` that does not contain `b`.
+    pub fn outermost_left(&self, a: BlockId, b: BlockId) -> Option<BlockId> {
+        // loops nest: those around `a` without `b` are the ones below the
+        // innermost loop around both (where the two chains of loops meet)
+        let depth = |l: Option<usize>| l.map_or(0, |i| self.depth[i]);
+        let up = |l: Option<usize>| l.and_then(|i| self.parent[i]);
+        let (mut x, mut y) = (self.innermost[a.index()], self.innermost[b.index()]);
+        let mut below = None;
+        while depth(x) > depth(y) {
+            below = x;
+            x = up(x);
         }
-        chain.into_iter().rev()
+        while depth(y) > depth(x) {
+            y = up(y);
+        }
+        while x != y {
+            below = x;
+            x = up(x);
+            y = up(y);
+        }
+        below.map(|i| self.headers[i])
     }
 }
