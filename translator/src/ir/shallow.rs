@@ -129,9 +129,8 @@ pub fn limit_program(p: &mut Program) {
             Operand::Symbol(name, _) => index.get(&name).is_some_and(|&j| loops[j]),
             _ => indirect.iter().any(|&j| loops[j]),
         };
-        let heavy = |f: &Function, b: BlockId| {
-            loop_instruction(f, b) || calls_of(f, b).any(callee_loops)
-        };
+        let heavy =
+            |f: &Function, b: BlockId| loop_instruction(f, b) || calls_of(f, b).any(callee_loops);
         let f = &mut p.functions[i];
         inlined[i] = limit_nesting_with(f, &calls, &heavy);
         let f = &p.functions[i];
