@@ -155,8 +155,9 @@ fn calls_of(f: &Function, b: BlockId) -> impl Iterator<Item = &CallOperand> + '_
 /// Whether block `b` holds an instruction the back end may emit as a loop
 /// of its own: atomics (compare-and-swap and lock loops, docs/abi.md
 /// "Emulated atomics") and sub-group reductions (the per-lane loop for
-/// differing masks, `spirv::simt::exchange`). Over-approximate: a block
-/// counted here only runs where a loop construct would cost nothing more.
+/// differing masks, `spirv::simt::exchange`). Over-approximate (a native
+/// 32-bit atomic, a reduction with an immediate mask have none): such a
+/// block only costs each of its visits an outer trip of the dispatch loop.
 fn loop_instruction(f: &Function, b: BlockId) -> bool {
     f.block(b).insts.iter().any(|ins| {
         matches!(ins, Inst::Pisa(i) if matches!(
