@@ -39,7 +39,15 @@
 //! the callee's depth leaves room for.
 //!
 //! The cost is one iteration of the dispatch loop per backward jump taken
-//! in `R` (about one per iteration of a loop of `R`, as before). Every back end
+//! in `R` (about one per iteration of a loop of `R`, as before). llvmpipe
+//! also charges its loop cap a trip for every loop construct a round
+//! passes, taken or not (the inlined loops of calls, compare-and-swap
+//! loops of atomics): so blocks whose code may hold one (*heavy* blocks)
+//! run after the rounds of the others, once per trip of an outer loop
+//! around the dispatch loop, which costs them once per visit instead of
+//! once per round (`tests/run/loop_cap_calls_in_dispatch_loop.pisa`; the
+//! lanes of a SIMD vector share rounds, so their divergent paths cost the
+//! most trips of one lane, not the sum). Every back end
 //! sees the lowered function (`ir::build` runs this pass), so the cpu device
 //! walks the same tree for sub-group reconvergence as the Vulkan code runs.
 
@@ -103,42 +111,94 @@ pub fn limit_program(p: &mut Program) {
         .filter_map(|n| index.get(n).copied())
         .collect();
     let mut inlined = vec![0usize; n];
+    // whether a function's code, inlined, may hold a loop construct
+    let mut loops = vec![false; n];
     for i in order {
         let calls = |f: &Function, b: BlockId| -> usize {
             let mut deepest = 0;
-            for ins in f.block(b).insts.iter() {
-                let Inst::Pisa(ins) = ins else { continue };
-                for op in &ins.operands {
-                    let Operand::Call(c) = op else { continue };
-                    let d = match c.target {
-                        Operand::Symbol(name, _) => index.get(&name).map_or(0, |&j| inlined[j]),
-                        _ => indirect.iter().map(|&j| inlined[j]).max().unwrap_or(0),
-                    };
-                    deepest = deepest.max(d);
-                }
+            for c in calls_of(f, b) {
+                let d = match c.target {
+                    Operand::Symbol(name, _) => index.get(&name).map_or(0, |&j| inlined[j]),
+                    _ => indirect.iter().map(|&j| inlined[j]).max().unwrap_or(0),
+                };
+                deepest = deepest.max(d);
             }
             deepest
         };
+        let callee_loops = |c: &CallOperand| match c.target {
+            Operand::Symbol(name, _) => index.get(&name).is_some_and(|&j| loops[j]),
+            _ => indirect.iter().any(|&j| loops[j]),
+        };
+        let heavy =
+            |f: &Function, b: BlockId| loop_instruction(f, b) || calls_of(f, b).any(callee_loops);
         let f = &mut p.functions[i];
-        inlined[i] = limit_nesting_with(f, &calls);
+        inlined[i] = limit_nesting_with(f, &calls, &heavy);
+        let f = &p.functions[i];
+        loops[i] = has_cycle(f) || (0..f.blocks.len()).any(|b| heavy(f, BlockId(b as u32)));
     }
+}
+
+/// The call operands of block `b`'s instructions.
+fn calls_of(f: &Function, b: BlockId) -> impl Iterator<Item = &CallOperand> + '_ {
+    f.block(b).insts.iter().flat_map(|ins| {
+        let ops: &[Operand] = match ins {
+            Inst::Pisa(ins) => &ins.operands,
+            _ => &[],
+        };
+        ops.iter().filter_map(|op| match op {
+            Operand::Call(c) => Some(c.as_ref()),
+            _ => None,
+        })
+    })
+}
+
+/// Whether block `b` holds an instruction the back end may emit as a loop
+/// of its own: atomics (compare-and-swap and lock loops, docs/abi.md
+/// "Emulated atomics") and sub-group reductions (the per-lane loop for
+/// differing masks, `spirv::simt::exchange`). Over-approximate (a native
+/// 32-bit atomic, a reduction with an immediate mask have none): such a
+/// block only costs each of its visits an outer trip of the dispatch loop.
+fn loop_instruction(f: &Function, b: BlockId) -> bool {
+    f.block(b).insts.iter().any(|ins| {
+        matches!(ins, Inst::Pisa(i) if matches!(
+            i.opcode,
+            Opcode::Fatom | Opcode::Iatom | Opcode::Fred | Opcode::Ired
+        ))
+    })
+}
+
+/// Whether `f`'s control-flow graph has a cycle (a loop construct once
+/// structured; `f` is reducible, so a retreating edge closes a loop).
+fn has_cycle(f: &Function) -> bool {
+    let cfg = super::analysis::cfg::Cfg::compute(f);
+    (0..f.blocks.len())
+        .map(|b| BlockId(b as u32))
+        .any(|b| cfg.reachable(b) && f.successors(b).any(|s| cfg.is_retreating(b, s)))
 }
 
 /// Lowers the over-deep parts of `f`'s structured form to state machines
 /// (see the module docs), counting no calls. `f` must be reducible.
 pub fn limit_nesting(f: &mut Function) {
-    limit_nesting_with(f, &|_, _| 0);
+    limit_nesting_with(f, &|_, _| 0, &|f, b| {
+        loop_instruction(f, b) || calls_of(f, b).next().is_some()
+    });
 }
 
 /// [`limit_nesting`] where a block `b` that calls functions adds
-/// `calls(f, b)` levels (the inlined depth of its deepest callee); returns
-/// the inlined depth of the result.
+/// `calls(f, b)` levels (the inlined depth of its deepest callee), and
+/// `heavy(f, b)` says whether `b`'s code may hold a loop construct once
+/// inlined and lowered ([`dispatch`]); returns the inlined depth of the
+/// result.
 ///
 /// First the function's own structure is cut to [`MAX_NESTING`] at
 /// [`CUT_DEPTH`]; then, while the inlined depth passes [`MAX_INLINED`], the
 /// top-level construct that holds the too-deep call becomes a dispatch loop,
 /// which leaves its calls under two or three constructs.
-fn limit_nesting_with(f: &mut Function, calls: &dyn Fn(&Function, BlockId) -> usize) -> usize {
+fn limit_nesting_with(
+    f: &mut Function,
+    calls: &dyn Fn(&Function, BlockId) -> usize,
+    heavy: &dyn Fn(&Function, BlockId) -> bool,
+) -> usize {
     let deepest_call = (0..f.blocks.len())
         .map(|b| calls(f, BlockId(b as u32)))
         .max()
@@ -189,7 +249,7 @@ fn limit_nesting_with(f: &mut Function, calls: &dyn Fn(&Function, BlockId) -> us
             keep(f, tree);
             return inlined;
         };
-        dispatch(f, &region);
+        dispatch(f, &region, heavy);
     }
     structurize::structurize(f).map_or(0, |t| inlined_depth(f, &t, calls))
 }
@@ -292,7 +352,12 @@ fn deep_region_in(
             if depth + inlined > max {
                 let mut blocks = Vec::new();
                 n.bodies().for_each(|b| structurize::blocks(b, &mut blocks));
-                return Some(blocks);
+                // a selection that only jumps (a flattened `if` whose arm
+                // breaks, its depth counted by the guards after it) has no
+                // block to lower: look further
+                if !blocks.is_empty() {
+                    return Some(blocks);
+                }
             }
         }
         None
@@ -300,15 +365,37 @@ fn deep_region_in(
 }
 
 /// Turns the blocks of `region` into the states of one dispatch loop.
-fn dispatch(f: &mut Function, region: &[BlockId]) {
+///
+/// Where some of its blocks are *heavy* (`heavy`: their code, once the back
+/// end and the driver are done, may hold a loop construct: a call of a
+/// function with loops, an atomic, a reduction) and others are not, the
+/// loop is two: an inner one runs the rounds of the light states, and the
+/// heavy ones run after it, once per trip of an outer loop. llvmpipe costs
+/// a trip of its loop cap for every loop construct its code passes, taken
+/// or not (docs/control-flow.md, "Loop caps"), so a round through a chain
+/// with heavy states cost every one of their loops; now only the outer
+/// trips do, and a lane reaches the outer loop's heavy states only when its
+/// path leads there. The setters also set `$nestout` (1: the target is a
+/// heavy state or an exit), which ends the inner loop once no lane of the
+/// SIMD vector has a light state left.
+fn dispatch(f: &mut Function, region: &[BlockId], heavy: &dyn Fn(&Function, BlockId) -> bool) {
     let n = region.len();
+    let (light, weighty): (Vec<BlockId>, Vec<BlockId>) =
+        region.iter().partition(|&&b| !heavy(f, b));
+    let two_level = !light.is_empty() && !weighty.is_empty();
+    let order: Vec<BlockId> = if two_level {
+        light.iter().chain(&weighty).copied().collect()
+    } else {
+        region.to_vec()
+    };
+    let light_n = if two_level { light.len() } else { n };
     let mut state: Vec<Option<u32>> = vec![None; f.blocks.len()];
-    for (i, &b) in region.iter().enumerate() {
+    for (i, &b) in order.iter().enumerate() {
         state[b.index()] = Some(i as u32);
     }
     let mut exit: Vec<Option<u32>> = vec![None; f.blocks.len()];
     let mut exits = Vec::new();
-    for &b in region {
+    for &b in &order {
         for s in f.successors(b).collect::<Vec<_>>() {
             if state[s.index()].is_none() && exit[s.index()].is_none() {
                 exit[s.index()] = Some(exits.len() as u32);
@@ -324,8 +411,14 @@ fn dispatch(f: &mut Function, region: &[BlockId]) {
         format!("{STATE_PREFIX}exit{}", f.regs.len()),
         RegKind::Value(Ty::scalar(32)),
     );
+    let out = two_level.then(|| {
+        f.new_reg(
+            format!("{STATE_PREFIX}out{}", f.regs.len()),
+            RegKind::Value(Ty::scalar(32)),
+        )
+    });
     let is = f.new_reg(format!("$is{}", f.regs.len()), RegKind::Pred);
-    let span = f.blocks[region[0].index()].term_span;
+    let span = f.blocks[order[0].index()].term_span;
     let test = |src: RegId, value: u32, then: BlockId, otherwise: BlockId| Block {
         label: None,
         insts: vec![Inst::TestConst {
@@ -343,24 +436,47 @@ fn dispatch(f: &mut Function, region: &[BlockId]) {
         },
         term_span: span,
     };
-    // the round: test i runs state i when `$nest == i` and goes on to test
-    // i + 1, where the state's setters also go; after the last test, the
+    // the blocks: [the outer loop's head], the light states' tests, [the
+    // inner loop's end, the heavy states' tests], the last test, the exits'
+    // tests. Test i runs state i when `$nest == i` and goes on to the next
+    // test, where the state's setters also go; after the last test, the
     // region is left when `$nest == n`, else the next round starts
-    let first = BlockId(f.blocks.len() as u32);
-    let test_at = |i: usize| BlockId(first.0 + i as u32);
-    let leave = test_at(n + 1);
-    for (i, &b) in region.iter().enumerate() {
-        f.blocks.push(test(reg, i as u32, b, test_at(i + 1)));
+    let base = f.blocks.len() as u32;
+    let tests = base + u32::from(two_level);
+    let test_at = |i: usize| BlockId(tests + i as u32 + u32::from(two_level && i >= light_n));
+    let inner_end = BlockId(tests + light_n as u32);
+    let after = |i: usize| {
+        if two_level && i + 1 == light_n {
+            inner_end
+        } else {
+            test_at(i + 1)
+        }
+    };
+    let restart = if two_level { BlockId(base) } else { test_at(0) };
+    let leave = BlockId(test_at(n).0 + 1);
+    if two_level {
+        f.blocks.push(Block {
+            label: None,
+            insts: Vec::new(),
+            term: Terminator::Goto(test_at(0)),
+            term_span: span,
+        });
+    }
+    for (i, &b) in order.iter().enumerate() {
+        if let (Some(out), true) = (out, i == light_n) {
+            f.blocks.push(test(out, 1, test_at(light_n), test_at(0)));
+        }
+        f.blocks.push(test(reg, i as u32, b, after(i)));
     }
     if exits.is_empty() {
         f.blocks.push(Block {
             label: None,
             insts: Vec::new(),
-            term: Terminator::Goto(first),
+            term: Terminator::Goto(restart),
             term_span: span,
         });
     } else {
-        f.blocks.push(test(reg, n as u32, leave, first));
+        f.blocks.push(test(reg, n as u32, leave, restart));
         // after the loop: `$nestexit` picks the exit
         for (k, _) in exits.iter().enumerate().skip(1) {
             let next = if k + 1 < exits.len() {
@@ -381,13 +497,14 @@ fn dispatch(f: &mut Function, region: &[BlockId]) {
     }
     // every edge into the region and out of it through a setter block of
     // its own (one predecessor each: a shared setter would be a merge
-    // block, one level of nesting each): from outside to the first test,
-    // from state i to test i + 1
-    for p in (0..first.0).map(BlockId) {
+    // block, one level of nesting each): from outside to the first test
+    // (the outer loop's head), from state i to the test after it
+    let entry = restart;
+    for p in (0..base).map(BlockId) {
         let from = state[p.index()];
         let mut term = f.blocks[p.index()].term.clone();
         let redirect = |t: &mut BlockId, f: &mut Function| {
-            let insts = match (from, state[t.index()], exit[t.index()]) {
+            let mut insts = match (from, state[t.index()], exit[t.index()]) {
                 (_, Some(j), _) => vec![Inst::SetConst { dst: reg, value: j }],
                 (Some(_), None, Some(k)) => vec![
                     Inst::SetConst {
@@ -401,9 +518,16 @@ fn dispatch(f: &mut Function, region: &[BlockId]) {
                 ],
                 _ => return,
             };
+            if let Some(out) = out {
+                let outside = state[t.index()].is_none_or(|j| j as usize >= light_n);
+                insts.push(Inst::SetConst {
+                    dst: out,
+                    value: u32::from(outside),
+                });
+            }
             let next = match from {
-                Some(i) => test_at(i as usize + 1),
-                None => first,
+                Some(i) => after(i as usize),
+                None => entry,
             };
             f.blocks.push(Block {
                 label: None,
