@@ -14,7 +14,9 @@
 //! - `@__pisa_xf_add(a, b, flags)`, `@__pisa_xf_mul(a, b, flags)`,
 //!   `@__pisa_xf_fma(a, b, c, flags)`, `@__pisa_xf_div(a, b, flags)`,
 //!   `@__pisa_xf_sqrt(a, flags)`: the instructions, with `flags` as
-//!   [`super::flags`] encodes them.
+//!   [`super::flags`] encodes them;
+//! - `@__pisa_xf_frc(a, flags)`: `frc`, by `frnd.rd` and `@__pisa_xf_add`
+//!   in `.rd`.
 
 use std::fmt::Write;
 
@@ -68,6 +70,7 @@ pub(crate) fn source_with(title: &str, cores: &dyn Cores) -> String {
     s.push_str(WIDEN);
     s.push_str(&cvt());
     s.push_str(I2F);
+    s.push_str(FRC);
     s.push_str(&half_entries());
     s
 }
@@ -805,6 +808,38 @@ const I2F: &str = "\
 	isub.32b %t, %r, 1;
 	sel.32b %t, %t, %r, %p;
 	sel.32b %r, %t, %r, %dsat;
+	return %r;
+}
+
+";
+
+/// `@__pisa_xf_frc(a, flags)`: `frc` (13 §2.12), `a − round(a, .rd)` with
+/// the subtraction rounded down too (".rd rounding mode is always
+/// applied"), so the result lies in [0, 1): −2^-30 gives 1 − 2^-24, not
+/// 1.0. The source is flushed first under `.ftz` (16; `frnd` of a negative
+/// subnormal would be −1); `frnd.rd` is exact (Vulkan's `Floor`), the
+/// subtraction `@__pisa_xf_add` in `.rd` (which flushes the result under
+/// `.ftz` and applies the NaN rules: a NaN gives itself quieted, ±inf the
+/// default NaN); integral values and ±0 give +0 (`x − x` is −0 in `.rd`).
+const FRC: &str = "\
+.function .32b @__pisa_xf_frc(.reg .32b %a0, .reg .32b %flags)
+{
+	.reg .32b %a, %t, %s, %r, %f;
+	.pred %den, %ftz, %zero;
+	and.32b %f, %flags, 16;
+	ucmp.ne.32b %ftz, %f, 0;
+	and.32b %t, %a0, 0x7F800000;
+	ucmp.eq.32b %den, %t, 0;
+	and.32b %s, %a0, 0x80000000;
+	sel.32b %s, %s, %a0, %den;
+	sel.32b %a, %s, %a0, %ftz;
+	frnd.rd.f %t, %a;
+	// .rd (3) and subtract (64), the caller's .ftz
+	or.32b %f, %f, 67;
+	call %r, @__pisa_xf_add(%a, %t, %f);
+	and.32b %s, %r, 0x7FFFFFFF;
+	ucmp.eq.32b %zero, %s, 0;
+	sel.32b %r, 0, %r, %zero;
 	return %r;
 }
 

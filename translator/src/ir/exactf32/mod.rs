@@ -172,8 +172,12 @@ pub fn replacement(i: &PisaInst) -> Option<Replacement> {
         });
     }
     let op = match i.opcode {
-        Opcode::Fadd | Opcode::Fsub if directed => "add",
-        Opcode::Fmul if directed => "mul",
+        // `frc` rounds its subtraction down (13 §2.12)
+        Opcode::Frc if kind == FloatKind::Single => "frc",
+        // bfloat16 to nearest too: the library rounds into the format (the
+        // back end's f32 arithmetic would need a rounding of its own)
+        Opcode::Fadd | Opcode::Fsub if directed || kind == FloatKind::BFloat => "add",
+        Opcode::Fmul if directed || kind == FloatKind::BFloat => "mul",
         Opcode::Fmad => "fma",
         Opcode::Fdiv => "div",
         // f32's `frcp` passes 1.0 to `div`; the 16-bit entry points have `rcp`

@@ -136,7 +136,10 @@ pub fn replacement(i: &PisaInst, native: Native) -> Option<Replacement> {
     let rep = super::exactf32::replacement(i)?;
     let nearest = i.quals.rndmode.unwrap_or(Rndmode::Re) == Rndmode::Re;
     let division = matches!(i.opcode, Opcode::Fdiv | Opcode::Frcp | Opcode::Fsqrt);
-    if nearest && native.division && division {
+    // (bfloat16 never: the device's f32 result would need a rounding into
+    // bfloat16 of the back end's own)
+    let bf = i.quals.ty.and_then(Type::float) == Some(FloatKind::BFloat);
+    if nearest && native.division && division && !bf {
         return None;
     }
     let fma_f32 = i.opcode == Opcode::Fmad && i.quals.ty == Some(Type::F);

@@ -29,7 +29,8 @@ pub fn half_to_f32(fx: &mut FunctionCx, h: Word, from: FloatKind) -> R<Word> {
 }
 
 /// f32 bits → bfloat16 bits (in a u32), round to nearest even; NaNs stay
-/// (quiet) NaNs.
+/// (quiet) NaNs. Only the 16-bit atomics use it (`atom.add.bf`, whose
+/// read-modify-write loop is the back end's: left to move into IR).
 pub fn f32_bits_to_bf16(fx: &mut FunctionCx, a: Word) -> R<Word> {
     let u32t = fx.tx.uint(32);
     let sixteen = fx.tx.const_u32(16);
@@ -50,12 +51,17 @@ pub fn f32_bits_to_bf16(fx: &mut FunctionCx, a: Word) -> R<Word> {
 }
 
 /// An f32 value rounded to the 16-bit format `kind` (`hf` or `bf`), as bits
-/// in a u16.
+/// in a u16. Into `bf` only values bfloat16 holds exactly reach here
+/// (`fmin`/`fmax`, `frnd`, `.dsat`'s clamp of a bfloat16 value: every
+/// rounding into bfloat16 is a call of the exact library, `ir::exactf32`,
+/// `exactf64`): their top half. NaNs among them are replaced by the
+/// callers' NaN rules.
 pub fn f32_to_half(fx: &mut FunctionCx, f: Word, kind: FloatKind) -> R<Word> {
     if kind == FloatKind::BFloat {
         let u32t = fx.tx.uint(32);
         let bits = fx.tx.b.bitcast(u32t, None, f)?;
-        let v = f32_bits_to_bf16(fx, bits)?;
+        let sixteen = fx.tx.const_u32(16);
+        let v = fx.tx.b.shift_right_logical(u32t, None, bits, sixteen)?;
         return fx.resize(v, 32, 16, false);
     }
     if !fx.tx.options.float16 {
