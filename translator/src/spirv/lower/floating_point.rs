@@ -3,8 +3,9 @@
 //! exactly (`fadd`, `fsub`, `fmul` correctly rounded; `fdiv`, `fsqrt`,
 //! `frcp` and `fmad.f` only where the device's own form is asked for);
 //! every other form is a call of an exact library before here
-//! (`ir::exactf32`, `exactf64`, `softf64`; `lower::refuse_unrewritten`).
-//! 16-bit formats compute in f32 and round once (see `float16.rs`).
+//! (`ir::exactf32`, `exactf64`, `softf64`; `lower::refuse_unrewritten`),
+//! `frc` and the `.bf` arithmetic that rounds included. `.hf` computes in
+//! f32 and rounds once (see `float16.rs`).
 //! `fabs`/`fneg` are bit operations, so NaN payloads pass through (`fabs`
 //! sets the quiet bit of a NaN, 13 §2.1).
 
