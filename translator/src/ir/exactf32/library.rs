@@ -891,6 +891,74 @@ fn half_sources(o: &mut String, n: usize) {
     }
 }
 
+/// `@__pisa_xh_rn_OP(a, b, flags)` (`OP` `add`, with flag 64 `fsub`, or
+/// `mul`) to nearest on `.hf`/`.bf`, and its packed `@__pisa_xh2_rn_OP`:
+/// the sources flushed under `.ftz` and widened exactly, the device's f32
+/// `fadd`/`fmul` (correctly rounded to nearest in Vulkan; with 24 bits
+/// against 11 or 8 the double rounding is innocuous for them, p' ≥ 2p + 2),
+/// the float core's NaN rules on the f32 encodings (the widening keeps
+/// payloads), one integer rounding into the format (`@__pisa_xf_cvt`, flag
+/// 128: subnormals kept), `.dsat` on the 16-bit result (NaNs and negative
+/// values but −0 give +0, values above 1 give 1), `.ftz`. Much shorter
+/// than the exact cores of `@__pisa_xh_add`.
+fn rn_entry(o: &mut String, op: &str) {
+    let _ = writeln!(
+        o,
+        ".function .16b @__pisa_xh_rn_{op}(.reg .16b %a0, .reg .16b %b0, .reg .32b %flags)\n{{"
+    );
+    half_prologue(o);
+    let _ = writeln!(o, "\t.reg .32b %a, %b, %q, %c, %one;");
+    let _ = writeln!(o, "\t.pred %nan, %ish, %big;");
+    let _ = writeln!(o, "\t.reg .16b %y;");
+    half_sources(o, 2);
+    if op == "add" {
+        let _ = writeln!(o, "\tand.32b %t, %flags, 64;");
+        let _ = writeln!(o, "\tucmp.ne.32b %p, %t, 0;");
+        let _ = writeln!(o, "\txor.32b %q, %b, 0x80000000;");
+        let _ = writeln!(o, "\tsel.32b %q, %q, %b, %p;");
+        let _ = writeln!(o, "\tfadd.f %r, %a, %q;");
+    } else {
+        let _ = writeln!(o, "\tfmul.f %r, %a, %b;");
+    }
+    let _ = writeln!(
+        o,
+        "\t// NaN rules: the first NaN source quieted, else the default NaN"
+    );
+    let _ = writeln!(o, "\tand.32b %t, %r, 0x7FFFFFFF;");
+    let _ = writeln!(o, "\tucmp.gt.32b %nan, %t, 0x7F800000;");
+    let _ = writeln!(o, "\tsel.32b %r, 0x7FC00000, %r, %nan;");
+    for s in ["%b", "%a"] {
+        let _ = writeln!(o, "\tand.32b %t, {s}, 0x7FFFFFFF;");
+        let _ = writeln!(o, "\tucmp.gt.32b %nan, %t, 0x7F800000;");
+        let _ = writeln!(o, "\tor.32b %q, {s}, 0x400000;");
+        let _ = writeln!(o, "\tsel.32b %r, %q, %r, %nan;");
+    }
+    let _ = writeln!(o, "\tand.32b %cf, %flags, 0x300;");
+    let _ = writeln!(o, "\tor.32b %cf, %cf, 128;");
+    let _ = writeln!(o, "\tcall %r, @__pisa_xf_cvt(%r, %cf);");
+    let _ = writeln!(o, "\t// .dsat on the 16-bit result");
+    let _ = writeln!(o, "\tucmp.eq.32b %ish, %fmt, 1;");
+    let _ = writeln!(o, "\tsel.32b %one, 0x3C00, 0x3F80, %ish;");
+    let _ = writeln!(o, "\tucmp.gt.32b %big, %r, 0x8000;");
+    let _ = writeln!(o, "\tsel.32b %c, 0, %r, %big;");
+    let _ = writeln!(o, "\t// (−0 is left: compare magnitudes)");
+    let _ = writeln!(o, "\tand.32b %q, %c, 0x7FFF;");
+    let _ = writeln!(o, "\tucmp.gt.32b %big, %q, %one;");
+    let _ = writeln!(o, "\tsel.32b %c, %one, %c, %big;");
+    let _ = writeln!(o, "\tucmp.gt.32b %big, %q, %em;");
+    let _ = writeln!(o, "\tsel.32b %c, 0, %c, %big;");
+    let _ = writeln!(o, "\tand.32b %t, %flags, 32;");
+    let _ = writeln!(o, "\tucmp.ne.32b %p, %t, 0;");
+    let _ = writeln!(o, "\tsel.32b %r, %c, %r, %p;");
+    flush16(o, "%r");
+    let _ = writeln!(o, "\ttrunc.16b.32b %y, %r;");
+    let _ = writeln!(o, "\treturn %y;\n}}\n");
+    let _ = writeln!(
+        o,
+        ".function .v2.16b @__pisa_xh2_rn_{op}(.reg .v2.16b %a0, .reg .v2.16b %b0, .reg .32b %flags)\n{{\n\t.reg .16b %al, %ah, %bl, %bh, %yl, %yh;\n\t.reg .v2.16b %y;\n\tmov.16b %al, %a0.x;\n\tmov.16b %ah, %a0.y;\n\tmov.16b %bl, %b0.x;\n\tmov.16b %bh, %b0.y;\n\tcall %yl, @__pisa_xh_rn_{op}(%al, %bl, %flags);\n\tmov.16b %y.x, %yl;\n\tcall %yh, @__pisa_xh_rn_{op}(%ah, %bh, %flags);\n\tmov.16b %y.y, %yh;\n\treturn %y;\n}}\n"
+    );
+}
+
 /// `@__pisa_xh_OP(a, …, flags)` on `.hf`/`.bf` (flags bits 8-9 the format):
 /// the sources flushed in their format under `.ftz` and widened exactly
 /// to f32, the f32 function (which rounds into the format, flags bits 8-9,
@@ -972,6 +1040,9 @@ fn half_entries() -> String {
             let _ = writeln!(o, "\tmov.16b %y.{lane}, %y{half};");
         }
         let _ = writeln!(o, "\treturn %y;\n}}\n");
+    }
+    for op in ["add", "mul"] {
+        rn_entry(&mut o, op);
     }
     // fmul.full: 16-bit sources, an f32 product
     let _ = writeln!(

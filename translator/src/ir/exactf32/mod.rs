@@ -18,7 +18,9 @@
 //! - `frc` (its subtraction rounds down: `@__pisa_xf_frc`);
 //! - on `.bf`, `fadd`, `fsub`, `fmul` to nearest too (Vulkan has no
 //!   rounding into bfloat16; `.hf` to nearest is f32 arithmetic and
-//!   `OpFConvert`, correctly rounded);
+//!   `OpFConvert`, correctly rounded), by short entry points
+//!   (`@__pisa_xh_rn_add`, `_mul`: the device's f32 operation, the one
+//!   float operation of the library, then its integer rounding);
 //!
 //! by a call `call %d, @__pisa_xf_OP(srcs…, FLAGS)` ([`flags`]: the
 //! rounding mode, `.ftz`, `.dsat`, `fsub`). The library ([`library`])
@@ -191,8 +193,12 @@ pub fn replacement_for(i: &PisaInst, float16: bool) -> Option<Replacement> {
         // bfloat16 (half without `float16`) to nearest too: the library
         // rounds into the format (the back end's f32 arithmetic would need
         // a rounding of its own)
-        Opcode::Fadd | Opcode::Fsub if directed || rounds16 => "add",
-        Opcode::Fmul if directed || rounds16 => "mul",
+        Opcode::Fadd | Opcode::Fsub if directed => "add",
+        Opcode::Fmul if directed => "mul",
+        // to nearest: the device's f32 operation and the library's
+        // rounding into the format (`library::rn_entry`)
+        Opcode::Fadd | Opcode::Fsub if rounds16 => "rn_add",
+        Opcode::Fmul if rounds16 => "rn_mul",
         Opcode::Fmad => "fma",
         Opcode::Fdiv => "div",
         // f32's `frcp` passes 1.0 to `div`; the 16-bit entry points have `rcp`
