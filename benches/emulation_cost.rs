@@ -21,7 +21,8 @@
 //! The kernels: the nine of `benches/kernels.rs` (`cases.rs`, each output
 //! checked against its CPU reference) and seven small ones of
 //! `benches/kernels/` that exercise one emulation each (`atom64`,
-//! `poly_df`, `fma_df`, `sqrt`, `sin_f32`, `int16`, `half`), whose outputs are computed once
+//! `poly_df`, `fma_df`, `sqrt`, `sin_f32`, `int16`, `half`, `bf16`: the
+//! exact library's bfloat16 rounding, on every device), whose outputs are computed once
 //! by the cpu device (`pisa-interp`). Every variant's outputs must equal the
 //! reference after the warm-up and after every round, so no wrong result
 //! is timed.
@@ -71,8 +72,8 @@ const EMULATIONS: [Emulation; 5] = [
 ];
 
 /// The kernels of this bench that `cases::make_case` does not have.
-const OWN: [&str; 7] = [
-    "atom64", "poly_df", "fma_df", "sqrt", "sin_f32", "int16", "half",
+const OWN: [&str; 8] = [
+    "atom64", "poly_df", "fma_df", "sqrt", "sin_f32", "int16", "half", "bf16",
 ];
 
 #[path = "kernels/opts.rs"]
@@ -161,6 +162,17 @@ fn own_case(name: &str, quick: bool) -> Case {
             let b: Vec<u8> = (0..n).flat_map(|_| h(0x3400, 0x0600, rng.next())).collect();
             (
                 "benches/kernels/half.pisa",
+                vec![raw(a), raw(b), out(2)],
+                vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2)],
+            )
+        }
+        "bf16" => {
+            // a in [0, 1), b in [0.25, 0.75): x stays below 3; bfloat16 bit patterns
+            let h = |lo: u16, span: u16, r: u32| (lo + (r % span as u32) as u16).to_le_bytes();
+            let a: Vec<u8> = (0..n).flat_map(|_| h(0x0000, 0x3F80, rng.next())).collect();
+            let b: Vec<u8> = (0..n).flat_map(|_| h(0x3E80, 0x00C0, rng.next())).collect();
+            (
+                "benches/kernels/bf16.pisa",
                 vec![raw(a), raw(b), out(2)],
                 vec![Arg::Buf(0), Arg::Buf(1), Arg::Buf(2)],
             )

@@ -109,6 +109,13 @@ fn forms() -> Vec<Form> {
         v.push(h(format!("fsub.rna.dsat.{ty}"), 2));
         v.push(h(format!("fmul.ru.ftz.{ty}"), 2));
         v.push(h(format!("fmad.rd.ftz.dsat.{ty}"), 3));
+        if bf {
+            // to nearest too: Vulkan has no rounding into bfloat16
+            v.push(h("fadd.bf".into(), 2));
+            v.push(h("fsub.ftz.bf".into(), 2));
+            v.push(h("fmul.dsat.bf".into(), 2));
+            v.push(h("fmul.re.ftz.dsat.bf".into(), 2));
+        }
         for m in ["", ".rz", ".ru", ".rd", ".rna", ".rz.ftz", ".ru.dsat"] {
             v.push(form(
                 format!("fmul.full{m}.{ty}"),
@@ -124,6 +131,10 @@ fn forms() -> Vec<Form> {
         v.push(p(format!("fmul.rd.dsat.{ty}x2"), 2));
         v.push(p(format!("fmad.rna.{ty}x2"), 3));
         v.push(p(format!("fsqrt.fast.{ty}x2"), 1));
+        if bf {
+            v.push(p("fadd.bfx2".into(), 2));
+            v.push(p("fmul.ftz.bfx2".into(), 2));
+        }
         for m in [
             "",
             ".re",

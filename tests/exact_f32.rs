@@ -45,6 +45,9 @@ fn forms() -> Vec<(String, usize)> {
     v.push(("fmad.rd.dsat.f".into(), 3));
     v.push(("fdiv.rna.ftz.f".into(), 2));
     v.push(("fsqrt.ru.ftz.f".into(), 1));
+    // `frc` rounds its subtraction down (13 §2.12)
+    v.push(("frc.f".into(), 1));
+    v.push(("frc.ftz.f".into(), 1));
     v
 }
 

@@ -114,7 +114,7 @@ fn cli_lists_passes() {
 reducible    irreducible regions get one entry (a dispatcher): the graph is reducible
 shallow      parts nested deeper than 64 become flat dispatch loops
 mathlib      transcendental instructions become calls of the bundled math library
-exactf64     f32/f16/bf16 directed rounding, fmad, fdiv, frcp, fsqrt, rounded conversions become calls of the exact library with f64 cores; inexact .df forms of the soft-double one
+exactf64     f32/f16/bf16 directed rounding, bf16 rounding, fmad, fdiv, frcp, fsqrt, frc, rounded conversions become calls of the exact library with f64 cores; inexact .df forms of the soft-double one
 structurize  each body becomes a tree of nested loop / block / if constructs
 simt         functions that need sub-groups run in SIMT mode: uniform control flow, a lane state register, sync points made by every invocation
 "
@@ -512,8 +512,9 @@ fn back_end_refuses_unreplaced_exact_operations() {
 /// from `.df` but to nearest into `.f`, `i2f` from 64 bits in a directed
 /// mode) are calls of the soft-double library on devices with f64 too
 /// (`ir::exactf64::df_replacement`): reaching the back end unreplaced
-/// they are an internal error, as the `.f` forms are. With the pass they
-/// translate.
+/// they are an internal error, as the `.f` forms are, `frc` (whose
+/// subtraction rounds down) and the `.bf` arithmetic to nearest (rounded
+/// into bfloat16 by the exact library). With the pass they translate.
 #[test]
 fn back_end_refuses_unreplaced_df_operations() {
     use pisa_translator::spirv::Numerics;
@@ -528,6 +529,12 @@ fn back_end_refuses_unreplaced_df_operations() {
         ("ftrunc.f.df.rz %x, %d", Numerics::F64),
         ("ftrunc.hf.df %h, %d", Numerics::F64),
         ("i2f.df.s64.rd %d, %d", Numerics::F32),
+        ("frc.f %x, %x", Numerics::F64),
+        ("frc.ftz.f %x, %x", Numerics::F32),
+        ("fadd.bf %h, %h, %h", Numerics::F64),
+        ("fmul.bf %h, %h, %h", Numerics::F32),
+        ("fdiv.fast.bf %h, %h, %h", Numerics::F64),
+        ("frcp.bf %h, %h", Numerics::F64),
     ];
     for (form, numerics) in forms {
         let src = format!(".version 0.1;\n.target 100;\n.kernel @k(.param[8] %p)\n{{\n\t.reg .64b %a, %d;\n\t.reg .32b %x;\n\t.reg .16b %h;\n\tld.param.64b %a, [%p];\n\tld.global.64b %d, [%a];\n\t{form};\n\tst.global.64b [%a], %d;\n\tst.global.32b [%a], %x;\n\tst.global.16b [%a], %h;\n\treturn;\n}}\n");

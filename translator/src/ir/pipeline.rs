@@ -133,13 +133,13 @@ pub const PASSES: &[Pass] = &[
     },
     Pass {
         name: "exactf32",
-        doc: "f32 directed rounding, fmad, fdiv, frcp, fsqrt become calls of the exact integer library (no f64); inexact .df forms of the soft-double one",
+        doc: "f32 directed rounding, fmad, fdiv, frcp, fsqrt, frc, bf16 rounding become calls of the exact integer library (no f64); inexact .df forms of the soft-double one",
         needs: &[],
         run: run_exactf32,
     },
     Pass {
         name: "exactf64",
-        doc: "f32/f16/bf16 directed rounding, fmad, fdiv, frcp, fsqrt, rounded conversions become calls of the exact library with f64 cores; inexact .df forms of the soft-double one",
+        doc: "f32/f16/bf16 directed rounding, bf16 rounding, fmad, fdiv, frcp, fsqrt, frc, rounded conversions become calls of the exact library with f64 cores; inexact .df forms of the soft-double one",
         needs: &[],
         run: run_exactf64,
     },
@@ -311,7 +311,7 @@ fn run_mathlib(p: &mut Program, target: &Target) -> Result<(), PassError> {
 }
 
 fn run_exactf32(p: &mut Program, target: &Target) -> Result<(), PassError> {
-    super::exactf32::link(p);
+    super::exactf32::link_for(p, target.native.float16);
     if !target.soft_f64 {
         super::exactf64::link_df(p, target.native, "exactf32");
     }

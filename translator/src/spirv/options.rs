@@ -157,7 +157,8 @@ pub struct Options {
     pub narrow_storage: [bool; 2],
     /// Use SPIR-V's 16-bit float type (the device's `shaderFloat16`) to
     /// round f32 results to `.hf` (`lower::float16::f32_to_half`). Without
-    /// it they are rounded in integer arithmetic; any other use of the type
+    /// it the `.hf` operations that round are calls of the exact library
+    /// (`ir::exactf32::replacement_for`); any other use of the type
     /// still declares `Float16`, which the runtime refuses on such a device.
     pub float16: bool,
     /// No f64 for `.df` arithmetic: `fadd`, `fsub`, `fmul`, `fmad`,
@@ -210,6 +211,7 @@ impl Options {
             native: crate::ir::exactf64::Native {
                 division: !self.exact_division,
                 fma_f32: !self.fma_f32_via_f64,
+                float16: self.float16,
             },
             soft_f64: self.soft_f64,
             checked_memory: self.checked_memory,

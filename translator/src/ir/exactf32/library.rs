@@ -14,7 +14,9 @@
 //! - `@__pisa_xf_add(a, b, flags)`, `@__pisa_xf_mul(a, b, flags)`,
 //!   `@__pisa_xf_fma(a, b, c, flags)`, `@__pisa_xf_div(a, b, flags)`,
 //!   `@__pisa_xf_sqrt(a, flags)`: the instructions, with `flags` as
-//!   [`super::flags`] encodes them.
+//!   [`super::flags`] encodes them;
+//! - `@__pisa_xf_frc(a, flags)`: `frc`, by `frnd.rd` and `@__pisa_xf_add`
+//!   in `.rd`.
 
 use std::fmt::Write;
 
@@ -68,6 +70,7 @@ pub(crate) fn source_with(title: &str, cores: &dyn Cores) -> String {
     s.push_str(WIDEN);
     s.push_str(&cvt());
     s.push_str(I2F);
+    s.push_str(FRC);
     s.push_str(&half_entries());
     s
 }
@@ -810,6 +813,38 @@ const I2F: &str = "\
 
 ";
 
+/// `@__pisa_xf_frc(a, flags)`: `frc` (13 §2.12), `a − round(a, .rd)` with
+/// the subtraction rounded down too (".rd rounding mode is always
+/// applied"), so the result lies in [0, 1): −2^-30 gives 1 − 2^-24, not
+/// 1.0. The source is flushed first under `.ftz` (16; `frnd` of a negative
+/// subnormal would be −1); `frnd.rd` is exact (Vulkan's `Floor`), the
+/// subtraction `@__pisa_xf_add` in `.rd` (which flushes the result under
+/// `.ftz` and applies the NaN rules: a NaN gives itself quieted, ±inf the
+/// default NaN); integral values and ±0 give +0 (`x − x` is −0 in `.rd`).
+const FRC: &str = "\
+.function .32b @__pisa_xf_frc(.reg .32b %a0, .reg .32b %flags)
+{
+	.reg .32b %a, %t, %s, %r, %f;
+	.pred %den, %ftz, %zero;
+	and.32b %f, %flags, 16;
+	ucmp.ne.32b %ftz, %f, 0;
+	and.32b %t, %a0, 0x7F800000;
+	ucmp.eq.32b %den, %t, 0;
+	and.32b %s, %a0, 0x80000000;
+	sel.32b %s, %s, %a0, %den;
+	sel.32b %a, %s, %a0, %ftz;
+	frnd.rd.f %t, %a;
+	// .rd (3) and subtract (64), the caller's .ftz
+	or.32b %f, %f, 67;
+	call %r, @__pisa_xf_add(%a, %t, %f);
+	and.32b %s, %r, 0x7FFFFFFF;
+	ucmp.eq.32b %zero, %s, 0;
+	sel.32b %r, 0, %r, %zero;
+	return %r;
+}
+
+";
+
 /// The operations with 16-bit entry points: the f32 function's name
 /// suffix and its number of sources.
 pub const HALF_OPS: &[(&str, usize)] = &[
@@ -854,6 +889,74 @@ fn half_sources(o: &mut String, n: usize) {
         flush16(o, &format!("%{s}"));
         let _ = writeln!(o, "\tcall %{s}, @__pisa_xf_widen(%{s}, %fmt);");
     }
+}
+
+/// `@__pisa_xh_rn_OP(a, b, flags)` (`OP` `add`, with flag 64 `fsub`, or
+/// `mul`) to nearest on `.hf`/`.bf`, and its packed `@__pisa_xh2_rn_OP`:
+/// the sources flushed under `.ftz` and widened exactly, the device's f32
+/// `fadd`/`fmul` (correctly rounded to nearest in Vulkan; with 24 bits
+/// against 11 or 8 the double rounding is innocuous for them, p' ≥ 2p + 2),
+/// the float core's NaN rules on the f32 encodings (the widening keeps
+/// payloads), one integer rounding into the format (`@__pisa_xf_cvt`, flag
+/// 128: subnormals kept), `.dsat` on the 16-bit result (NaNs and negative
+/// values but −0 give +0, values above 1 give 1), `.ftz`. Much shorter
+/// than the exact cores of `@__pisa_xh_add`.
+fn rn_entry(o: &mut String, op: &str) {
+    let _ = writeln!(
+        o,
+        ".function .16b @__pisa_xh_rn_{op}(.reg .16b %a0, .reg .16b %b0, .reg .32b %flags)\n{{"
+    );
+    half_prologue(o);
+    let _ = writeln!(o, "\t.reg .32b %a, %b, %q, %c, %one;");
+    let _ = writeln!(o, "\t.pred %nan, %ish, %big;");
+    let _ = writeln!(o, "\t.reg .16b %y;");
+    half_sources(o, 2);
+    if op == "add" {
+        let _ = writeln!(o, "\tand.32b %t, %flags, 64;");
+        let _ = writeln!(o, "\tucmp.ne.32b %p, %t, 0;");
+        let _ = writeln!(o, "\txor.32b %q, %b, 0x80000000;");
+        let _ = writeln!(o, "\tsel.32b %q, %q, %b, %p;");
+        let _ = writeln!(o, "\tfadd.f %r, %a, %q;");
+    } else {
+        let _ = writeln!(o, "\tfmul.f %r, %a, %b;");
+    }
+    let _ = writeln!(
+        o,
+        "\t// NaN rules: the first NaN source quieted, else the default NaN"
+    );
+    let _ = writeln!(o, "\tand.32b %t, %r, 0x7FFFFFFF;");
+    let _ = writeln!(o, "\tucmp.gt.32b %nan, %t, 0x7F800000;");
+    let _ = writeln!(o, "\tsel.32b %r, 0x7FC00000, %r, %nan;");
+    for s in ["%b", "%a"] {
+        let _ = writeln!(o, "\tand.32b %t, {s}, 0x7FFFFFFF;");
+        let _ = writeln!(o, "\tucmp.gt.32b %nan, %t, 0x7F800000;");
+        let _ = writeln!(o, "\tor.32b %q, {s}, 0x400000;");
+        let _ = writeln!(o, "\tsel.32b %r, %q, %r, %nan;");
+    }
+    let _ = writeln!(o, "\tand.32b %cf, %flags, 0x300;");
+    let _ = writeln!(o, "\tor.32b %cf, %cf, 128;");
+    let _ = writeln!(o, "\tcall %r, @__pisa_xf_cvt(%r, %cf);");
+    let _ = writeln!(o, "\t// .dsat on the 16-bit result");
+    let _ = writeln!(o, "\tucmp.eq.32b %ish, %fmt, 1;");
+    let _ = writeln!(o, "\tsel.32b %one, 0x3C00, 0x3F80, %ish;");
+    let _ = writeln!(o, "\tucmp.gt.32b %big, %r, 0x8000;");
+    let _ = writeln!(o, "\tsel.32b %c, 0, %r, %big;");
+    let _ = writeln!(o, "\t// (−0 is left: compare magnitudes)");
+    let _ = writeln!(o, "\tand.32b %q, %c, 0x7FFF;");
+    let _ = writeln!(o, "\tucmp.gt.32b %big, %q, %one;");
+    let _ = writeln!(o, "\tsel.32b %c, %one, %c, %big;");
+    let _ = writeln!(o, "\tucmp.gt.32b %big, %q, %em;");
+    let _ = writeln!(o, "\tsel.32b %c, 0, %c, %big;");
+    let _ = writeln!(o, "\tand.32b %t, %flags, 32;");
+    let _ = writeln!(o, "\tucmp.ne.32b %p, %t, 0;");
+    let _ = writeln!(o, "\tsel.32b %r, %c, %r, %p;");
+    flush16(o, "%r");
+    let _ = writeln!(o, "\ttrunc.16b.32b %y, %r;");
+    let _ = writeln!(o, "\treturn %y;\n}}\n");
+    let _ = writeln!(
+        o,
+        ".function .v2.16b @__pisa_xh2_rn_{op}(.reg .v2.16b %a0, .reg .v2.16b %b0, .reg .32b %flags)\n{{\n\t.reg .16b %al, %ah, %bl, %bh, %yl, %yh;\n\t.reg .v2.16b %y;\n\tmov.16b %al, %a0.x;\n\tmov.16b %ah, %a0.y;\n\tmov.16b %bl, %b0.x;\n\tmov.16b %bh, %b0.y;\n\tcall %yl, @__pisa_xh_rn_{op}(%al, %bl, %flags);\n\tmov.16b %y.x, %yl;\n\tcall %yh, @__pisa_xh_rn_{op}(%ah, %bh, %flags);\n\tmov.16b %y.y, %yh;\n\treturn %y;\n}}\n"
+    );
 }
 
 /// `@__pisa_xh_OP(a, …, flags)` on `.hf`/`.bf` (flags bits 8-9 the format):
@@ -937,6 +1040,9 @@ fn half_entries() -> String {
             let _ = writeln!(o, "\tmov.16b %y.{lane}, %y{half};");
         }
         let _ = writeln!(o, "\treturn %y;\n}}\n");
+    }
+    for op in ["add", "mul"] {
+        rn_entry(&mut o, op);
     }
     // fmul.full: 16-bit sources, an f32 product
     let _ = writeln!(

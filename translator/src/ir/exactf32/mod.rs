@@ -15,6 +15,12 @@
 //! - `fmad` in every mode (one rounding);
 //! - `fdiv`, `frcp`, `fsqrt` in every mode, `.fast` included (the exact
 //!   result is within every bound, and the same as the other devices');
+//! - `frc` (its subtraction rounds down: `@__pisa_xf_frc`);
+//! - on `.bf`, `fadd`, `fsub`, `fmul` to nearest too (Vulkan has no
+//!   rounding into bfloat16; `.hf` to nearest is f32 arithmetic and
+//!   `OpFConvert`, correctly rounded), by short entry points
+//!   (`@__pisa_xh_rn_add`, `_mul`: the device's f32 operation, the one
+//!   float operation of the library, then its integer rounding);
 //!
 //! by a call `call %d, @__pisa_xf_OP(srcs…, FLAGS)` ([`flags`]: the
 //! rounding mode, `.ftz`, `.dsat`, `fsub`). The library ([`library`])
@@ -107,8 +113,17 @@ pub struct Replacement {
 }
 
 /// The library function that computes `i` exactly, and its flags, if this
-/// pass replaces it (see the module docs).
+/// pass replaces it (see the module docs), on a device that rounds into
+/// `.hf` by `OpFConvert` (`shaderFloat16`).
 pub fn replacement(i: &PisaInst) -> Option<Replacement> {
+    replacement_for(i, true)
+}
+
+/// [`replacement`] on a device with (`float16`) or without `shaderFloat16`:
+/// without it `fadd`, `fsub`, `fmul` on `.hf` to nearest and `i2f` into
+/// `.hf` are calls too (the back end would round into `.hf` in integer
+/// code of its own).
+pub fn replacement_for(i: &PisaInst, float16: bool) -> Option<Replacement> {
     let q = &i.quals;
     let mode = q.rndmode.unwrap_or(Rndmode::Re);
     let directed = mode != Rndmode::Re;
@@ -135,7 +150,7 @@ pub fn replacement(i: &PisaInst) -> Option<Replacement> {
                 _ => return None,
             };
             // the forms the back end computes in f64 (`lower::data_movement::i2f`)
-            if !(directed || q.dsat || to == Type::Bf) {
+            if !(directed || q.dsat || to == Type::Bf || (to == Type::Hf && !float16)) {
                 return None;
             }
             let signed = from.signed()?;
@@ -156,6 +171,7 @@ pub fn replacement(i: &PisaInst) -> Option<Replacement> {
         return None;
     }
     let fmt = format_code(kind);
+    let rounds16 = kind == FloatKind::BFloat || (kind == FloatKind::Half && !float16);
     let f = flags(mode, q.ftz, q.dsat, i.opcode == Opcode::Fsub) | fmt << 8;
     let prefix = match (kind, ty.lanes() > 1) {
         (FloatKind::Single, _) => "__pisa_xf_",
@@ -172,8 +188,17 @@ pub fn replacement(i: &PisaInst) -> Option<Replacement> {
         });
     }
     let op = match i.opcode {
+        // `frc` rounds its subtraction down (13 §2.12)
+        Opcode::Frc if kind == FloatKind::Single => "frc",
+        // bfloat16 (half without `float16`) to nearest too: the library
+        // rounds into the format (the back end's f32 arithmetic would need
+        // a rounding of its own)
         Opcode::Fadd | Opcode::Fsub if directed => "add",
         Opcode::Fmul if directed => "mul",
+        // to nearest: the device's f32 operation and the library's
+        // rounding into the format (`library::rn_entry`)
+        Opcode::Fadd | Opcode::Fsub if rounds16 => "rn_add",
+        Opcode::Fmul if rounds16 => "rn_mul",
         Opcode::Fmad => "fma",
         Opcode::Fdiv => "div",
         // f32's `frcp` passes 1.0 to `div`; the 16-bit entry points have `rcp`
@@ -245,6 +270,12 @@ fn literal_as_bits(src: Operand, ty: Option<Type>) -> Operand {
 /// Does nothing to a program that uses none.
 pub fn link(p: &mut Program) {
     link_with(p, &Library::EXACT_F32, &replacement);
+}
+
+/// [`link`] on a device with or without `shaderFloat16`
+/// ([`replacement_for`]).
+pub fn link_for(p: &mut Program, float16: bool) {
+    link_with(p, &Library::EXACT_F32, &|i| replacement_for(i, float16));
 }
 
 /// A bundled library with the entry points of [`replacement`]: this one,

@@ -10,6 +10,7 @@
 //! allows 2.5 ULP for `OpFDiv` and `Sqrt`, and does not require `Fma` to
 //! be fused (lavapipe's rounds twice). This pass replaces the instructions
 //! [`super::exactf32::replacement`] names (directed `fadd`/`fsub`/`fmul`,
+//! `.bf` ones to nearest too, `frc`,
 //! `fmad`, `fdiv`, `frcp`, `fsqrt` on `.f`, `.hf`, `.bf` and the packed
 //! forms, `fmul.full` of 16-bit formats, `ftrunc` into 16-bit formats,
 //! `i2f` in a directed mode, with `.dsat` or into `.bf`) by the same calls,
@@ -123,20 +124,33 @@ pub fn library_source() -> &'static str {
 /// (driver workarounds, `PISA_SPIRV_OPTIONS`, docs/abi.md): `fdiv`,
 /// `frcp`, `fsqrt` by `OpFDiv`/`Sqrt` (without `exact-division`), `fmad.f`
 /// by `Fma` (without `fma-f64`; refused where the probe found it rounds
-/// twice).
+/// twice); and `float16`: the device rounds f32 into `.hf` by
+/// `OpFConvert` (correctly rounded; `shaderFloat16`), so `.hf` `fadd`,
+/// `fsub`, `fmul` to nearest stay f32 arithmetic narrowed by it (without
+/// it they are library calls, as the `.bf` ones always are; both passes
+/// read it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Native {
     pub division: bool,
     pub fma_f32: bool,
+    pub float16: bool,
 }
 
 /// The library function that computes `i` exactly, and its flags, if this
 /// pass replaces it (see the module docs).
 pub fn replacement(i: &PisaInst, native: Native) -> Option<Replacement> {
-    let rep = super::exactf32::replacement(i)?;
+    let rep = super::exactf32::replacement_for(i, native.float16)?;
     let nearest = i.quals.rndmode.unwrap_or(Rndmode::Re) == Rndmode::Re;
     let division = matches!(i.opcode, Opcode::Fdiv | Opcode::Frcp | Opcode::Fsqrt);
-    if nearest && native.division && division {
+    // (not where the device's f32 result would need a rounding into the
+    // 16-bit format of the back end's own: bfloat16, half without
+    // `float16`)
+    let rounds16 = match i.quals.ty.and_then(Type::float) {
+        Some(FloatKind::BFloat) => true,
+        Some(FloatKind::Half) => !native.float16,
+        _ => false,
+    };
+    if nearest && native.division && division && !rounds16 {
         return None;
     }
     let fma_f32 = i.opcode == Opcode::Fmad && i.quals.ty == Some(Type::F);

@@ -20,7 +20,7 @@
 //!   is a plain read-modify-write, private memory being the work-item's own.
 
 use super::common::{Ins, R};
-use super::float16::{f32_to_half, half_to_f32};
+use super::float16::{f32_bits_to_bf16, f32_to_half, half_to_f32};
 use crate::abi::Push;
 use crate::ir::qualifier::{Addrspace, Memorder, Memscope, Op};
 use crate::ir::Qualifier;
@@ -468,7 +468,13 @@ fn float_new(
             )))
         }
     };
-    if bits == 16 {
+    if bits == 16 && kind == FloatKind::BFloat {
+        // rounded to nearest (`f32_to_half` narrows exact values only)
+        let u32t = fx.tx.uint(32);
+        let v = fx.tx.b.bitcast(u32t, None, r)?;
+        let v = f32_bits_to_bf16(fx, v)?;
+        fx.resize(v, 32, 16, false)
+    } else if bits == 16 {
         f32_to_half(fx, r, kind)
     } else {
         let ut = fx.tx.uint(bits);

@@ -366,21 +366,10 @@ fn i2f(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     let v = fx.read(ins.opr(Role::Src0)?, fb)?;
     let w = fb.max(32);
     let v = fx.resize(v, fb, w, signed)?;
-    if tb == 16 && w == 32 && !fx.tx.options.float16 {
-        // no 16-bit float type: exact in f64, then rounded once in integer
-        // arithmetic (`float16::float_to_f16_bits`)
-        let dt = fx.tx.float(64);
-        let d = if signed {
-            fx.tx.b.convert_s_to_f(dt, None, v)?
-        } else {
-            fx.tx.b.convert_u_to_f(dt, None, v)?
-        };
-        let u64t = fx.tx.uint(64);
-        let bits = fx.tx.b.bitcast(u64t, None, d)?;
-        let h = super::float16::f64_to_f16_bits(fx, bits)?;
-        let h = fx.resize(h, 64, 16, false)?;
-        fx.write(ins.opr(Role::Dst)?, h, 16)?;
-        return Ok(true);
+    if tb == 16 && !fx.tx.options.float16 {
+        // no 16-bit float type: a call of the exact library
+        // (`ir::exactf32::replacement_for`)
+        return Ok(false);
     }
     let ft = fx.tx.float(tb);
     let f = if signed {

@@ -1,9 +1,19 @@
 //! Half (`.hf`) and bfloat16 (`.bf`) values: exact widening to f32 and
-//! correctly rounded narrowing from it. Arithmetic to nearest on them is
-//! done in f32 and rounded once: with 24 significant bits against 11
-//! (half) or 8 (bfloat16), that double rounding is innocuous for +, −, ×,
-//! ÷ and √ (p' ≥ 2p + 2). It is not for `fmad`, a call of the exact
-//! library in every mode (`ir::exactf32`, `exactf64`).
+//! narrowing from it. `.hf` arithmetic to nearest is done in f32 and
+//! rounded once by `OpFConvert` (correctly rounded): with 24 significant
+//! bits against 11, that double rounding is innocuous for +, −, ×, ÷ and √
+//! (p' ≥ 2p + 2). It is not for `fmad`, a call of the exact library in
+//! every mode (`ir::exactf32`, `exactf64`), as is every rounding into
+//! `.bf` (Vulkan has none): into `.bf` this file narrows only values
+//! bfloat16 holds exactly.
+//!
+//! Without `shaderFloat16` the `.hf` operations that round are calls of
+//! the exact library too (`ir::exactf32::replacement_for`); this file
+//! narrows exact values into `.hf` there in integers
+//! ([`float_to_f16_bits`]). Rounding still done here (issue 32,
+//! docs/numerics.md "Left to do"): the 16-bit float atomics' sums
+//! (`atomics.rs`: [`f32_bits_to_bf16`], and [`float_to_f16_bits`] without
+//! `shaderFloat16`), whose read-modify-write loop is the back end's.
 
 use super::common::R;
 use crate::ir::FloatKind;
@@ -29,7 +39,8 @@ pub fn half_to_f32(fx: &mut FunctionCx, h: Word, from: FloatKind) -> R<Word> {
 }
 
 /// f32 bits → bfloat16 bits (in a u32), round to nearest even; NaNs stay
-/// (quiet) NaNs.
+/// (quiet) NaNs. Only the 16-bit atomics use it (`atom.add.bf`, whose
+/// read-modify-write loop is the back end's: left to move into IR).
 pub fn f32_bits_to_bf16(fx: &mut FunctionCx, a: Word) -> R<Word> {
     let u32t = fx.tx.uint(32);
     let sixteen = fx.tx.const_u32(16);
@@ -50,16 +61,23 @@ pub fn f32_bits_to_bf16(fx: &mut FunctionCx, a: Word) -> R<Word> {
 }
 
 /// An f32 value rounded to the 16-bit format `kind` (`hf` or `bf`), as bits
-/// in a u16.
+/// in a u16. Into `bf` only values bfloat16 holds exactly reach here
+/// (`fmin`/`fmax`, `frnd`, `.dsat`'s clamp of a bfloat16 value: every
+/// rounding into bfloat16 is a call of the exact library, `ir::exactf32`,
+/// `exactf64`): their top half. NaNs among them are replaced by the
+/// callers' NaN rules.
 pub fn f32_to_half(fx: &mut FunctionCx, f: Word, kind: FloatKind) -> R<Word> {
     if kind == FloatKind::BFloat {
         let u32t = fx.tx.uint(32);
         let bits = fx.tx.b.bitcast(u32t, None, f)?;
-        let v = f32_bits_to_bf16(fx, bits)?;
+        let sixteen = fx.tx.const_u32(16);
+        let v = fx.tx.b.shift_right_logical(u32t, None, bits, sixteen)?;
         return fx.resize(v, 32, 16, false);
     }
     if !fx.tx.options.float16 {
-        // no 16-bit float type: round the f32 bits in integer arithmetic
+        // no 16-bit float type: the f32 bits narrowed in integer arithmetic
+        // (exact values but for the atomics' sums: every other rounding
+        // into `.hf` is then a call of the exact library)
         let u32t = fx.tx.uint(32);
         let bits = fx.tx.b.bitcast(u32t, None, f)?;
         let h = float_to_f16_bits(fx, bits, 32)?;
@@ -70,12 +88,6 @@ pub fn f32_to_half(fx: &mut FunctionCx, f: Word, kind: FloatKind) -> R<Word> {
     let h = fx.tx.b.f_convert(f16t, None, f)?;
     let u16t = fx.tx.uint(16);
     Ok(fx.tx.b.bitcast(u16t, None, h)?)
-}
-
-/// f64 → f16 bits, round to nearest even, in integer arithmetic: drivers may
-/// convert through f32 and round twice (lavapipe does).
-pub fn f64_to_f16_bits(fx: &mut FunctionCx, a: Word) -> R<Word> {
-    float_to_f16_bits(fx, a, 64)
 }
 
 /// The bits `a` of an f32 or f64 (`width` 32 or 64) → f16 bits (in an

@@ -3,8 +3,9 @@
 //! exactly (`fadd`, `fsub`, `fmul` correctly rounded; `fdiv`, `fsqrt`,
 //! `frcp` and `fmad.f` only where the device's own form is asked for);
 //! every other form is a call of an exact library before here
-//! (`ir::exactf32`, `exactf64`, `softf64`; `lower::refuse_unrewritten`).
-//! 16-bit formats compute in f32 and round once (see `float16.rs`).
+//! (`ir::exactf32`, `exactf64`, `softf64`; `lower::refuse_unrewritten`),
+//! `frc` and the `.bf` arithmetic that rounds included. `.hf` computes in
+//! f32 and rounds once (see `float16.rs`).
 //! `fabs`/`fneg` are bit operations, so NaN payloads pass through (`fabs`
 //! sets the quiet bit of a NaN, 13 §2.1).
 
@@ -55,7 +56,8 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
     }
     // calls of the exact libraries before here (`lower::refuse_unrewritten`):
     // every rounding mode but `.re`, `fmad` of every format but `.f`
-    // (whose `Fma` the device may be asked to use), `frsqrt.df`, and
+    // (whose `Fma` the device may be asked to use), `frsqrt.df`, `frc`
+    // (whose subtraction rounds down), and
     // `fdiv`/`fsqrt`/`frcp` unless the device's own form is asked for
     let directed = ins.i.quals.rndmode.is_some_and(|r| r != Rndmode::Re);
     let fmad = ins.i.opcode == Opcode::Fmad && ty != FloatKind::Single;
@@ -127,7 +129,6 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
             let a = src(fx, ins, Role::Src0, ty, ftz)?;
             fx.tx.glsl_op(ft, G::Sqrt, &[a])?
         }
-        Opcode::Frc => frc(fx, ins, ty, ftz)?,
         // 1/src0 with the division's precision (see docs/spec-notes.md)
         Opcode::Frcp => {
             let a = src(fx, ins, Role::Src0, ty, ftz)?;
@@ -264,54 +265,6 @@ fn half(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind, ftz: bool) -> R<bool> {
     let h = if ftz { flush(fx, h, ty)? } else { h };
     fx.write(ins.opr(Role::Dst)?, h, 16)?;
     Ok(true)
-}
-
-/// An f32 constant from its bits.
-fn f32c(fx: &mut FunctionCx, bits: u32) -> R<Word> {
-    let ft = fx.tx.float(32);
-    let u = fx.tx.const_u32(bits);
-    Ok(fx.tx.b.bitcast(ft, None, u)?)
-}
-
-/// TwoSum (Knuth): `(s, e)` with `s = RN(a + b)` and `e = a + b − s`
-/// exactly, for any finite `a`, `b` whose sum does not overflow (subnormals
-/// included). Every operation is `NoContraction` (types.rs).
-fn two_sum(fx: &mut FunctionCx, ft: Word, a: Word, b: Word) -> R<(Word, Word)> {
-    let s = fx.tx.b.f_add(ft, None, a, b)?;
-    let bv = fx.tx.b.f_sub(ft, None, s, a)?;
-    let av = fx.tx.b.f_sub(ft, None, s, bv)?;
-    let db = fx.tx.b.f_sub(ft, None, b, bv)?;
-    let da = fx.tx.b.f_sub(ft, None, a, av)?;
-    let e = fx.tx.b.f_add(ft, None, da, db)?;
-    Ok((s, e))
-}
-
-/// `frc` (13 §2.12): `src0 − round(src0, .rd)` with the subtraction rounded
-/// down too (".rd rounding mode is always applied"), so the result lies in
-/// [0, 1): −2^-30 gives 1 − 2^-24, not 1.0. The subtraction is exact except
-/// for −1 < src0 < 0; TwoSum gives its error, and a negative error (the
-/// rounded difference is above the exact one) steps it one ulp down.
-/// Integral values and ±0 give +0; ±inf give the default NaN 0x7FC00000.
-fn frc(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind, ftz: bool) -> R<Word> {
-    let ft = fx.tx.float(32);
-    let ut = fx.tx.uint(32);
-    let bt = fx.tx.bool_ty();
-    let a = src(fx, ins, Role::Src0, ty, ftz)?;
-    let fl = fx.tx.glsl_op(ft, G::Floor, &[a])?;
-    let nfl = fx.tx.b.f_negate(ft, None, fl)?;
-    let (s, e) = two_sum(fx, ft, a, nfl)?;
-    let zero = f32c(fx, 0)?;
-    let above = fx.tx.b.f_ord_less_than(bt, None, e, zero)?;
-    let sb = fx.tx.b.bitcast(ut, None, s)?;
-    let one = fx.tx.const_u32(1);
-    let down = fx.tx.b.i_sub(ut, None, sb, one)?;
-    let rb = fx.tx.b.select(ut, None, above, down, sb)?;
-    // ±inf: inf − inf, whose NaN is the driver's (x86's is negative); the
-    // default NaN is positive (docs/spec-notes.md)
-    let inf = fx.tx.b.is_inf(bt, None, a)?;
-    let nan = fx.tx.const_u32(0x7FC0_0000);
-    let rb = fx.tx.b.select(ut, None, inf, nan, rb)?;
-    Ok(fx.tx.b.bitcast(ft, None, rb)?)
 }
 
 /// `fmin`/`fmax` on `fbits`-bit floats: IEEE minimumNumber/maximumNumber (a

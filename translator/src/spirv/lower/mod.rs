@@ -33,7 +33,8 @@ pub use common::{read_value, Ins, R};
 fn refuse_unrewritten(fx: &FunctionCx, i: &PisaInst) -> R<()> {
     let target = fx.tx.options.target();
     let (rewritten, pass) = if target.exact_f32 {
-        (crate::ir::exactf32::replacement(i).is_some(), "exactf32")
+        let rep = crate::ir::exactf32::replacement_for(i, target.native.float16);
+        (rep.is_some(), "exactf32")
     } else {
         let rep = crate::ir::exactf64::replacement(i, target.native);
         (rep.is_some(), "exactf64")
