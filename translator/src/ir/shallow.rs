@@ -9,7 +9,8 @@
 //! (`../shared/repros/irreducible-300-blocks.pisa`, 97 levels).
 //!
 //! Where the structured tree ([`super::structurize`]) nests deeper than
-//! [`MAX_NESTING`], the construct that starts at depth [`CUT_DEPTH`] on the
+//! [`MAX_NESTING`], the construct (a selection, a loop, or the guard after
+//! a jump to a block's end) that starts at depth [`CUT_DEPTH`] on the
 //! way down is lowered to a *state machine*: its blocks `R` (in tree order)
 //! become the states of one dispatch loop. A round of the loop is a flat
 //! chain of `if ($nest == i) { block i }`, one per state; every edge of
@@ -304,7 +305,8 @@ pub fn flatten_rule(f: &Function, b: &Block) -> Option<bool> {
     }
 }
 
-/// The blocks of the first construct (a selection or a loop) that starts
+/// The blocks of the first construct (a selection, a loop, or the guard
+/// around the rest of a sequence after a breaking node) that starts
 /// at depth `cut` and nests deeper than `max` in all, calls counted by
 /// `calls`, in a function's `tree`.
 fn deep_region(
