@@ -9,7 +9,8 @@
 //! (`../shared/repros/irreducible-300-blocks.pisa`, 97 levels).
 //!
 //! Where the structured tree ([`super::structurize`]) nests deeper than
-//! [`MAX_NESTING`], the construct that starts at depth [`CUT_DEPTH`] on the
+//! [`MAX_NESTING`], the construct (a selection, a loop, or the guard after
+//! a jump to a block's end) that starts at depth [`CUT_DEPTH`] on the
 //! way down is lowered to a *state machine*: its blocks `R` (in tree order)
 //! become the states of one dispatch loop. A round of the loop is a flat
 //! chain of `if ($nest == i) { block i }`, one per state; every edge of
@@ -218,11 +219,17 @@ fn limit_nesting_with(
         keep(f, tree);
         return bound.min(depth);
     }
-    // each round lowers one construct and adds no deeper one; the bound
-    // only guards against a bug turning into a hang (the back end then
-    // refuses the function as nested too deep)
+    // each round lowers one construct and adds no deeper one; the bounds
+    // only guard against a bug turning into a hang or a blow-up (a round
+    // that lowers an earlier dispatch loop inside a bigger one multiplies
+    // its blocks, see `deep_region_in`): the back end then refuses the
+    // function as nested too deep
     let mut last_inlined = usize::MAX;
+    let most_blocks = f.blocks.len().saturating_mul(16).saturating_add(4096);
     for _ in 0..f.blocks.len() + 16 {
+        if f.blocks.len() > most_blocks {
+            break;
+        }
         let Ok(tree) = structurize::structurize(f) else {
             return 0;
         };
@@ -298,7 +305,8 @@ pub fn flatten_rule(f: &Function, b: &Block) -> Option<bool> {
     }
 }
 
-/// The blocks of the first construct (a selection or a loop) that starts
+/// The blocks of the first construct (a selection, a loop, or the guard
+/// around the rest of a sequence after a breaking node) that starts
 /// at depth `cut` and nests deeper than `max` in all, calls counted by
 /// `calls`, in a function's `tree`.
 fn deep_region(
@@ -324,7 +332,40 @@ fn deep_region_in(
     calls: &dyn Fn(&Function, BlockId) -> usize,
 ) -> Option<Vec<BlockId>> {
     stack_safe(|| {
-        for (n, guard) in breaking.levels(nodes) {
+        let mut guarded = false;
+        for (i, (n, guard)) in breaking.levels(nodes).enumerate() {
+            // the guard after a breaking node (`if (!broke) { rest }` in the
+            // back end) is a construct too: where it starts at the cut and
+            // the rest nests too deep, the rest is the region. Descending
+            // past it instead went on down a chain of guards (flattened
+            // early exits nest one per exit, `structurize::FLATTEN_DEPTH`)
+            // to some small construct far below the cut, whose dispatch loop
+            // nested as deep again; the next round lowered that loop inside
+            // a bigger one, tripling the blocks each round
+            if guard == 1 && !guarded {
+                guarded = true;
+                if depth >= cut {
+                    let rest = &nodes[i..];
+                    let inner = rest
+                        .iter()
+                        .map(|n| {
+                            structurize::nesting_depth_with(
+                                breaking,
+                                std::slice::from_ref(n),
+                                &|b| calls(f, b),
+                            )
+                        })
+                        .max()
+                        .unwrap_or(0);
+                    if depth + 1 + inner > max {
+                        let mut blocks = Vec::new();
+                        structurize::blocks(rest, &mut blocks);
+                        if !blocks.is_empty() {
+                            return Some(blocks);
+                        }
+                    }
+                }
+            }
             let depth = depth + guard;
             let construct = matches!(n, Node::If { .. } | Node::Loop { .. });
             if !construct {
