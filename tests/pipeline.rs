@@ -465,6 +465,41 @@ fn back_end_takes_the_finished_ir() {
     }
 }
 
+/// `m`'s instruction `mnemonic`, translated with `options` but without the
+/// numerics pass that replaces it (`exactf32` or `exactf64`), is an
+/// internal error of the back end naming the pass; with it, `m` translates.
+fn refused_without_the_pass(
+    m: &pisa_translator::module::Module,
+    options: &pisa_translator::spirv::Options,
+    mnemonic: &str,
+) {
+    let pass = if options.exact_f32 {
+        "exactf32"
+    } else {
+        "exactf64"
+    };
+    let mut target = options.target();
+    target.exact_f32 = false;
+    target.exact_f64 = false;
+    let mut program = ir::lower(m);
+    pipeline::Pipeline::for_target(&target)
+        .run(&mut program)
+        .unwrap();
+    match pisa_translator::spirv::translate_program(&program, options) {
+        Err(pisa_translator::spirv::TranslateError::Internal(e)) => assert_eq!(
+            e,
+            format!("`{mnemonic}` reached the back end: the IR pass {pass} replaces it by a call")
+        ),
+        Err(e) => panic!("{mnemonic}: {e}"),
+        Ok(_) => panic!("translated {mnemonic} without {pass}"),
+    }
+    let mut program = ir::lower(m);
+    pipeline::Pipeline::for_target(&options.target())
+        .run(&mut program)
+        .unwrap();
+    pisa_translator::spirv::translate_program(&program, options).unwrap();
+}
+
 /// An instruction the IR pass `exactf64` (or `exactf32`) replaces by a
 /// call, reaching the back end unreplaced, is an internal error: the back
 /// end has no inexact or f64 form of it. With the pass it translates.
@@ -477,33 +512,7 @@ fn back_end_refuses_unreplaced_exact_operations() {
         pisa_translator::spirv::Numerics::F32,
     ] {
         let options = pisa_translator::spirv::Options::default().with_numerics(numerics);
-        let pass = if options.exact_f32 {
-            "exactf32"
-        } else {
-            "exactf64"
-        };
-        let mut target = options.target();
-        target.exact_f32 = false;
-        target.exact_f64 = false;
-        let mut program = ir::lower(&m);
-        pipeline::Pipeline::for_target(&target)
-            .run(&mut program)
-            .unwrap();
-        match pisa_translator::spirv::translate_program(&program, &options) {
-            Err(pisa_translator::spirv::TranslateError::Internal(e)) => assert_eq!(
-                e,
-                format!(
-                    "`fadd.rz.f` reached the back end: the IR pass {pass} replaces it by a call"
-                )
-            ),
-            Err(e) => panic!("{e}"),
-            Ok(_) => panic!("translated fadd.rz.f without {pass}"),
-        }
-        let mut program = ir::lower(&m);
-        pipeline::Pipeline::for_target(&options.target())
-            .run(&mut program)
-            .unwrap();
-        pisa_translator::spirv::translate_program(&program, &options).unwrap();
+        refused_without_the_pass(&m, &options, "fadd.rz.f");
     }
 }
 
@@ -540,34 +549,7 @@ fn back_end_refuses_unreplaced_df_operations() {
         let src = format!(".version 0.1;\n.target 100;\n.kernel @k(.param[8] %p)\n{{\n\t.reg .64b %a, %d;\n\t.reg .32b %x;\n\t.reg .16b %h;\n\tld.param.64b %a, [%p];\n\tld.global.64b %d, [%a];\n\t{form};\n\tst.global.64b [%a], %d;\n\tst.global.32b [%a], %x;\n\tst.global.16b [%a], %h;\n\treturn;\n}}\n");
         let m = pisa_translator::assemble("k.pisa", &src).unwrap();
         let options = pisa_translator::spirv::Options::default().with_numerics(numerics);
-        let pass = if options.exact_f32 {
-            "exactf32"
-        } else {
-            "exactf64"
-        };
-        let mnemonic = form.split(' ').next().unwrap();
-        let mut target = options.target();
-        target.exact_f32 = false;
-        target.exact_f64 = false;
-        let mut program = ir::lower(&m);
-        pipeline::Pipeline::for_target(&target)
-            .run(&mut program)
-            .unwrap();
-        match pisa_translator::spirv::translate_program(&program, &options) {
-            Err(pisa_translator::spirv::TranslateError::Internal(e)) => assert_eq!(
-                e,
-                format!(
-                    "`{mnemonic}` reached the back end: the IR pass {pass} replaces it by a call"
-                )
-            ),
-            Err(e) => panic!("{mnemonic}: {e}"),
-            Ok(_) => panic!("translated {mnemonic} without {pass}"),
-        }
-        let mut program = ir::lower(&m);
-        pipeline::Pipeline::for_target(&options.target())
-            .run(&mut program)
-            .unwrap();
-        pisa_translator::spirv::translate_program(&program, &options).unwrap();
+        refused_without_the_pass(&m, &options, form.split(' ').next().unwrap());
     }
 }
 

@@ -114,26 +114,14 @@ pub fn lower_simt(fx: &mut FunctionCx, s: &crate::ir::simt::SimtInst) -> R<()> {
             Ok(())
         }
         S::AnyActive { dst, active } => {
-            let a = read_cond(
-                fx,
-                Cond {
-                    pred: *active,
-                    negate: false,
-                },
-            )?;
+            let a = read_pred(fx, *active)?;
             let any = exchange::any_active(fx, a)?;
             let ptr = pred_ptr(fx, *dst)?;
             fx.tx.b.store(ptr, any, None, [])?;
             Ok(())
         }
         S::ActiveMask { dst, active } => {
-            let a = read_cond(
-                fx,
-                Cond {
-                    pred: *active,
-                    negate: false,
-                },
-            )?;
+            let a = read_pred(fx, *active)?;
             let mask = exchange::activemask(fx, a)?;
             let ptr = value_ptr(fx, *dst)?;
             fx.tx.b.store(ptr, mask, None, [])?;
@@ -142,25 +130,13 @@ pub fn lower_simt(fx: &mut FunctionCx, s: &crate::ir::simt::SimtInst) -> R<()> {
         S::CrossLane { inst, active } => {
             fx.line(inst.span);
             let ins = prepare(fx, inst)?;
-            let a = read_cond(
-                fx,
-                Cond {
-                    pred: *active,
-                    negate: false,
-                },
-            )?;
+            let a = read_pred(fx, *active)?;
             exchange::lower(fx, &ins, a)
         }
         S::Call { inst, active } => {
             fx.line(inst.span);
             let ins = prepare(fx, inst)?;
-            let a = read_cond(
-                fx,
-                Cond {
-                    pred: *active,
-                    negate: false,
-                },
-            )?;
+            let a = read_pred(fx, *active)?;
             control_flow::sync_call(fx, &ins, a)
         }
         S::SetResult { dst, value } => {
@@ -190,6 +166,17 @@ fn pred_ptr(fx: &FunctionCx, r: RegId) -> R<rspirv::spirv::Word> {
         Some(Reg::Pred { ptr }) => Ok(ptr),
         _ => Err(TranslateError::Internal("a SIMT predicate expected".into())),
     }
+}
+
+/// The value of predicate register `pred` (a SIMT instruction's active flag).
+fn read_pred(fx: &mut FunctionCx, pred: RegId) -> R<rspirv::spirv::Word> {
+    read_cond(
+        fx,
+        Cond {
+            pred,
+            negate: false,
+        },
+    )
 }
 
 /// The value of condition `c`.
