@@ -10,6 +10,18 @@ fn pisa() -> Command {
     Command::new(env!("CARGO_BIN_EXE_pisa"))
 }
 
+/// The standard output of `pisa ARGS FILE`, which must exit 0.
+fn pisa_stdout(args: &[&str], file: &std::path::Path) -> String {
+    let out = pisa().args(args).arg(file).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// A cycle entered at two blocks (`reducible` gives it one entry, a
 /// dispatcher loop), small enough to unroll.
 const LOOP: &str = "// a cycle entered at two blocks
@@ -668,18 +680,10 @@ fn print_after_softf64_shows_the_library_calls() {
 }
 ",
     );
-    let out = pisa()
-        .args(["ir", "--numerics", "soft", "--print-after", "softf64"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = pisa_stdout(
+        &["ir", "--numerics", "soft", "--print-after", "softf64"],
+        &file,
     );
-    let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("call %y, @__pisa_sd_rsqrt(%x, 0x0)"),
         "{text}"
@@ -750,18 +754,7 @@ even:
 #[test]
 fn print_after_simt_shows_simt_mode() {
     let file = write("simt.pisa", SIMT);
-    let out = pisa()
-        .args(["ir", "--print-after", "simt"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = pisa_stdout(&["ir", "--print-after", "simt"], &file);
     for want in [
         "simt.start",
         "simt.transition %$simt_state",
