@@ -683,6 +683,20 @@ fn div() -> String {
     f.finish()
 }
 
+/// One step of the digit-by-digit square root, after two more radicand
+/// bits entered the remainder `%rr`: the trial `4q + 1` subtracted where it
+/// fits, the root `%rq` gaining the bit that says whether it did.
+fn root_step(f: &mut F) {
+    f.l("shl.64b %tt, %rq, 2");
+    f.l("or.64b %tt, %tt, 1");
+    f.l("ucmp.ge.64b %pge, %rr, %tt");
+    f.l("isub.64b %rs, %rr, %tt");
+    f.l("sel.64b %rr, %rs, %rr, %pge");
+    f.l("shl.64b %rq, %rq, 1");
+    f.l("sel.64b %bit, 1, 0, %pge");
+    f.l("or.64b %rq, %rq, %bit");
+}
+
 /// `fsqrt`: the significand (made below 2^54 with an even exponent) times
 /// 2^58, its integer square root (56 bits) by the digit-by-digit method,
 /// two radicand bits a step in 56 steps, unrolled (the remainder stays
@@ -706,14 +720,7 @@ fn sqrt() -> String {
             f.l("and.64b %two, %two, 3");
             f.l("or.64b %rr, %rr, %two");
         }
-        f.l("shl.64b %tt, %rq, 2");
-        f.l("or.64b %tt, %tt, 1");
-        f.l("ucmp.ge.64b %pge, %rr, %tt");
-        f.l("isub.64b %rs, %rr, %tt");
-        f.l("sel.64b %rr, %rs, %rr, %pge");
-        f.l("shl.64b %rq, %rq, 1");
-        f.l("sel.64b %bit, 1, 0, %pge");
-        f.l("or.64b %rq, %rq, %bit");
+        root_step(&mut f);
     }
     f.l("ucmp.ne.64b %pst, %rr, 0");
     f.l("sel.64b %t, 1, 0, %pst");
@@ -778,14 +785,7 @@ fn rsqrt() -> String {
         f.l("and.64b %two, %two, 3");
         f.l("shl.64b %rr, %rr, 2");
         f.l("or.64b %rr, %rr, %two");
-        f.l("shl.64b %tt, %rq, 2");
-        f.l("or.64b %tt, %tt, 1");
-        f.l("ucmp.ge.64b %pge, %rr, %tt");
-        f.l("isub.64b %rs, %rr, %tt");
-        f.l("sel.64b %rr, %rs, %rr, %pge");
-        f.l("shl.64b %rq, %rq, 1");
-        f.l("sel.64b %bit, 1, 0, %pge");
-        f.l("or.64b %rq, %rq, %bit");
+        root_step(&mut f);
     }
     f.l("or.64b %st, %rr, %rm");
     f.l("ucmp.ne.64b %pst, %st, 0");
