@@ -109,9 +109,12 @@ fn forms() -> Vec<Form> {
         v.push(h(format!("fsub.rna.dsat.{ty}"), 2));
         v.push(h(format!("fmul.ru.ftz.{ty}"), 2));
         v.push(h(format!("fmad.rd.ftz.dsat.{ty}"), 3));
+        // to nearest: Vulkan has no rounding into bfloat16, nor into half
+        // without `shaderFloat16` (what the library is linked for here)
+        v.push(h(format!("fadd.{ty}"), 2));
+        v.push(h(format!("fsub.{ty}"), 2));
+        v.push(h(format!("fmul.{ty}"), 2));
         if bf {
-            // to nearest too: Vulkan has no rounding into bfloat16
-            v.push(h("fadd.bf".into(), 2));
             v.push(h("fsub.ftz.bf".into(), 2));
             v.push(h("fmul.dsat.bf".into(), 2));
             v.push(h("fmul.re.ftz.dsat.bf".into(), 2));
@@ -131,6 +134,8 @@ fn forms() -> Vec<Form> {
         v.push(p(format!("fmul.rd.dsat.{ty}x2"), 2));
         v.push(p(format!("fmad.rna.{ty}x2"), 3));
         v.push(p(format!("fsqrt.fast.{ty}x2"), 1));
+        v.push(p(format!("fsub.{ty}x2"), 2));
+        v.push(p(format!("fmul.{ty}x2"), 2));
         if bf {
             v.push(p("fadd.bfx2".into(), 2));
             v.push(p("fmul.ftz.bfx2".into(), 2));
@@ -444,10 +449,11 @@ fn cpu_devices(src: &str, f64: bool) -> (CpuDevice, ProgramId, ProgramId) {
     let mut cpu = CpuDevice::new();
     let reference = cpu.load(&m).unwrap();
     let mut linked = ir::build(&m);
+    // without `shaderFloat16`: `.hf` to nearest is a library call too
     if f64 {
         ir::exactf64::link(&mut linked, ir::exactf64::Native::default());
     } else {
-        ir::exactf32::link(&mut linked);
+        ir::exactf32::link_for(&mut linked, false);
     }
     let library = cpu.load_program(&linked, src).unwrap();
     (cpu, reference, library)
@@ -501,7 +507,7 @@ fn every_form_is_replaced() {
             let text = i.mnemonic_text();
             if forms().iter().any(|f| f.text == text) {
                 assert!(
-                    ir::exactf32::replaces(i).is_some(),
+                    ir::exactf32::replacement_for(i, false).is_some(),
                     "{text} is not replaced"
                 );
             }
@@ -566,6 +572,17 @@ fn f64_library_on_vulkan_is_exact() {
     let src = program();
     let m = pisa_translator::assemble("exact_f16.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
     let options = pisa_translator::spirv::Options::for_loop_cap(true).with_f64(true);
+    vulkan(&m, &options);
+}
+
+/// The f32 path on lavapipe as a device without `shaderFloat16` gets it:
+/// `.hf` to nearest rounded by the library too.
+#[test]
+fn library_on_vulkan_without_float16_is_exact() {
+    let src = program();
+    let m = pisa_translator::assemble("exact_f16.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
+    let mut options = pisa_translator::spirv::Options::for_loop_cap(true).with_exact_f32();
+    options.float16 = false;
     vulkan(&m, &options);
 }
 

@@ -131,8 +131,12 @@ fn kernel_name(form: &str) -> String {
 }
 
 fn program() -> String {
+    program_of(forms())
+}
+
+fn program_of(forms: Vec<(String, usize, Out)>) -> String {
     let mut src = String::from(".version 0.1;\n.target 100;\n");
-    for (form, n, out) in forms() {
+    for (form, n, out) in forms {
         let regs: Vec<String> = (0..n).map(|i| format!("%s{i}")).collect();
         src.push_str(&format!(
             ".kernel @{}(.param[8] %in, .param[8] %out)\n{{\n\t.reg .64b %pi, %po, %off, %d, {};\n\t.reg .32b %id, %w, %x32, %y32;\n\t.reg .16b %x16, %y16;\n\t.reg .8b %x8, %y8;\n\t.pred %p;\n\tld.param.64b %pi, [%in];\n\tld.param.64b %po, [%out];\n\tumad.32b %id, %groupid.x, %enqueuedlocalsize.x, %localid.x;\n\tumul.full.32b %off, %id, {};\n\tiadd.64b %pi, %pi, %off;\n\tumul.full.32b %off, %id, 8;\n\tiadd.64b %po, %po, %off;\n",
@@ -645,4 +649,335 @@ fn the_options_choose_the_library_without_f64() {
         .map(|p| p.name)
         .collect();
     assert!(names.contains(&"softf64"), "{names:?}");
+}
+
+/// The forms the f64-core paths compute on a device with f64
+/// (`ir::softf64::f64core`: `fdiv`/`fsqrt` to nearest without `.dsat`).
+const F64CORE_FORMS: [(&str, usize); 5] = [
+    ("fdiv.df", 2),
+    ("fdiv.ftz.df", 2),
+    ("fdiv.fast.df", 2),
+    ("fsqrt.df", 1),
+    ("fsqrt.ftz.df", 1),
+];
+
+/// An f64 encoding: `sign`, the exponent field `e` (clamped to 0–2047),
+/// the significand's fraction bits from `m`.
+fn enc(sign: u64, e: i64, m: u64) -> u64 {
+    (sign & 1) << 63 | (e.clamp(0, 2047) as u64) << 52 | (m & 0x000F_FFFF_FFFF_FFFF)
+}
+
+/// `x` (nonzero) rounded to its top 53 bits (half up), as a 53-bit
+/// integer with its top bit at 52, and the shift taken off.
+fn top53(x: u128) -> (u64, u32) {
+    let len = 128 - x.leading_zeros();
+    let sh = len - 53;
+    let r = (x + (1u128 << (sh - 1))) >> sh;
+    if r >> 53 != 0 {
+        ((r >> 1) as u64, sh + 1)
+    } else {
+        (r as u64, sh)
+    }
+}
+
+/// The inverse of an odd `b` modulo 2^64.
+fn inverse(b: u64) -> u64 {
+    let mut x = b;
+    for _ in 0..6 {
+        x = x.wrapping_mul(2u64.wrapping_sub(b.wrapping_mul(x)));
+    }
+    x
+}
+
+/// Significands `A`, `B` (53 bits) whose quotient is within `e·2^-53`
+/// units of a midpoint: `A·2^j = M·B + e` for a 54-bit odd `M` and a
+/// small odd `e` (`M = −e·B⁻¹` modulo 2^j).
+fn hard_quotient(next: &mut dyn FnMut() -> u64) -> (u64, u64) {
+    loop {
+        let b = (1u64 << 52) | (next() & 0x000F_FFFF_FFFF_FFFF) | 1;
+        let e = (next() % 9) as i64 * 2 - 7 - 1;
+        let e = e | 1;
+        for j in [53u32, 54] {
+            let mask = (1u64 << j) - 1;
+            let m = (e.wrapping_neg() as u64).wrapping_mul(inverse(b)) & mask;
+            let m = if j == 53 { m | 1 << 53 } else { m };
+            if m >> 53 != 1 {
+                continue;
+            }
+            let p = m as i128 * b as i128 + e as i128;
+            let a = (p >> j) as u64;
+            if a >> 52 == 1 && p & mask as i128 == 0 {
+                return (a, b);
+            }
+        }
+    }
+}
+
+/// A significand `A` (53 bits) and `j` with `A·2^j = M² − c` for a 54-bit
+/// odd `M` and a small `c` ≡ 1 (mod 8): `√(A·2^j)` is within about
+/// `c·2^-55` units of the midpoint `M` (a square root of `c` modulo
+/// 2^56 by Hensel's lifting).
+fn hard_root(next: &mut dyn FnMut() -> u64) -> (u64, u32) {
+    loop {
+        let c = 1 + 8 * (next() % 8);
+        let mut x: u64 = 1;
+        for i in 3..56 {
+            if (x.wrapping_mul(x).wrapping_sub(c) >> i) & 1 == 1 {
+                x += 1 << (i - 1);
+            }
+        }
+        let x = x & ((1 << 56) - 1);
+        let roots = [
+            x,
+            (1u64 << 56) - x,
+            x ^ 1 << 55,
+            ((1u64 << 56) - x) ^ 1 << 55,
+        ];
+        let Some(&m) = roots.iter().find(|&&m| m >> 53 == 1 && next() & 1 == 0) else {
+            continue;
+        };
+        let p = m as u128 * m as u128 - c as u128;
+        for j in [54u32, 55] {
+            let a = (p >> j) as u64;
+            if a >> 52 == 1 && p & ((1u128 << j) - 1) == 0 {
+                return (a, j);
+            }
+        }
+    }
+}
+
+/// `x` (nonzero, at most 53 bits) shifted up to 53 bits, and the shift.
+fn norm53(x: u64) -> (u64, u32) {
+    let t = x.leading_zeros() - 11;
+    (x << t, t)
+}
+
+/// Sources for the f64-core forms, aimed at their fallback boundaries:
+/// random normal operands; quotient exponents at the ends of the fast
+/// path's range (`ea − eb` from −1025 to −1019 and 1020 to 1026: subnormal
+/// and overflowing quotients and the last ones it takes); operands just
+/// below the normal range's ends and subnormal ones; quotients and roots
+/// within a few units of a midpoint (`a` the 53-bit rounding of a 54-bit
+/// odd `Q` times `b`, or of `S²`, moved by up to 2 units); exact quotients
+/// and squares.
+fn f64core_inputs(n: usize, random: usize, seed: u64) -> Vec<u64> {
+    let mut next = elementwise::random(seed);
+    let mut v: Vec<u64> = Vec::new();
+    for k in 0..random {
+        let s = next() & 3;
+        let (ma, mb) = (next(), next());
+        let nudge = (next() % 5) as i64 - 2;
+        let x: Vec<u64> = match (n, k % 6) {
+            (2, 0) => vec![
+                enc(s, 1 + (next() % 2046) as i64, ma),
+                enc(s >> 1, 1 + (next() % 2046) as i64, mb),
+            ],
+            (2, 1) => {
+                let d = [
+                    -1025, -1024, -1023, -1022, -1021, -1020, -1019, 1020, 1021, 1022, 1023, 1024,
+                    1025, 1026,
+                ][next() as usize % 14];
+                let eb = if d > 0 {
+                    1 + (next() % (2046 - d) as u64) as i64
+                } else {
+                    1 - d + (next() % (2046 + d) as u64) as i64
+                };
+                vec![enc(s, eb + d, ma), enc(s >> 1, eb, mb)]
+            }
+            (2, 2) => {
+                // one operand subnormal or at the normal range's ends
+                let odd = [0, 1, 2046, 2045][next() as usize % 4];
+                let other = 1 + (next() % 2046) as i64;
+                if next() & 1 == 0 {
+                    vec![enc(s, odd, ma), enc(s >> 1, other, mb)]
+                } else {
+                    vec![enc(s, other, ma), enc(s >> 1, odd, mb)]
+                }
+            }
+            (2, 3) => {
+                let (a, b) = hard_quotient(&mut next);
+                let ea = 1 + (next() % 2046) as i64;
+                let eb = (ea + (next() % 60) as i64 - 30).clamp(1, 2046);
+                vec![enc(s, ea, a), enc(s >> 1, eb, b)]
+            }
+            (2, 4) => {
+                let q = (1u128 << 53) | (next() as u128 & ((1 << 53) - 1)) | 1;
+                let b = (1u64 << 52) | (mb & 0x000F_FFFF_FFFF_FFFF);
+                let (a, _) = top53(q * b as u128);
+                let a = (a as i64 + nudge) as u64;
+                let eb = 1 + (next() % 2046) as i64;
+                let ea = (eb + (next() % 60) as i64 - 30).clamp(1, 2046);
+                vec![enc(s, ea, a), enc(s >> 1, eb, b)]
+            }
+            (2, _) => {
+                // exact quotients: short significands
+                let q = (ma & 0xFFFF).max(1);
+                let b = (mb & 0x3FF) | 0x400;
+                let (a, _) = norm53(q * b);
+                vec![
+                    enc(s, 1000 + (next() % 40) as i64, a),
+                    enc(s >> 1, 1000 + (next() % 40) as i64, b << 42),
+                ]
+            }
+            (_, 0) => vec![enc(0, 1 + (next() % 2046) as i64, ma)],
+            (_, 1) => {
+                let (a, j) = hard_root(&mut next);
+                let e = 2 * (1 + (next() % 1022) as i64) + ((j as i64 + 1) & 1);
+                vec![enc(0, e, a)]
+            }
+            (_, 2) => {
+                let r = (1u128 << 53) | (next() as u128 & ((1 << 53) - 1)) | 1;
+                let (a, sh) = top53(r * r);
+                let a = (a as i64 + nudge) as u64;
+                // the exponent's parity makes sqrt(a) near r's midpoint
+                let e = 2 * (1 + (next() % 1022) as i64) + ((sh as i64 + 1) & 1);
+                vec![enc(0, e, a)]
+            }
+            (_, 3) => {
+                // subnormals, the normal range's ends, negative values
+                let e = [0, 0, 1, 2, 2045, 2046][next() as usize % 6];
+                vec![enc(next().is_multiple_of(5) as u64, e, ma)]
+            }
+            (_, _) => {
+                // exact squares: sqrt(r² · 2^even)
+                let r = (ma & 0x1FF_FFFF) | 1 << 25;
+                let (a, t) = norm53(r * r);
+                let e = 2 * (1 + (next() % 1022) as i64) + ((t as i64 + 1) & 1);
+                vec![enc(0, e, a)]
+            }
+        };
+        v.extend(x);
+    }
+    v
+}
+
+fn f64core_forms() -> Vec<(String, usize, Out)> {
+    F64CORE_FORMS
+        .iter()
+        .map(|(f, n)| (f.to_string(), *n, Out::Value))
+        .collect()
+}
+
+/// The f64-core paths on the reference device: the program with
+/// `ir::exactf64::link_df` (the device's own `fdiv.df`/`fsqrt.df`, exact
+/// there, inside the library functions) against the program as written.
+#[test]
+fn f64core_paths_on_the_reference_device_are_exact() {
+    let src = program_of(f64core_forms());
+    let m = pisa_translator::assemble("f64core.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
+    let mut cpu = CpuDevice::new();
+    let reference = cpu.load(&m).unwrap();
+    let mut linked = ir::build(&m);
+    ir::exactf64::link_df(&mut linked, ir::exactf64::Native::default(), "exactf64");
+    let names: Vec<String> = linked
+        .functions
+        .iter()
+        .map(|f| linked.name(f.name).to_string())
+        .collect();
+    assert!(
+        names.iter().any(|n| n == "__pisa_sd_div_rn")
+            && names.iter().any(|n| n == "__pisa_sd_sqrt_rn"),
+        "{names:?}"
+    );
+    let library = cpu.load_program(&linked, &src).unwrap();
+    for (k, (form, n)) in F64CORE_FORMS.iter().enumerate() {
+        let ins = f64core_inputs(*n, random_items() * 2, 0xC0DE + k as u64);
+        let kernel = kernel_name(form);
+        let want = elementwise::run(&mut cpu, reference, &kernel, (64, *n), (64, 1), &ins);
+        let got = elementwise::run(&mut cpu, library, &kernel, (64, *n), (64, 1), &ins);
+        check(
+            form,
+            *n,
+            &ins,
+            &got,
+            &want,
+            "the reference device, f64-core paths",
+        );
+    }
+}
+
+/// The same on lavapipe with f64 (the default options, exact division).
+#[test]
+fn f64core_paths_on_vulkan_are_exact() {
+    let src = program_of(f64core_forms());
+    let m = pisa_translator::assemble("f64core.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
+    let mut vk = Runtime::new(RuntimeOptions {
+        validation: true,
+        pipeline_cache: false,
+        timeout: Duration::from_secs(60),
+        ..Default::default()
+    })
+    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let options = pisa_vk_runtime::translate_options_with(
+        vk.device_info(),
+        Some("unroll,loop-cap,relaxed,opaque,opaque-push,exact-division"),
+    );
+    let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
+    if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
+        r.unwrap_or_else(|e| panic!("spirv-val: {e}"));
+    }
+    let mut cpu = CpuDevice::new();
+    let vp = vk.load_translated(&spv).unwrap();
+    let cp = cpu.load(&m).unwrap();
+    for (k, (form, n)) in F64CORE_FORMS.iter().enumerate() {
+        let ins = f64core_inputs(*n, random_items() * 2, 0xD0DE + k as u64);
+        let kernel = kernel_name(form);
+        let want = elementwise::run(&mut cpu, cp, &kernel, (64, *n), (64, 1), &ins);
+        let got = elementwise::run(&mut vk, vp, &kernel, (64, *n), (64, 1), &ins);
+        check(form, *n, &ins, &got, &want, &vk.device_info().name);
+    }
+    let msgs = vk.validation_messages();
+    assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
+}
+
+/// The f64-core paths stay exact when the device's division and square
+/// root are not: the library's functions with their first result moved by
+/// −3 to +4 units (from the low bits of the significand), as a driver
+/// within Vulkan's 2.5 ULP (and beyond) may give it, on the reference
+/// device against its own `fdiv.df`/`fsqrt.df`, over the same inputs
+/// (the near-midpoint quotients and roots are where the correction's last
+/// step decides).
+#[test]
+fn f64core_paths_correct_an_imprecise_driver() {
+    let moved = "\tand.64b %t, %A, 7;\n\tisub.64b %t, %t, 3;\n";
+    let lib = ir::softf64::library_source();
+    let div = "\tfdiv.df %q, %A, %B;\n";
+    let sqrt = "\tfsqrt.df %s, %A;\n";
+    assert!(lib.contains(div) && lib.contains(sqrt));
+    let mut src = lib
+        .replace(div, &format!("{div}{moved}\tiadd.64b %q, %q, %t;\n"))
+        .replace(sqrt, &format!("{sqrt}{moved}\tiadd.64b %s, %s, %t;\n"));
+    for (name, n, op) in [
+        ("ref_div", 2, "fdiv.df %d, %s0, %s1"),
+        ("lib_div", 2, "call %d, @__pisa_sd_div_rn(%s0, %s1, %f)"),
+        ("ref_sqrt", 1, "fsqrt.df %d, %s0"),
+        ("lib_sqrt", 1, "call %d, @__pisa_sd_sqrt_rn(%s0, %f)"),
+    ] {
+        src.push_str(&format!(
+            ".kernel @{name}(.param[8] %in, .param[8] %out)\n{{\n\t.reg .64b %pi, %po, %off, %d, %s0, %s1;\n\t.reg .32b %id, %f;\n\tld.param.64b %pi, [%in];\n\tld.param.64b %po, [%out];\n\tumad.32b %id, %groupid.x, %enqueuedlocalsize.x, %localid.x;\n\tumul.full.32b %off, %id, {};\n\tiadd.64b %pi, %pi, %off;\n\tumul.full.32b %off, %id, 8;\n\tiadd.64b %po, %po, %off;\n\tld.global.64b %s0, [%pi];\n",
+            8 * n
+        ));
+        if n == 2 {
+            src.push_str("\tld.global.64b %s1, [%pi + 8];\n");
+        }
+        src.push_str(&format!(
+            "\tmov.32b %f, 0;\n\t{op};\n\tst.global.64b [%po], %d;\n\treturn;\n}}\n"
+        ));
+    }
+    let m = pisa_translator::assemble("moved.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
+    let mut cpu = CpuDevice::new();
+    let p = cpu.load(&m).unwrap();
+    for (k, (op, n)) in [("div", 2), ("sqrt", 1)].into_iter().enumerate() {
+        let ins = f64core_inputs(n, random_items() * 2, 0xBAD + k as u64);
+        let want = elementwise::run(&mut cpu, p, &format!("ref_{op}"), (64, n), (64, 1), &ins);
+        let got = elementwise::run(&mut cpu, p, &format!("lib_{op}"), (64, n), (64, 1), &ins);
+        check(
+            op,
+            n,
+            &ins,
+            &got,
+            &want,
+            "the reference device, results moved",
+        );
+    }
 }

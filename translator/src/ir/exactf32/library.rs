@@ -1044,6 +1044,7 @@ fn half_entries() -> String {
     for op in ["add", "mul"] {
         rn_entry(&mut o, op);
     }
+    o.push_str(&super::round16::functions());
     // fmul.full: 16-bit sources, an f32 product
     let _ = writeln!(
         o,

@@ -20,7 +20,9 @@
 //!   rounding into bfloat16; `.hf` to nearest is f32 arithmetic and
 //!   `OpFConvert`, correctly rounded), by short entry points
 //!   (`@__pisa_xh_rn_add`, `_mul`: the device's f32 operation, the one
-//!   float operation of the library, then its integer rounding);
+//!   float operation of the library, then its integer rounding; without
+//!   `.ftz`/`.dsat` the shorter `@__pisa_xbf_rn_add`, `_mul` of
+//!   [`round16`], and on `.hf` without `shaderFloat16` `@__pisa_xhf_…`);
 //!
 //! by a call `call %d, @__pisa_xf_OP(srcs…, FLAGS)` ([`flags`]: the
 //! rounding mode, `.ftz`, `.dsat`, `fsub`). The library ([`library`])
@@ -61,6 +63,7 @@
 //! the library is tested against (`tests/exact_f32.rs`).
 
 pub mod library;
+pub mod round16;
 
 use super::bundled::Linker;
 use super::*;
@@ -196,7 +199,25 @@ pub fn replacement_for(i: &PisaInst, float16: bool) -> Option<Replacement> {
         Opcode::Fadd | Opcode::Fsub if directed => "add",
         Opcode::Fmul if directed => "mul",
         // to nearest: the device's f32 operation and the library's
-        // rounding into the format (`library::rn_entry`)
+        // rounding into the format, in a few integer operations without
+        // `.ftz`/`.dsat` (`round16`), else `library::rn_entry`
+        Opcode::Fadd | Opcode::Fsub | Opcode::Fmul if rounds16 && !q.ftz && !q.dsat => {
+            let name = if kind == FloatKind::BFloat {
+                "bf"
+            } else {
+                "hf"
+            };
+            let lanes = if ty.lanes() > 1 { "2" } else { "" };
+            let op = if i.opcode == Opcode::Fmul {
+                "mul"
+            } else {
+                "add"
+            };
+            return Some(Replacement {
+                entry: format!("__pisa_x{name}{lanes}_rn_{op}"),
+                flags: f,
+            });
+        }
         Opcode::Fadd | Opcode::Fsub if rounds16 => "rn_add",
         Opcode::Fmul if rounds16 => "rn_mul",
         Opcode::Fmad => "fma",

@@ -200,9 +200,13 @@ pub fn link(p: &mut Program, native: Native) {
 ///   (Vulkan's conversion rounds to nearest; narrower integers are exact).
 ///
 /// The library computes them in integers, exactly and as the cpu device
-/// does; for `fmad` and `fdiv`/`fsqrt` to nearest an f64-core version
-/// would be faster (measured: docs/numerics.md, "`.df` on devices with
-/// f64"), left to do.
+/// does; `fdiv`/`fsqrt` to nearest without `.dsat` by the device's f64
+/// division (square root) at a normalized scale corrected by exact
+/// remainders (`@__pisa_sd_div_rn`, `@__pisa_sd_sqrt_rn`:
+/// [`super::softf64::f64core`]), falling back to the integer functions
+/// for zeros, subnormals, infinities, NaNs and quotients near the ends of
+/// the range. `fmad` stays the integer function (an f64-core version
+/// needs to know that the device's `Fma` is fused: no probe yet).
 pub fn df_replacement(i: &PisaInst, native: Native) -> Option<(String, u64)> {
     let rep = super::softf64::replacement(i)?;
     let q = &i.quals;
@@ -215,7 +219,16 @@ pub fn df_replacement(i: &PisaInst, native: Native) -> Option<(String, u64)> {
         Opcode::I2f => !nearest && q.from.map(Type::bits) == Some(64),
         _ => false,
     };
-    inexact.then_some(rep)
+    if !inexact {
+        return None;
+    }
+    // to nearest without `.dsat`: the device's division (square root)
+    // corrected by exact remainders, the integer function for the
+    // operands that cannot take it (`softf64::f64core`)
+    if nearest && !q.dsat && matches!(i.opcode, Opcode::Fdiv | Opcode::Fsqrt) {
+        return Some((format!("{}_rn", rep.0), rep.1));
+    }
+    Some(rep)
 }
 
 /// Replaces every `.df` instruction [`df_replacement`] names by a call of

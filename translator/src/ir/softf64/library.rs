@@ -58,6 +58,7 @@ pub fn source() -> String {
     s.push_str(&abs_neg(false));
     s.push_str(&abs_neg(true));
     s.push_str(&conversions());
+    s.push_str(&super::f64core::functions());
     s.push_str(ATOMIC_FORMS);
     s
 }

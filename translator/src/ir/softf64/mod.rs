@@ -73,6 +73,7 @@
 //! the library is tested against (`tests/soft_f64.rs`).
 
 pub mod atomics;
+pub mod f64core;
 pub mod library;
 
 pub use atomics::is_df_atomic;
@@ -88,6 +89,14 @@ pub const LIBRARY_FILE: &str = "<pisa soft f64 library>";
 /// Where library spans start in the program's text: beyond any module's,
 /// the math library's and the exact f32 library's.
 const LIBRARY_BASE: u32 = super::bundled::span_base::SOFT_F64;
+
+/// Whether `span` lies in this library's text (code a link copied in):
+/// the back end lowers the `.df` division and square root of
+/// [`f64core`]'s functions (linked on devices with f64 only) by the
+/// device's instructions.
+pub fn in_library(span: Span) -> bool {
+    span.start >= LIBRARY_BASE
+}
 
 /// The library's PISA text.
 pub fn library_source() -> &'static str {
@@ -378,6 +387,22 @@ mod tests {
     /// many calls a kernel makes. The `.df` atomics' loop is the caller's.
     #[test]
     fn the_library_has_no_loops() {
-        assert!(!super::library_source().contains("goto"));
+        // only forward jumps: each label after its every `goto`
+        let src = super::library_source();
+        for line in src.lines() {
+            let Some(rest) = line.trim().strip_prefix("goto") else {
+                continue;
+            };
+            let label = rest
+                .rsplit(',')
+                .next()
+                .unwrap()
+                .trim()
+                .trim_end_matches(';');
+            let goto_at = src.rfind(line).unwrap();
+            let label_at = src.find(&format!("\n{label}:")).expect(label);
+            assert!(label_at > goto_at, "a backward jump to {label}");
+            assert_eq!(src.matches(&format!("\n{label}:")).count(), 1, "{label}");
+        }
     }
 }

@@ -39,7 +39,11 @@ fn refuse_unrewritten(fx: &FunctionCx, i: &PisaInst) -> R<()> {
         let rep = crate::ir::exactf64::replacement(i, target.native);
         (rep.is_some(), "exactf64")
     };
-    let df = !target.soft_f64 && crate::ir::exactf64::df_replacement(i, target.native).is_some();
+    // (the soft-double library's f64-core functions divide and take
+    // square roots with the device's instructions: `ir::softf64::f64core`)
+    let df = !target.soft_f64
+        && !crate::ir::softf64::in_library(i.span)
+        && crate::ir::exactf64::df_replacement(i, target.native).is_some();
     if rewritten || df {
         return Err(TranslateError::Internal(format!(
             "`{}` reached the back end: the IR pass {pass} replaces it by a call",
