@@ -12,6 +12,7 @@
 //! ```text
 //! cargo bench --bench float_forms                 # 7 rounds
 //! cargo bench --bench float_forms -- --quick      # 3 rounds, 2^16 work-items
+//! cargo bench --bench float_forms -- .bf .df      # only forms containing a NAME
 //! ```
 //!
 //! The baselines are what a driver computes natively: `fadd.f`, `fmul.f`
@@ -40,6 +41,22 @@ const PAIRS: &[(&str, &str, u32, usize, u64)] = &[
     ("ftanh.f", "fmul.f", 32, 1, 0x3F80_0000),
     ("frsqrt.fast.f", "fmul.f", 32, 1, 0x3F80_0000),
     ("fsin.hf", "fadd.hf", 16, 1, 0x3C00),
+    // the short paths to nearest (ir::exactf32::round16, ir::softf64::f64core)
+    // and, as their former cost, the general entry points the same
+    // operations take with `.ftz` (bfloat16) or in `.rz` (`.df`)
+    ("fadd.bf", "fadd.hf", 16, 2, 0x3F80),
+    ("fadd.ftz.bf", "fadd.hf", 16, 2, 0x3F80),
+    ("fmul.bf", "fadd.hf", 16, 2, 0x3F80),
+    ("fmul.ftz.bf", "fadd.hf", 16, 2, 0x3F80),
+    ("fdiv.df", "fmul.df", 64, 2, 0x3FF0_0000_0000_0000),
+    ("fdiv.rz.df", "fmul.df", 64, 2, 0x3FF0_0000_0000_0000),
+    ("fsqrt.df", "fmul.df", 64, 1, 0x3FF0_0000_0000_0000),
+    ("fsqrt.rz.df", "fmul.df", 64, 1, 0x3FF0_0000_0000_0000),
+    // the short paths against the general ones directly (new / former cost)
+    ("fadd.bf", "fadd.ftz.bf", 16, 2, 0x3F80),
+    ("fmul.bf", "fmul.ftz.bf", 16, 2, 0x3F80),
+    ("fdiv.df", "fdiv.rz.df", 64, 2, 0x3FF0_0000_0000_0000),
+    ("fsqrt.df", "fsqrt.rz.df", 64, 1, 0x3FF0_0000_0000_0000),
 ];
 
 fn kernel_name(form: &str) -> String {
@@ -79,6 +96,8 @@ fn program() -> String {
 fn base_operands(base: &str) -> usize {
     if base.starts_with("fmad") {
         3
+    } else if base.starts_with("fsqrt") {
+        1
     } else {
         2
     }
@@ -134,6 +153,11 @@ fn main() -> Result<()> {
     let quick = std::env::args().any(|a| a == "--quick")
         || std::env::var("PISA_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
     let (rounds, items): (usize, u32) = if quick { (3, 1 << 16) } else { (7, 1 << 20) };
+    // NAME arguments: only the forms whose name contains one of them
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let src = program();
     let m =
         pisa_translator::assemble("float_forms.pisa", &src).map_err(|d| anyhow::anyhow!("{d}"))?;
@@ -152,6 +176,9 @@ fn main() -> Result<()> {
     println!("| form | baseline | form / baseline (median) |");
     println!("|---|---|---|");
     for &(form, base, bits, _, value) in PAIRS {
+        if !filter.is_empty() && !filter.iter().any(|n| form.contains(n.as_str())) {
+            continue;
+        }
         let f = side(&mut rt, program, form, bits, value, items)?;
         let b = side(&mut rt, program, base, bits, value, items)?;
         // warm-up: pipeline creation and the driver's compile

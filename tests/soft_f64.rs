@@ -774,9 +774,16 @@ fn f64core_inputs(n: usize, random: usize, seed: u64) -> Vec<u64> {
             ],
             (2, 1) => {
                 let d = [
-                    -1025, -1024, -1023, -1022, -1021, -1020, -1019, 1020, 1021, 1022, 1023, 1024,
-                    1025, 1026,
-                ][next() as usize % 14];
+                    -1100, -1077, -1076, -1075, -1074, -1060, -1040, -1025, -1024, -1023, -1022,
+                    -1021, -1020, -1019, 1020, 1021, 1022, 1023, 1024, 1025, 1026,
+                ][next() as usize % 21];
+                // exact quotients (short significands over powers of two)
+                // half the time: ties of the subnormal rounding
+                let (ma, mb) = if next() & 1 == 0 {
+                    (ma & 0x000F_0000_0000_0000, 0)
+                } else {
+                    (ma, mb)
+                };
                 let eb = if d > 0 {
                     1 + (next() % (2046 - d) as u64) as i64
                 } else {

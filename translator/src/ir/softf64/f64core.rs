@@ -92,45 +92,130 @@ fn split(x: &str) -> String {
     )
 }
 
+/// The lines that flush `%{x}` under `.ftz` (`%ftz`) and unpack it:
+/// `%{x}abs`, the significand's fraction under 1.0 in `%{X}` (in [1, 2):
+/// subnormals normalized) and the biased exponent in `%{x}ex` (below 1 for
+/// subnormals; garbage for zeros, infinities and NaNs, which are chosen
+/// apart).
+fn unpack(x: &str, big: &str) -> String {
+    format!(
+        "\tand.64b %t, %{x}, 0x7FF0000000000000;\n\
+         \tucmp.eq.64b %sub, %t, 0;\n\
+         \tand.64b %t, %{x}, 0x8000000000000000;\n\
+         \tsel.64b %t, %t, %{x}, %sub;\n\
+         \tsel.64b %{x}, %t, %{x}, %ftz;\n\
+         \tand.64b %{x}abs, %{x}, 0x7FFFFFFFFFFFFFFF;\n\
+         \tand.64b %f, %{x}, 0x000FFFFFFFFFFFFF;\n\
+         \tshr.64b %{x}ex, %{x}abs, 52;\n\
+         \tucmp.eq.64b %sub, %{x}ex, 0;\n\
+         \tor.64b %m, %f, 0x0010000000000000;\n\
+         \tsel.64b %m, %f, %m, %sub;\n\
+         \tsel.64b %{x}ex, 1, %{x}ex, %sub;\n\
+         \tshr.64b %t, %m, 32;\n\
+         \ttrunc.32b.64b %hi, %t;\n\
+         \ttrunc.32b.64b %lo, %m;\n\
+         \tfbh.32b %zh, %hi;\n\
+         \tfbh.32b %zl, %lo;\n\
+         \tiadd.32b %zl, %zl, 32;\n\
+         \tucmp.eq.32b %hz, %hi, 0;\n\
+         \tsel.32b %lz, %zl, %zh, %hz;\n\
+         \tisub.32b %lz, %lz, 11;\n\
+         \tand.32b %lz, %lz, 63;\n\
+         \tshl.64b %m, %m, %lz;\n\
+         \tzext.64b.32b %t, %lz;\n\
+         \tisub.64b %{x}ex, %{x}ex, %t;\n\
+         \tand.64b %{big}, %m, 0x000FFFFFFFFFFFFF;\n\
+         \tor.64b %{big}, %{big}, 0x3FF0000000000000;\n"
+    )
+}
+
 const DIV_HEAD: &str = "\
-.function .64b @__pisa_sd_div_rn(.reg .64b %a, .reg .64b %b, .reg .32b %flags)
+.function .64b @__pisa_sd_div_rn(.reg .64b %a0, .reg .64b %b0, .reg .32b %flags)
 {
-	.reg .64b %ea, %eb, %k, %t, %u, %A, %B, %Bh, %Bl, %q, %qh, %ql, %ph, %pl, %r, %c, %v, %vh, %vl, %h, %sg;
-	.pred %p, %up, %dn;
-	shr.64b %ea, %a, 52;
-	and.64b %ea, %ea, 0x7FF;
-	shr.64b %eb, %b, 52;
-	and.64b %eb, %eb, 0x7FF;
-	// the fast path: both normal, k = ea - eb in [-1021, 1023]
-	isub.64b %t, %ea, 1;
-	ucmp.ge.64b %p, %t, 2046;
-	goto.cond %p, sd_div_rn_slow;
-	isub.64b %t, %eb, 1;
-	ucmp.ge.64b %p, %t, 2046;
-	goto.cond %p, sd_div_rn_slow;
-	isub.64b %k, %ea, %eb;
-	iadd.64b %t, %k, 1021;
-	ucmp.ge.64b %p, %t, 2045;
-	goto.cond %p, sd_div_rn_slow;
-	// A, B in [1, 2)
-	and.64b %A, %a, 0x000FFFFFFFFFFFFF;
-	or.64b %A, %A, 0x3FF0000000000000;
-	and.64b %B, %b, 0x000FFFFFFFFFFFFF;
-	or.64b %B, %B, 0x3FF0000000000000;
+	.reg .64b %a, %b, %aabs, %babs, %aex, %bex, %f, %m, %k, %t, %u, %A, %B, %Bh, %Bl, %q, %qh, %ql, %ph, %pl, %r, %c, %v, %sg, %qt, %e, %sh, %d, %half, %n;
+	.reg .32b %fl, %hi, %lo, %zh, %zl, %lz, %s32;
+	.pred %p, %up, %dn, %ftz, %sub, %hz, %below, %sticky, %tie, %big, %an, %bn, %ai, %bi, %az, %bz;
+	mov.64b %a, %a0;
+	mov.64b %b, %b0;
+	// .ftz (16): subnormal sources are the zeros of their signs
+	and.32b %fl, %flags, 16;
+	ucmp.ne.32b %ftz, %fl, 0;
 ";
 
 const DIV_TAIL: &str = "\
-	// the sign and the scale 2^k (k + 1023 in [2, 2046]: normal)
+	// the exact quotient's truncation qt at 53 bits and whether it is
+	// inexact: the sign of q1's exact remainder r
+	fcmp.lt.df %below, %r, 0.0;
+	fcmp.ne.df %sticky, %r, 0.0;
+	sel.64b %qt, %v, %q, %below;
+	// normal results: q's exponent field moved by k (the encoding's sum)
+	shl.64b %t, %k, 52;
+	iadd.64b %n, %c, %t;
+	// overflow (the exponent of q·2^k above 1023): inf
+	shr.64b %e, %c, 52;
+	iadd.64b %e, %e, %k;
+	scmp.gt.64b %big, %e, 2046;
+	sel.64b %n, 0x7FF0000000000000, %n, %big;
+	// subnormal results (qt·2^k below 2^-1022): qt's 53-bit significand
+	// shifted right by s = 1 - (qt's exponent field + k), rounded to nearest
+	// even with the bits shifted out and the sticky bit
+	shr.64b %e, %qt, 52;
+	iadd.64b %e, %e, %k;
+	scmp.lt.64b %p, %e, 1;
+	mov.64b %sh, 1;
+	isub.64b %sh, %sh, %e;
+	umin.64b %sh, %sh, 63;
+	trunc.32b.64b %s32, %sh;
+	and.64b %m, %qt, 0x000FFFFFFFFFFFFF;
+	or.64b %m, %m, 0x0010000000000000;
+	shr.64b %u, %m, %s32;
+	shl.64b %t, %u, %s32;
+	isub.64b %d, %m, %t;
+	mov.64b %half, 1;
+	shl.64b %half, %half, %s32;
+	shr.64b %half, %half, 1;
+	// (up past the half; at the half when inexact or u is odd)
+	ucmp.gt.64b %up, %d, %half;
+	ucmp.eq.64b %tie, %d, %half;
+	and.64b %t, %u, 1;
+	sel.64b %t, 1, %t, %sticky;
+	sel.64b %t, %t, 0, %tie;
+	sel.64b %t, 1, %t, %up;
+	iadd.64b %u, %u, %t;
+	sel.64b %n, %u, %n, %p;
+	// the sign; .ftz: a subnormal result is the zero of its sign
 	xor.64b %sg, %a, %b;
 	and.64b %sg, %sg, 0x8000000000000000;
-	iadd.64b %t, %k, 1023;
-	shl.64b %t, %t, 52;
-	fmul.df %q, %q, %t;
-	or.64b %q, %q, %sg;
-	return %q;
-sd_div_rn_slow:
-	call %q, @__pisa_sd_div(%a, %b, %flags);
-	return %q;
+	and.64b %t, %n, 0x7FF0000000000000;
+	ucmp.eq.64b %p, %t, 0;
+	sel.64b %t, 0, %n, %ftz;
+	sel.64b %n, %t, %n, %p;
+	or.64b %n, %n, %sg;
+	// zeros, infinities, NaNs: x/0 and inf/x inf, 0/x and x/inf 0, 0/0 and
+	// inf/inf the default NaN, a NaN source itself quieted (a first)
+	ucmp.eq.64b %az, %aabs, 0;
+	ucmp.eq.64b %bz, %babs, 0;
+	ucmp.eq.64b %ai, %aabs, 0x7FF0000000000000;
+	ucmp.eq.64b %bi, %babs, 0x7FF0000000000000;
+	or.64b %t, %sg, 0x7FF0000000000000;
+	sel.64b %n, %t, %n, %ai;
+	sel.64b %n, %t, %n, %bz;
+	sel.64b %n, %sg, %n, %az;
+	sel.64b %n, %sg, %n, %bi;
+	or.64b %t, %aabs, %babs;
+	ucmp.eq.64b %p, %t, 0;
+	sel.64b %n, 0x7FF8000000000000, %n, %p;
+	// (both infinite, or NaNs, which come next)
+	and.64b %t, %aabs, %babs;
+	ucmp.eq.64b %p, %t, 0x7FF0000000000000;
+	sel.64b %n, 0x7FF8000000000000, %n, %p;
+	ucmp.gt.64b %bn, %babs, 0x7FF0000000000000;
+	or.64b %t, %b, 0x0008000000000000;
+	sel.64b %n, %t, %n, %bn;
+	ucmp.gt.64b %an, %aabs, 0x7FF0000000000000;
+	or.64b %t, %a, 0x0008000000000000;
+	sel.64b %n, %t, %n, %an;
+	return %n;
 }
 
 ";
@@ -138,6 +223,9 @@ sd_div_rn_slow:
 /// `@__pisa_sd_div_rn`.
 fn div() -> String {
     let mut o = String::from(DIV_HEAD);
+    o.push_str(&unpack("a", "A"));
+    o.push_str(&unpack("b", "B"));
+    o.push_str("\tisub.64b %k, %aex, %bex;\n");
     o.push_str("\t// q0 by the device's division\n\tfdiv.df %q, %A, %B;\n");
     o.push_str(&split("B"));
     o.push_str("\t// one correction: q1 = q0 + r0 / B\n");
@@ -146,12 +234,13 @@ fn div() -> String {
     o.push_str(
         "\tfsub.df %r, %A, %ph;\n\tfsub.df %r, %r, %pl;\n\tfdiv.df %c, %r, %B;\n\tfadd.df %q, %q, %c;\n",
     );
-    o.push_str("\t// the exact remainder of q1\n");
+    o.push_str("\t// the exact remainder r of q1\n");
     o.push_str(&split("q"));
     o.push_str(&dekker("q", "B"));
     o.push_str("\tfsub.df %r, %A, %ph;\n\tfsub.df %r, %r, %pl;\n");
     o.push_str(
-        "\t// above q1 + u/2: r > (u/2)·B; below q1 - d/2: r < -(d/2)·B\n\
+        "\t// c: q1 rounded to nearest; above q1 + u/2: r > (u/2)·B; below\n\
+         \t// q1 - d/2: r < -(d/2)·B (v: q1's neighbour below)\n\
          \tiadd.64b %v, %q, 1;\n\
          \tfsub.df %u, %v, %q;\n\
          \tfmul.df %u, %u, %B;\n\
@@ -163,43 +252,78 @@ fn div() -> String {
          \tfmul.df %u, %u, %B;\n\
          \tfmul.df %u, %u, -0.5;\n\
          \tfcmp.lt.df %dn, %r, %u;\n\
-         \tsel.64b %q, %v, %c, %dn;\n",
+         \tsel.64b %c, %v, %c, %dn;\n",
     );
     o.push_str(DIV_TAIL);
     o
 }
 
 const SQRT_HEAD: &str = "\
-.function .64b @__pisa_sd_sqrt_rn(.reg .64b %a, .reg .32b %flags)
+.function .64b @__pisa_sd_sqrt_rn(.reg .64b %a0, .reg .32b %flags)
 {
-	.reg .64b %ea, %k, %t, %A, %s, %sh, %sl, %v, %vh, %vl, %ph, %pl, %r, %c, %w;
-	.pred %p, %up, %dn, %odd;
-	// the fast path: a positive and normal (the sign bit clear)
-	shr.64b %ea, %a, 52;
-	isub.64b %t, %ea, 1;
-	ucmp.ge.64b %p, %t, 2046;
-	goto.cond %p, sd_sqrt_rn_slow;
+	.reg .64b %a, %abs, %sg, %f, %m, %ex, %k, %t, %A, %s, %sh, %sl, %v, %vh, %vl, %ph, %pl, %r, %c, %w, %zh64;
+	.reg .32b %fl, %hi, %lo, %zh, %zl, %lz;
+	.pred %p, %up, %dn, %odd, %ftz, %sub, %hz, %zero, %nan, %inf, %neg;
+	mov.64b %a, %a0;
+	// .ftz (16): a subnormal source is the zero of its sign
+	and.32b %fl, %flags, 16;
+	ucmp.ne.32b %ftz, %fl, 0;
+	and.64b %t, %a, 0x7FF0000000000000;
+	ucmp.eq.64b %sub, %t, 0;
+	and.64b %sg, %a, 0x8000000000000000;
+	sel.64b %t, %sg, %a, %sub;
+	sel.64b %a, %t, %a, %ftz;
+	and.64b %abs, %a, 0x7FFFFFFFFFFFFFFF;
+	// the significand m with its top bit at 52 (subnormals normalized),
+	// ex the biased exponent (below 1 for subnormals)
+	and.64b %f, %a, 0x000FFFFFFFFFFFFF;
+	shr.64b %ex, %abs, 52;
+	ucmp.eq.64b %sub, %ex, 0;
+	or.64b %m, %f, 0x0010000000000000;
+	sel.64b %m, %f, %m, %sub;
+	sel.64b %ex, 1, %ex, %sub;
+	shr.64b %zh64, %m, 32;
+	trunc.32b.64b %hi, %zh64;
+	trunc.32b.64b %lo, %m;
+	fbh.32b %zh, %hi;
+	fbh.32b %zl, %lo;
+	iadd.32b %zl, %zl, 32;
+	ucmp.eq.32b %hz, %hi, 0;
+	sel.32b %lz, %zl, %zh, %hz;
+	isub.32b %lz, %lz, 11;
+	and.32b %lz, %lz, 63;
+	shl.64b %m, %m, %lz;
+	zext.64b.32b %t, %lz;
+	isub.64b %ex, %ex, %t;
 	// A in [1, 4) with an even exponent e - 1023 - (0 or 1) = 2k
-	isub.64b %t, %ea, 1023;
+	isub.64b %t, %ex, 1023;
 	and.64b %t, %t, 1;
 	ucmp.ne.64b %odd, %t, 0;
-	and.64b %A, %a, 0x000FFFFFFFFFFFFF;
+	and.64b %A, %m, 0x000FFFFFFFFFFFFF;
 	sel.64b %t, 0x4000000000000000, 0x3FF0000000000000, %odd;
 	or.64b %A, %A, %t;
-	// k = floor((e - 1023) / 2), in unsigned arithmetic
-	iadd.64b %t, %ea, 1023;
+	// k = floor((ex - 1023) / 2) (ex + 1023 > 0)
+	iadd.64b %t, %ex, 1023;
 	shr.64b %t, %t, 1;
 	isub.64b %k, %t, 1023;
 ";
 
 const SQRT_TAIL: &str = "\
-	// the scale 2^k (k in [-511, 511])
+	// the scale 2^k (k in [-537, 511])
 	iadd.64b %t, %k, 1023;
 	shl.64b %t, %t, 52;
 	fmul.df %s, %s, %t;
-	return %s;
-sd_sqrt_rn_slow:
-	call %s, @__pisa_sd_sqrt(%a, %flags);
+	// +inf, negative values (-inf too): the default NaN, zeros: themselves,
+	// NaNs: quieted
+	ucmp.eq.64b %inf, %a, 0x7FF0000000000000;
+	sel.64b %s, 0x7FF0000000000000, %s, %inf;
+	ucmp.ne.64b %neg, %sg, 0;
+	sel.64b %s, 0x7FF8000000000000, %s, %neg;
+	ucmp.eq.64b %zero, %abs, 0;
+	sel.64b %s, %a, %s, %zero;
+	ucmp.gt.64b %nan, %abs, 0x7FF0000000000000;
+	or.64b %t, %a, 0x0008000000000000;
+	sel.64b %s, %t, %s, %nan;
 	return %s;
 }
 
