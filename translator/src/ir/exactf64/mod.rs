@@ -203,10 +203,9 @@ pub fn link(p: &mut Program, native: Native) {
 /// does; `fdiv`/`fsqrt` to nearest without `.dsat` by the device's f64
 /// division (square root) at a normalized scale corrected by exact
 /// remainders (`@__pisa_sd_div_rn`, `@__pisa_sd_sqrt_rn`:
-/// [`super::softf64::f64core`]), falling back to the integer functions
-/// for zeros, subnormals, infinities, NaNs and quotients near the ends of
-/// the range. `fmad` stays the integer function (an f64-core version
-/// needs to know that the device's `Fma` is fused: no probe yet).
+/// [`super::softf64::f64core`], every operand range, no branch). `fmad`
+/// stays the integer function (an f64-core version needs to know that
+/// the device's `Fma` is fused: no probe of f64 `Fma` yet).
 pub fn df_replacement(i: &PisaInst, native: Native) -> Option<(String, u64)> {
     let rep = super::softf64::replacement(i)?;
     let q = &i.quals;
@@ -223,8 +222,7 @@ pub fn df_replacement(i: &PisaInst, native: Native) -> Option<(String, u64)> {
         return None;
     }
     // to nearest without `.dsat`: the device's division (square root)
-    // corrected by exact remainders, the integer function for the
-    // operands that cannot take it (`softf64::f64core`)
+    // corrected by exact remainders (`softf64::f64core`)
     if nearest && !q.dsat && matches!(i.opcode, Opcode::Fdiv | Opcode::Fsqrt) {
         return Some((format!("{}_rn", rep.0), rep.1));
     }

@@ -1,37 +1,33 @@
 //! `fdiv.df` and `fsqrt.df` to nearest even on devices with f64: the
-//! device's f64 division (square root) at a normalized scale, made
-//! correctly rounded by exact remainders, with the soft-double library's
-//! integer functions for the operands this cannot take (docs/numerics.md,
-//! "`.df` on devices with f64"). Linked by `ir::exactf64::link_df` only
-//! (never where `softf64` replaces every `.df` operation: the functions
-//! use `.df` arithmetic).
+//! device's f64 division (square root) of the operands' significands,
+//! made correctly rounded by exact remainders, every operand range
+//! included, without a branch (docs/numerics.md, "`.df` on devices with
+//! f64"). Linked by `ir::exactf64::link_df` only (never where `softf64`
+//! replaces every `.df` operation: the functions use `.df` arithmetic).
 //!
-//! - `@__pisa_sd_div_rn(a, b, flags)`: both operands normal (exponent
-//!   fields 1–2046) and `k = ea − eb` in [−1021, 1023]; anything else
-//!   (zeros, subnormals, infinities, NaNs, quotients that could overflow
-//!   or be subnormal) is `@__pisa_sd_div(a, b, flags)`.
-//! - `@__pisa_sd_sqrt_rn(a, flags)`: `a` positive and normal; anything else
-//!   (zeros, subnormals, negative values, +inf, NaNs) is
-//!   `@__pisa_sd_sqrt(a, flags)`.
+//! - `@__pisa_sd_div_rn(a, b, flags)`, `@__pisa_sd_sqrt_rn(a, flags)`: the
+//!   flags the soft-double library's (`softf64::flags`), to nearest even,
+//!   `.ftz` (16) or not, without `.dsat`; bit for bit `@__pisa_sd_div`
+//!   and `@__pisa_sd_sqrt` in that mode (and the cpu device).
 //!
-//! The flags are the soft-double library's (`softf64::flags`): to nearest
-//! even without `.dsat` (`.ftz` changes nothing on the fast path, whose
-//! sources and results are normal).
+//! No branch: llvmpipe runs both sides of a branch whose lanes disagree,
+//! or cannot tell they agree, so a fallback call to the integer functions
+//! cost every lane its full price (measured: `fdiv.df` 1.1× the integer
+//! function with such a fallback, 0.5× without). The operands' special
+//! values are chosen by selects at the end; the core's operands are always
+//! in [1, 2) (or [1, 4)), whatever the sources, so it computes nothing
+//! exceptional for them.
 //!
-//! Proof sketch. The significands `A`, `B` of `a`, `b` in [1, 2) (bits: the
-//! fraction under the exponent field of 1.0; the square root's `A` in
-//! [1, 4), the exponent made even) give `A/B` in (1/2, 2) (`√A` in
-//! [1, 2)); the result is the correctly rounded one of these times 2^k,
-//! an exact multiplication by the f64 2^k as long as the product is
-//! normal, which the fast path's conditions ensure (`A/B` < 2 and, with
-//! `A/B` ≥ 1/2, `k − 1` ≥ −1022; the root's `k` lies in [−511, 511]).
-//! Every value below then lies within [2^-110, 4]: Veltkamp's splitting and
-//! Dekker's product (`x·y = ph + pl` exactly) are exact, and no operation
-//! overflows or underflows.
+//! Proof sketch. Each operand is unpacked into its significand in [1, 2)
+//! (subnormals normalized by their leading zeros) and its exponent; the
+//! division's `A/B` lies in (1/2, 2), the square root's `A` in [1, 4) (the
+//! exponent made even) and `√A` in [1, 2). Every value below then lies
+//! within [2^-110, 4]: Veltkamp's splitting and Dekker's product (`x·y =
+//! ph + pl` exactly) are exact, and no operation overflows or underflows.
 //!
 //! 1. `q0 = A/B` by the device's `OpFDiv` (`√A` by `Sqrt`): Vulkan bounds
 //!    their error by a few units (2.5 ULP); anything within 2^40 units
-//!    does.
+//!    does (`tests/soft_f64.rs` moves them by up to 4 units).
 //! 2. One Newton correction: `r0 = (A − ph) − pl` with `ph + pl = q0·B`
 //!    (`A − ph` is exact by Sterbenz's lemma, `ph` within a factor 2 of
 //!    `A`), so `r0` is the exact remainder with one rounding, and
@@ -40,25 +36,40 @@
 //!    `q0`'s, and the root's Newton step's error is quadratic, so `q1`
 //!    (`s1`) is within half a unit and a tiny fraction of the exact value:
 //!    faithful.
-//! 3. The correct rounding. Division: `q1` faithful makes the remainder
-//!    `r1 = A − q1·B` a 53-bit value (a multiple of `ulp(q1)·ulp(B)` below
-//!    `ulp(q1)·B`), so `(A − ph) − pl` computes it exactly. The exact
-//!    quotient lies above the midpoint `q1 + u/2` (`u = q1⁺ − q1`, exact)
-//!    iff `r1 > (u/2)·B`, below `q1 − d/2` (`d = q1 − q1⁻`) iff
-//!    `r1 < −(d/2)·B`, both products exact (powers of two times `B`); a
-//!    quotient of two 53-bit values is never a midpoint (it would need 54
-//!    bits), so the strict comparisons decide. Square root (Tuckerman's
-//!    test): with `s⁺` the next value above `s1`, `(s1 + u/2)² = s1·s⁺ +
-//!    u²/4`, and `A`, `s1·s⁺` are multiples of 2^-104 while `u²/4` is
-//!    2^-106, so `√A` lies above the midpoint iff `A > s1·s⁺`; likewise
-//!    below `s1 − d/2` iff `A ≤ s1·s⁻`. Each product is `ph + pl` exactly
-//!    and `A − ph` is exact, so `A − ph > pl` (`≤`) decides exactly.
-//! 4. The sign (division: the XOR of the sources' signs) is put on, and the
-//!    scale applied.
+//! 3. The correct rounding at 53 bits. Division: `q1` faithful makes the
+//!    remainder `r1 = A − q1·B` a 53-bit value (a multiple of
+//!    `ulp(q1)·ulp(B)` below `ulp(q1)·B`), so `(A − ph) − pl` computes it
+//!    exactly. The exact quotient lies above the midpoint `q1 + u/2`
+//!    (`u = q1⁺ − q1`, exact) iff `r1 > (u/2)·B`, below `q1 − d/2`
+//!    (`d = q1 − q1⁻`) iff `r1 < −(d/2)·B`, both products exact (powers of
+//!    two times `B`); a quotient of two 53-bit values is never a midpoint
+//!    (it would need 54 bits), so the strict comparisons decide. Square
+//!    root (Tuckerman's test): with `s⁺` the next value above `s1`,
+//!    `(s1 + u/2)² = s1·s⁺ + u²/4`, and `A`, `s1·s⁺` are multiples of
+//!    2^-104 while `u²/4` is 2^-106, so `√A` lies above the midpoint iff
+//!    `A > s1·s⁺`; likewise below `s1 − d/2` iff `A ≤ s1·s⁻` (2^-105 and
+//!    2^-108 when `s1` is 1). Each product is `ph + pl` exactly and `A − ph`
+//!    is exact, so `A − ph > pl` (`≤`) decides exactly.
+//! 4. The result: the rounded significand's encoding plus the exponent
+//!    (an integer addition to the exponent field: exact); above the range,
+//!    ±inf. Quotients below 2^-1022 are rounded again in integers, once,
+//!    from the exact quotient's truncation `qt` at 53 bits (`q1`, or `q1⁻`
+//!    when `r1 < 0`) and its sticky bit (`r1 ≠ 0`): `qt`'s significand
+//!    shifted right into the subnormal position, rounded up when the bits
+//!    shifted out exceed one half, or equal it with the sticky bit or an
+//!    odd result (to even); the carry into the exponent field gives the
+//!    smallest normal number. Square roots of normal and subnormal values
+//!    are normal (2^-537 at least).
+//! 5. The sign (division: the XOR of the sources'); `.ftz`: subnormal
+//!    sources and results are the zeros of their signs; the special
+//!    values by IEEE 754 and the float core's NaN rules (the first NaN
+//!    source quieted; 0/0, ∞/∞ and roots of negative values the default
+//!    NaN; √−0 = −0).
 //!
-//! The fallbacks are the integer library's exact functions, so every
-//! operand gives the cpu device's result; the tests (`tests/soft_f64.rs`,
-//! `df_fast_paths_*`) take operands on both sides of each boundary.
+//! `tests/soft_f64.rs` (`f64core_*`): operands at every boundary of the
+//! ranges (quotients overflowing, subnormal and underflowing, subnormal
+//! ties, subnormal operands), quotients and roots within 2^-50 units of a
+//! midpoint, and the device's first result moved by up to 4 units.
 
 /// The library text of this file's functions.
 pub(super) fn functions() -> String {
