@@ -20,7 +20,7 @@
 //!   is a plain read-modify-write, private memory being the work-item's own.
 
 use super::common::{Ins, R};
-use super::float16::{f32_bits_to_bf16, f32_to_half, half_to_f32};
+use super::float16::{f32_to_half, half_to_f32};
 use crate::abi::Push;
 use crate::ir::qualifier::{Addrspace, Memorder, Memscope, Op};
 use crate::ir::Qualifier;
@@ -426,7 +426,14 @@ fn float_new(
         let eq = fx.tx.b.i_equal(bt, None, old, src0)?;
         return Ok(fx.tx.b.select(t, None, eq, src1.unwrap_or(old), old)?);
     }
-    // 16-bit formats compute in f32 and round once
+    if bits == 16 && matches!(op, Op::Add | Op::Sub) {
+        // they round: loops of `fadd`/`fsub` before here (`ir::fatom16`)
+        return Err(TranslateError::Internal(format!(
+            "`fatom.{}` on a 16-bit format reached the back end: the IR pass fatom16 makes it a loop",
+            op.text()
+        )));
+    }
+    // 16-bit formats compare in f32 (`min`/`max` pick an operand: exact)
     let fb = if bits == 16 { 32 } else { bits };
     let ft = fx.tx.float(fb);
     let (a, b) = if bits == 16 {
@@ -468,13 +475,7 @@ fn float_new(
             )))
         }
     };
-    if bits == 16 && kind == FloatKind::BFloat {
-        // rounded to nearest (`f32_to_half` narrows exact values only)
-        let u32t = fx.tx.uint(32);
-        let v = fx.tx.b.bitcast(u32t, None, r)?;
-        let v = f32_bits_to_bf16(fx, v)?;
-        fx.resize(v, 32, 16, false)
-    } else if bits == 16 {
+    if bits == 16 {
         f32_to_half(fx, r, kind)
     } else {
         let ut = fx.tx.uint(bits);
