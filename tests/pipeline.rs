@@ -140,7 +140,7 @@ fn cli_lists_passes() {
 reducible    irreducible regions get one entry (a dispatcher): the graph is reducible
 shallow      parts nested deeper than 64 become flat dispatch loops
 mathlib      transcendental instructions become calls of the bundled math library
-fatom16      fatom.add/.sub on .hf/.bf become compare-and-swap loops of 16-bit integer atomics around fadd/fsub (rounded as those are)
+fatom16      fatom.add/.sub on .hf/.bf become compare-and-swap loops of 16-bit integer atomics around a sum rounded once into the format
 exactf64     f32/f16/bf16 directed rounding, bf16 rounding, fmad, fdiv, frcp, fsqrt, frc, rounded conversions become calls of the exact library with f64 cores; inexact .df forms of the soft-double one
 frnd         frnd, and f2i/pf2i in a mode other than .rz, round to integral values in integer instructions on the encoding
 structurize  each body becomes a tree of nested loop / block / if constructs
@@ -758,9 +758,10 @@ const ROUNDS: &str = ".version 0.1;
 ";
 
 /// `--print-after fatom16` shows each `fatom.add`/`.sub` on `.bf`/`.hf` as
-/// a compare-and-swap loop of 16-bit integer atomics around the format's
-/// `fadd`/`fsub` (which `exactf64` then makes a call of the exact
-/// library), the atomic's ordering on the compare-and-swap; `--print-after
+/// a compare-and-swap loop of 16-bit integer atomics around `fadd.bf`
+/// (`.hf`: `fsub.f` of the widened values, `ftrunc.hf.f`), which
+/// `exactf64` then makes calls of the exact library, the atomic's
+/// ordering on the compare-and-swap; `--print-after
 /// frnd` shows `frnd` and `f2i.rd` as integer instructions and a
 /// mode-less `f2i`. Emission rounds neither: without the pass, the back
 /// end refuses each as an internal error naming it.
@@ -774,7 +775,9 @@ fn fatom16_and_frnd_leave_the_back_end_no_rounding() {
         "fadd.bf",
         "iatom.shared.or.16b",
         "iatom.shared.cas.16b",
-        "fsub.hf",
+        "fext.f.hf",
+        "fsub.f",
+        "ftrunc.hf.f",
         "ucmp.eq.16b",
     ] {
         assert!(text.contains(want), "{want}:\n{text}");

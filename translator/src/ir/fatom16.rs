@@ -1,17 +1,20 @@
 //! `ir::fatom16`: `fatom.add` and `fatom.sub` on `.hf` and `.bf` (issue
 //! "Numerics on every device": SPIR-V emission rounds nothing itself)
-//! become compare-and-swap loops on the 16-bit value whose new value is an
-//! `fadd`/`fsub` of the format, rounded to nearest even as every other
-//! `fadd.hf`/`.bf` is: natively (f32 narrowed by Vulkan's correctly
-//! rounded `OpFConvert`, `shaderFloat16`) or by the exact library
-//! (`ir::exactf32`, `exactf64`: always for `.bf`, for `.hf` without
-//! `shaderFloat16`), which run after this pass:
+//! become compare-and-swap loops on the 16-bit value whose new value is
+//! rounded to nearest even by instructions the later passes and the back
+//! end compute exactly: on `.bf` the format's `fadd`/`fsub` (a call of
+//! the exact library, `ir::exactf32`, `exactf64`, which run after this
+//! pass); on `.hf` an exact widening to f32, the f32 `fadd`/`fsub`
+//! (Vulkan's, correctly rounded) and one narrowing `ftrunc.hf.f` (the
+//! library's rounding into half) — the same value as `fadd.hf`, the
+//! double rounding being innocuous (24 ≥ 2·11 + 2 bits):
 //!
 //! ```text
 //!     mov.16b      %z, 0
 //!     iatom.SPACE.or.16b %old, [addr], %z          // an atomic read
 //! loop:
-//!     fadd.hf      %new, %old, src                 // fsub for .sub, .bf
+//!     fadd.bf      %new, %old, src                 // fsub for .sub
+//!  (.hf: fext.f.hf %wa, %old; fext.f.hf %wb, src; fadd.f %wa, %wa, %wb; ftrunc.hf.f %new, %wa)
 //!     iatom.SPACE{.memorder}{.memscope}{.cc}.cas.16b %got, [addr], %old, %new
 //!     ucmp.eq.16b  %done, %got, %old               // compares bits
 //!     mov.16b      %old, %got
@@ -48,16 +51,19 @@ const TEMPLATE: &str = ".version 0.1;
 .function .16b @__pisa_fatom16_forms(.reg .64b %a, .reg .16b %s)
 {
 	.reg .16b %o, %g, %n, %z;
+	.reg .32b %wa, %wb;
 	.pred %p;
 	mov.16b %z, 0;
 	iatom.global.or.16b %o, [%a], %z;
 	iatom.global.cas.16b %g, [%a], %o, %n;
 	ucmp.eq.16b %p, %g, %o;
 	mov.16b %o, %g;
-	fadd.hf %n, %o, %s;
-	fsub.hf %n, %o, %s;
 	fadd.bf %n, %o, %s;
 	fsub.bf %n, %o, %s;
+	fext.f.hf %wa, %o;
+	fadd.f %wa, %wa, %wb;
+	fsub.f %wa, %wa, %wb;
+	ftrunc.hf.f %n, %wa;
 	return %o;
 }
 ";
@@ -80,8 +86,9 @@ pub fn rewrite(p: &mut Program) {
     }
     let tpl = super::template::assemble(FILE, TEMPLATE);
     let t = forms(&tpl, "__pisa_fatom16_forms");
-    let [zero, read, cas, eq, mov, add_hf, sub_hf, add_bf, sub_bf] = t.as_slice() else {
-        panic!("the fatom16 template has the loop's nine instructions")
+    let [zero, read, cas, eq, mov, add_bf, sub_bf, widen, add_f, sub_f, narrow] = t.as_slice()
+    else {
+        panic!("the fatom16 template has the loop's eleven instructions")
     };
     for f in &mut p.functions {
         let mut bi = 0;
@@ -103,12 +110,6 @@ pub fn rewrite(p: &mut Program) {
             else {
                 bi += 1;
                 continue;
-            };
-            let arith = match (i.quals.ty, i.quals.op) {
-                (Some(Type::Hf), Some(Op::Add)) => add_hf,
-                (Some(Type::Hf), _) => sub_hf,
-                (_, Some(Op::Add)) => add_bf,
-                _ => sub_bf,
             };
             let n = f.regs.len();
             let half = || RegKind::Value(Ty::scalar(16));
@@ -154,18 +155,38 @@ pub fn rewrite(p: &mut Program) {
                 i.mnemonic,
                 i.span,
             );
+            // the new value: `.bf` by the format's `fadd`/`fsub`; `.hf` by
+            // an exact widening, the f32 operation and one narrowing (the
+            // same value: 24 ≥ 2·11 + 2 bits make the double rounding
+            // innocuous), which drivers compile fast inside the loop (a
+            // 16-bit value computed from the loop's own 16-bit registers
+            // made llvmpipe's compilation of a kernel of four such loops
+            // take 8 s, of 32 more than its 120 s limit)
+            let sub = i.quals.op == Some(Op::Sub);
+            let mut insts = Vec::with_capacity(8);
+            if i.quals.ty == Some(Type::Hf) {
+                let word = || RegKind::Value(Ty::scalar(32));
+                let wa = reg(f.new_reg(format!("$h16wa{n}"), word()), i.span);
+                let wb = reg(f.new_reg(format!("$h16wb{n}"), word()), i.span);
+                insts.push(like(widen, vec![wa.clone(), old.clone()], &i));
+                insts.push(like(widen, vec![wb.clone(), src], &i));
+                let op = if sub { sub_f } else { add_f };
+                insts.push(like(op, vec![wa.clone(), wa.clone(), wb], &i));
+                insts.push(like(narrow, vec![new.clone(), wa], &i));
+            } else {
+                let op = if sub { sub_bf } else { add_bf };
+                insts.push(like(op, vec![new.clone(), old.clone(), src], &i));
+            }
+            insts.push(cas);
+            insts.push(like(
+                eq,
+                vec![reg(done, i.span), got.clone(), old.clone()],
+                &i,
+            ));
+            insts.push(like(mov, vec![old.clone(), got], &i));
             let loop_block = Block {
                 label: None,
-                insts: vec![
-                    Inst::Pisa(like(arith, vec![new, old.clone(), src], &i)),
-                    Inst::Pisa(cas),
-                    Inst::Pisa(like(
-                        eq,
-                        vec![reg(done, i.span), got.clone(), old.clone()],
-                        &i,
-                    )),
-                    Inst::Pisa(like(mov, vec![old.clone(), got], &i)),
-                ],
+                insts: insts.into_iter().map(Inst::Pisa).collect(),
                 term: Terminator::Branch {
                     cond: Cond {
                         pred: done,
@@ -192,13 +213,13 @@ pub fn rewrite(p: &mut Program) {
 
 #[cfg(test)]
 mod tests {
-    /// The template assembles, with the loop's nine instructions.
+    /// The template assembles, with the loop's eleven instructions.
     #[test]
     fn the_template_assembles() {
         let p = super::super::template::assemble(super::FILE, super::TEMPLATE);
         assert_eq!(
             super::forms(&p, "__pisa_fatom16_forms").len(),
-            9,
+            11,
             "the loop's instructions"
         );
     }

@@ -35,9 +35,12 @@
 //! one): other numerics of `spirv::Options` (`opaque_operands`, relaxed
 //! memory orders, in `spirv::lower`). The exact float operations are all
 //! the passes' (`exactf32`, `exactf64`, `softf64`; `.df` on devices with
-//! f64 too: [`super::exactf64::df_replacement`]); the back end keeps only
-//! the forms Vulkan defines as exact and refuses the others as internal
-//! errors.
+//! f64 too: [`super::exactf64::df_replacement`]), and so are the
+//! roundings no library computes: the 16-bit float atomics' sums
+//! (`fatom16`: loops around `fadd`/`fsub`, which those passes then
+//! rewrite) and rounding to integral values (`frnd`: integer
+//! instructions); the back end keeps only the forms Vulkan defines as
+//! exact and refuses the others as internal errors.
 //!
 //! The loop-cap exit flags (`detect_loop_cap`, `spirv::control`: a loop
 //! the driver cut short sets the launch's status word) stay in the back
@@ -133,7 +136,7 @@ pub const PASSES: &[Pass] = &[
     },
     Pass {
         name: "fatom16",
-        doc: "fatom.add/.sub on .hf/.bf become compare-and-swap loops of 16-bit integer atomics around fadd/fsub (rounded as those are)",
+        doc: "fatom.add/.sub on .hf/.bf become compare-and-swap loops of 16-bit integer atomics around a sum rounded once into the format",
         needs: &[],
         run: run_fatom16,
     },

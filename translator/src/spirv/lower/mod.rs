@@ -465,9 +465,9 @@ pub fn qualifier_handling(q: &Quals) -> [(&'static str, Handling); 31] {
                 Some(Rndmode::Re) => {
                     Lowered("the driver's rounding, or ir::exactf32/exactf64 (softf64 for .df)")
                 }
-                Some(Rndmode::Rz | Rndmode::Ru | Rndmode::Rd | Rndmode::Rna) => {
-                    Lowered("ir::exactf32/exactf64 (softf64 for .df)")
-                }
+                Some(Rndmode::Rz | Rndmode::Ru | Rndmode::Rd | Rndmode::Rna) => Lowered(
+                    "ir::exactf32/exactf64 (softf64 for .df); frnd, f2i, pf2i: ir::frnd",
+                ),
             },
         ),
         (
