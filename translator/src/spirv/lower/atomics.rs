@@ -479,7 +479,13 @@ fn float_new(
         f32_to_half(fx, r, kind)
     } else {
         let ut = fx.tx.uint(bits);
-        Ok(fx.tx.b.bitcast(ut, None, r)?)
+        let r = fx.tx.b.bitcast(ut, None, r)?;
+        if matches!(op, Op::Add | Op::Sub) {
+            // the float core's NaN: drivers return a signaling NaN source
+            // unquieted (lavapipe: 1.0 + 0x7F800001 gave 0x7F800001)
+            return super::floating_point::nan_rules(fx, kind, &[old, src0], r);
+        }
+        Ok(r)
     }
 }
 
