@@ -32,8 +32,8 @@ use crate::spirv::memory::{Mem, GENERIC_PRIVATE_TAG, GENERIC_SHARED_TAG};
 use crate::spirv::types::ModuleCx;
 use rspirv::dr::Operand as SOp;
 use rspirv::spirv::{
-    Capability, GlslStd450Op as G, LoopControl, MemoryAccess, MemorySemantics, Scope,
-    SelectionControl, StorageClass, Word,
+    Capability, LoopControl, MemoryAccess, MemorySemantics, Scope, SelectionControl, StorageClass,
+    Word,
 };
 
 /// Locks in the global lock table (a power of two): 4 KiB of the data block.
@@ -447,8 +447,10 @@ fn float_new(
     let r = match op {
         Op::Add => fx.tx.b.f_add(ft, None, a, b)?,
         Op::Sub => fx.tx.b.f_sub(ft, None, a, b)?,
-        Op::Min => fx.tx.glsl_op(ft, G::NMin, &[a, b])?,
-        Op::Max => fx.tx.glsl_op(ft, G::NMax, &[a, b])?,
+        // the float core's `fmin`/`fmax`: −0 below +0, a NaN operand
+        // yields the other, two NaNs the first, quieted (NMin/NMax leave
+        // both to the driver: lavapipe kept a signaling NaN)
+        Op::Min | Op::Max => super::floating_point::min_max_of(fx, op == Op::Min, false, fb, a, b)?,
         // `.cas` is handled above; the other values belong to other
         // instructions
         Op::Cas
@@ -476,7 +478,10 @@ fn float_new(
         }
     };
     if bits == 16 {
-        f32_to_half(fx, r, kind)
+        // (min/max: the NaN result from the 16-bit operands, whose
+        // payloads widening and narrowing may lose)
+        let h = f32_to_half(fx, r, kind)?;
+        super::floating_point::min_max_nan16_of(fx, false, kind, old, src0, h)
     } else {
         let ut = fx.tx.uint(bits);
         let r = fx.tx.b.bitcast(ut, None, r)?;
