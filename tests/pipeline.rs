@@ -69,7 +69,15 @@ fn names(target: &pipeline::Target) -> Vec<&'static str> {
 fn passes_for_default_and_unrolling_targets() {
     assert_eq!(
         names(&pipeline::Target::default()),
-        ["reducible", "shallow", "mathlib", "structurize", "simt"]
+        [
+            "reducible",
+            "shallow",
+            "mathlib",
+            "fatom16",
+            "frnd",
+            "structurize",
+            "simt"
+        ]
     );
     assert_eq!(
         names(&pipeline::Target {
@@ -80,6 +88,8 @@ fn passes_for_default_and_unrolling_targets() {
             "reducible",
             "shallow",
             "mathlib",
+            "fatom16",
+            "frnd",
             "structurize",
             "unroll",
             "simt"
@@ -93,7 +103,9 @@ fn passes_for_default_and_unrolling_targets() {
             "reducible",
             "shallow",
             "mathlib",
+            "fatom16",
             "exactf64",
+            "frnd",
             "structurize",
             "unroll",
             "simt"
@@ -107,8 +119,10 @@ fn passes_for_default_and_unrolling_targets() {
             "reducible",
             "shallow",
             "mathlib",
+            "fatom16",
             "exactf32",
             "softf64",
+            "frnd",
             "structurize",
             "unroll",
             "simt"
@@ -126,7 +140,9 @@ fn cli_lists_passes() {
 reducible    irreducible regions get one entry (a dispatcher): the graph is reducible
 shallow      parts nested deeper than 64 become flat dispatch loops
 mathlib      transcendental instructions become calls of the bundled math library
+fatom16      fatom.add/.sub on .hf/.bf become compare-and-swap loops of 16-bit integer atomics around a sum rounded once into the format
 exactf64     f32/f16/bf16 directed rounding, bf16 rounding, fmad, fdiv, frcp, fsqrt, frc, rounded conversions become calls of the exact library with f64 cores; inexact .df forms of the soft-double one
+frnd         frnd, and f2i/pf2i in a mode other than .rz, round to integral values in integer instructions on the encoding
 structurize  each body becomes a tree of nested loop / block / if constructs
 simt         functions that need sub-groups run in SIMT mode: uniform control flow, a lane state register, sync points made by every invocation
 "
@@ -147,8 +163,8 @@ simt         functions that need sub-groups run in SIMT mode: uniform control fl
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    let last = text.lines().nth(5).unwrap();
-    assert_eq!(text.lines().count(), 7);
+    let last = text.lines().nth(7).unwrap();
+    assert_eq!(text.lines().count(), 9);
     assert_eq!(
         last,
         "unroll       small innermost loops run 16 iterations per back edge, and those of at most 8 proven trips no loop at all (drivers that cap loops)"
@@ -176,7 +192,9 @@ fn cli_lists_checked_only_with_check() {
             "reducible",
             "shallow",
             "mathlib",
+            "fatom16",
             "exactf64",
+            "frnd",
             "structurize",
             "simt",
             "checked"
@@ -195,6 +213,8 @@ fn cli_lists_checked_only_with_check() {
             "reducible",
             "shallow",
             "mathlib",
+            "fatom16",
+            "frnd",
             "structurize",
             "unroll",
             "simt",
@@ -379,7 +399,7 @@ fn print_after_is_the_callbacks_ir() {
         seen.push((pass.name, pipeline::print(p)))
     })
     .unwrap();
-    assert_eq!(seen.len(), 6);
+    assert_eq!(seen.len(), 8);
     for (name, text) in seen {
         assert_eq!(print_after(name), text, "{name}");
     }
@@ -426,7 +446,7 @@ fn print_after_refuses_unknown_and_absent_passes() {
     assert!(out.stdout.is_empty());
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "error: unknown pass `inline` (passes: reducible, shallow, mathlib, exactf32, exactf64, softf64, structurize, unroll, simt, checked)\n"
+        "error: unknown pass `inline` (passes: reducible, shallow, mathlib, fatom16, exactf32, exactf64, softf64, frnd, structurize, unroll, simt, checked)\n"
     );
     let out = pisa()
         .args(["ir", "--print-after", "unroll"])
@@ -612,7 +632,9 @@ fn numerics_choose_the_passes() {
         "reducible",
         "shallow",
         "mathlib",
+        "fatom16",
         "exactf64",
+        "frnd",
         "structurize",
         "simt",
     ];
@@ -624,7 +646,9 @@ fn numerics_choose_the_passes() {
             "reducible",
             "shallow",
             "mathlib",
+            "fatom16",
             "exactf32",
+            "frnd",
             "structurize",
             "simt"
         ]
@@ -633,8 +657,10 @@ fn numerics_choose_the_passes() {
         "reducible",
         "shallow",
         "mathlib",
+        "fatom16",
         "exactf32",
         "softf64",
+        "frnd",
         "structurize",
         "simt",
     ];
@@ -707,6 +733,93 @@ fn print_after_softf64_shows_the_library_calls() {
         String::from_utf8_lossy(&out.stderr),
         "error: pass `softf64` does not run for this target (it runs with --numerics soft)\n"
     );
+}
+
+/// A kernel with the 16-bit float atomics that round (`fatom16`) and the
+/// roundings to integral values (`frnd`).
+const ROUNDS: &str = ".version 0.1;
+.target 100;
+.kernel @k(.param[8] %a)
+{
+	.shared .align 4 @s[4];
+	.reg .64b %p;
+	.reg .32b %x;
+	.reg .16b %h, %b;
+	ld.param.64b %p, [%a];
+	ld.global.16b %h, [%p];
+	fatom.global.acq_rel.gpu.add.bf %b, [%p + 2], %h;
+	fatom.shared.sub.hf %b, [@s + 2], %h;
+	frnd.rna.ftz.bf %h, %b;
+	f2i.s32.hf.rd %x, %h;
+	st.global.16b [%p], %h;
+	st.global.32b [%p + 8], %x;
+	return;
+}
+";
+
+/// `--print-after fatom16` shows each `fatom.add`/`.sub` on `.bf`/`.hf` as
+/// a compare-and-swap loop of 16-bit integer atomics around `fadd.bf`
+/// (`.hf`: `fsub.f` of the widened values, `ftrunc.hf.f`), which
+/// `exactf64` then makes calls of the exact library, the atomic's
+/// ordering on the compare-and-swap; `--print-after
+/// frnd` shows `frnd` and `f2i.rd` as integer instructions and a
+/// mode-less `f2i`. Emission rounds neither: without the pass, the back
+/// end refuses each as an internal error naming it.
+#[test]
+fn fatom16_and_frnd_leave_the_back_end_no_rounding() {
+    let file = write("rounds.pisa", ROUNDS);
+    let text = pisa_stdout(&["ir", "--print-after", "fatom16"], &file);
+    for want in [
+        "iatom.global.or.16b",
+        "iatom.global.acq_rel.gpu.cas.16b",
+        "fadd.bf",
+        "iatom.shared.or.16b",
+        "iatom.shared.cas.16b",
+        "fext.f.hf",
+        "fsub.f",
+        "ftrunc.hf.f",
+        "ucmp.eq.16b",
+    ] {
+        assert!(text.contains(want), "{want}:\n{text}");
+    }
+    assert!(!text.contains("fatom"), "{text}");
+    let text = pisa_stdout(&["ir", "--print-after", "exactf64"], &file);
+    assert!(
+        text.contains("@__pisa_xh_") && !text.contains("fadd.bf"),
+        "{text}"
+    );
+    let text = pisa_stdout(&["ir", "--print-after", "frnd"], &file);
+    assert!(!text.contains("frnd") && !text.contains(".rd"), "{text}");
+    assert!(text.contains("f2i.s32.hf %"), "{text}");
+    let m = pisa_translator::assemble("rounds.pisa", ROUNDS).unwrap();
+    for numerics in [
+        pisa_translator::spirv::Numerics::F64,
+        pisa_translator::spirv::Numerics::F32,
+    ] {
+        let options = pisa_translator::spirv::Options::default().with_numerics(numerics);
+        for (pass, refused) in [
+            ("fatom16", "`fatom.global.acq_rel.gpu.add.bf` reached the back end: the IR pass fatom16 makes it a loop"),
+            ("frnd", "`frnd.rna.ftz.bf` reached the back end: the IR pass frnd rounds it in integers"),
+        ] {
+            let mut program = ir::lower(&m);
+            pipeline::Pipeline::for_target(&options.target())
+                .without(pass)
+                .run(&mut program)
+                .unwrap();
+            match pisa_translator::spirv::translate_program(&program, &options) {
+                Err(pisa_translator::spirv::TranslateError::Internal(e)) => {
+                    assert_eq!(e, refused)
+                }
+                Err(e) => panic!("{pass}: {e}"),
+                Ok(_) => panic!("translated without {pass}"),
+            }
+        }
+        let mut program = ir::lower(&m);
+        pipeline::Pipeline::for_target(&options.target())
+            .run(&mut program)
+            .unwrap();
+        pisa_translator::spirv::translate_program(&program, &options).unwrap();
+    }
 }
 
 /// A kernel that needs sub-groups: a divergent `if`, a loop with a

@@ -2,7 +2,7 @@
 //! as one list chosen from the target ([`Pipeline::for_target`]).
 //!
 //! ```text
-//! ir::lower → reducible → shallow → mathlib [→ exactf32 | exactf64] [→ softf64] → structurize [→ unroll] → simt [→ checked] → back end
+//! ir::lower → reducible → shallow → mathlib → fatom16 [→ exactf32 | exactf64] [→ softf64] → frnd → structurize [→ unroll] → simt [→ checked] → back end
 //! ```
 //!
 //! [`Pipeline::run`] runs the passes in order and, in debug builds, checks
@@ -35,9 +35,12 @@
 //! one): other numerics of `spirv::Options` (`opaque_operands`, relaxed
 //! memory orders, in `spirv::lower`). The exact float operations are all
 //! the passes' (`exactf32`, `exactf64`, `softf64`; `.df` on devices with
-//! f64 too: [`super::exactf64::df_replacement`]); the back end keeps only
-//! the forms Vulkan defines as exact and refuses the others as internal
-//! errors.
+//! f64 too: [`super::exactf64::df_replacement`]), and so are the
+//! roundings no library computes: the 16-bit float atomics' sums
+//! (`fatom16`: loops around `fadd`/`fsub`, which those passes then
+//! rewrite) and rounding to integral values (`frnd`: integer
+//! instructions); the back end keeps only the forms Vulkan defines as
+//! exact and refuses the others as internal errors.
 //!
 //! The loop-cap exit flags (`detect_loop_cap`, `spirv::control`: a loop
 //! the driver cut short sets the launch's status word) stay in the back
@@ -132,15 +135,23 @@ pub const PASSES: &[Pass] = &[
         run: run_mathlib,
     },
     Pass {
+        name: "fatom16",
+        doc: "fatom.add/.sub on .hf/.bf become compare-and-swap loops of 16-bit integer atomics around a sum rounded once into the format",
+        needs: &[],
+        run: run_fatom16,
+    },
+    Pass {
         name: "exactf32",
         doc: "f32 directed rounding, fmad, fdiv, frcp, fsqrt, frc, bf16 rounding become calls of the exact integer library (no f64); inexact .df forms of the soft-double one",
-        needs: &[],
+        // after `fatom16`, whose loops add the .bf/.hf rounding it rewrites
+        needs: &["fatom16"],
         run: run_exactf32,
     },
     Pass {
         name: "exactf64",
         doc: "f32/f16/bf16 directed rounding, bf16 rounding, fmad, fdiv, frcp, fsqrt, frc, rounded conversions become calls of the exact library with f64 cores; inexact .df forms of the soft-double one",
-        needs: &[],
+        // after `fatom16`, whose loops add the .bf/.hf rounding it rewrites
+        needs: &["fatom16"],
         run: run_exactf64,
     },
     Pass {
@@ -150,10 +161,17 @@ pub const PASSES: &[Pass] = &[
         run: run_softf64,
     },
     Pass {
+        name: "frnd",
+        doc: "frnd, and f2i/pf2i in a mode other than .rz, round to integral values in integer instructions on the encoding",
+        // after the passes whose library code it rewrites too
+        needs: &["mathlib"],
+        run: run_frnd,
+    },
+    Pass {
         name: "structurize",
         doc: "each body becomes a tree of nested loop / block / if constructs",
         // after every pass that changes blocks or adds functions
-        needs: &["reducible", "shallow", "mathlib"],
+        needs: &["reducible", "shallow", "mathlib", "fatom16"],
         run: run_structurize,
     },
     Pass {
@@ -206,7 +224,7 @@ pub struct Pipeline {
 impl Pipeline {
     /// The passes a back end's program goes through for `target`.
     pub fn for_target(target: &Target) -> Pipeline {
-        let mut names = vec!["reducible", "shallow", "mathlib"];
+        let mut names = vec!["reducible", "shallow", "mathlib", "fatom16"];
         if target.exact_f32 {
             names.push("exactf32");
         } else if target.exact_f64 {
@@ -215,6 +233,7 @@ impl Pipeline {
         if target.soft_f64 {
             names.push("softf64");
         }
+        names.push("frnd");
         names.push("structurize");
         if target.unroll_loops {
             names.push("unroll");
@@ -241,6 +260,13 @@ impl Pipeline {
                 .collect(),
             target,
         }
+    }
+
+    /// The same pipeline without the pass named `name` (for tests: what
+    /// reaches a back end when a pass is missing).
+    pub fn without(mut self, name: &str) -> Pipeline {
+        self.passes.retain(|p| p.name != name);
+        self
     }
 
     /// The passes, in the order they run.
@@ -310,6 +336,11 @@ fn run_mathlib(p: &mut Program, target: &Target) -> Result<(), PassError> {
     Ok(())
 }
 
+fn run_fatom16(p: &mut Program, _: &Target) -> Result<(), PassError> {
+    super::fatom16::rewrite(p);
+    Ok(())
+}
+
 fn run_exactf32(p: &mut Program, target: &Target) -> Result<(), PassError> {
     super::exactf32::link_for(p, target.native.float16);
     if !target.soft_f64 {
@@ -328,6 +359,11 @@ fn run_exactf64(p: &mut Program, target: &Target) -> Result<(), PassError> {
 
 fn run_softf64(p: &mut Program, _: &Target) -> Result<(), PassError> {
     super::softf64::link(p);
+    Ok(())
+}
+
+fn run_frnd(p: &mut Program, _: &Target) -> Result<(), PassError> {
+    super::frnd::rewrite(p);
     Ok(())
 }
 
@@ -440,7 +476,7 @@ mod tests {
         assert!(doc("unroll").contains(&unroll::FACTOR.to_string()));
         assert_eq!(
             find("nope").unwrap_err().to_string(),
-            "unknown pass `nope` (passes: reducible, shallow, mathlib, exactf32, exactf64, softf64, structurize, unroll, simt, checked)"
+            "unknown pass `nope` (passes: reducible, shallow, mathlib, fatom16, exactf32, exactf64, softf64, frnd, structurize, unroll, simt, checked)"
         );
     }
 }

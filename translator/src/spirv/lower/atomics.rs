@@ -20,7 +20,7 @@
 //!   is a plain read-modify-write, private memory being the work-item's own.
 
 use super::common::{Ins, R};
-use super::float16::{f32_bits_to_bf16, f32_to_half, half_to_f32};
+use super::float16::{f32_to_half, half_to_f32};
 use crate::abi::Push;
 use crate::ir::qualifier::{Addrspace, Memorder, Memscope, Op};
 use crate::ir::Qualifier;
@@ -32,8 +32,8 @@ use crate::spirv::memory::{Mem, GENERIC_PRIVATE_TAG, GENERIC_SHARED_TAG};
 use crate::spirv::types::ModuleCx;
 use rspirv::dr::Operand as SOp;
 use rspirv::spirv::{
-    Capability, GlslStd450Op as G, LoopControl, MemoryAccess, MemorySemantics, Scope,
-    SelectionControl, StorageClass, Word,
+    Capability, LoopControl, MemoryAccess, MemorySemantics, Scope, SelectionControl, StorageClass,
+    Word,
 };
 
 /// Locks in the global lock table (a power of two): 4 KiB of the data block.
@@ -426,7 +426,14 @@ fn float_new(
         let eq = fx.tx.b.i_equal(bt, None, old, src0)?;
         return Ok(fx.tx.b.select(t, None, eq, src1.unwrap_or(old), old)?);
     }
-    // 16-bit formats compute in f32 and round once
+    if bits == 16 && matches!(op, Op::Add | Op::Sub) {
+        // they round: loops of `fadd`/`fsub` before here (`ir::fatom16`)
+        return Err(TranslateError::Internal(format!(
+            "`fatom.{}` on a 16-bit format reached the back end: the IR pass fatom16 makes it a loop",
+            op.text()
+        )));
+    }
+    // 16-bit formats compare in f32 (`min`/`max` pick an operand: exact)
     let fb = if bits == 16 { 32 } else { bits };
     let ft = fx.tx.float(fb);
     let (a, b) = if bits == 16 {
@@ -440,8 +447,10 @@ fn float_new(
     let r = match op {
         Op::Add => fx.tx.b.f_add(ft, None, a, b)?,
         Op::Sub => fx.tx.b.f_sub(ft, None, a, b)?,
-        Op::Min => fx.tx.glsl_op(ft, G::NMin, &[a, b])?,
-        Op::Max => fx.tx.glsl_op(ft, G::NMax, &[a, b])?,
+        // the float core's `fmin`/`fmax`: −0 below +0, a NaN operand
+        // yields the other, two NaNs the first, quieted (NMin/NMax leave
+        // both to the driver: lavapipe kept a signaling NaN)
+        Op::Min | Op::Max => super::floating_point::min_max_of(fx, op == Op::Min, false, fb, a, b)?,
         // `.cas` is handled above; the other values belong to other
         // instructions
         Op::Cas
@@ -468,17 +477,20 @@ fn float_new(
             )))
         }
     };
-    if bits == 16 && kind == FloatKind::BFloat {
-        // rounded to nearest (`f32_to_half` narrows exact values only)
-        let u32t = fx.tx.uint(32);
-        let v = fx.tx.b.bitcast(u32t, None, r)?;
-        let v = f32_bits_to_bf16(fx, v)?;
-        fx.resize(v, 32, 16, false)
-    } else if bits == 16 {
-        f32_to_half(fx, r, kind)
+    if bits == 16 {
+        // (min/max: the NaN result from the 16-bit operands, whose
+        // payloads widening and narrowing may lose)
+        let h = f32_to_half(fx, r, kind)?;
+        super::floating_point::min_max_nan16_of(fx, false, kind, old, src0, h)
     } else {
         let ut = fx.tx.uint(bits);
-        Ok(fx.tx.b.bitcast(ut, None, r)?)
+        let r = fx.tx.b.bitcast(ut, None, r)?;
+        if matches!(op, Op::Add | Op::Sub) {
+            // the float core's NaN: drivers return a signaling NaN source
+            // unquieted (lavapipe: 1.0 + 0x7F800001 gave 0x7F800001)
+            return super::floating_point::nan_rules(fx, kind, &[old, src0], r);
+        }
+        Ok(r)
     }
 }
 

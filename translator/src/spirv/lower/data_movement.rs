@@ -9,7 +9,7 @@ use crate::ir::*;
 use crate::spirv::error::TranslateError;
 use crate::spirv::function::{FunctionCx, Reg};
 use crate::spirv::memory::Mem;
-use rspirv::spirv::{GlslStd450Op as G, StorageClass, Word};
+use rspirv::spirv::{StorageClass, Word};
 
 pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
     match ins.i.opcode {
@@ -91,101 +91,21 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         Opcode::Fext | Opcode::Ftrunc => return fconvert(fx, ins),
         // every form is a call of the exact library (ir::exactf32, exactf64)
         Opcode::Ftrunc2 => return Ok(false),
-        Opcode::Frnd => {
-            // 15 §4.7: integral results keep the source's sign; `.ftz`
-            // flushes the source (results are never subnormal); NaNs by the
-            // float core's rule; .hf/.bf through f32, exactly both ways
-            let Some(ty) = ins.i.quals.ty.and_then(Type::float) else {
-                return Ok(false);
-            };
-            let mode = ins.i.quals.rndmode.unwrap_or(Rndmode::Re);
-            let ftz = ins.i.quals.ftz;
-            let (raw, bits, n) = match ty {
-                FloatKind::Half | FloatKind::BFloat => {
-                    let h = fx.read(ins.opr(Role::Src0)?, 16)?;
-                    let h = if ftz {
-                        super::common::flush(fx, h, ty)?
-                    } else {
-                        h
-                    };
-                    let f = half_to_f32(fx, h, ty)?;
-                    let v = round(fx, f, 32, mode)?;
-                    (h, super::float16::f32_to_half(fx, v, ty)?, 16)
-                }
-                FloatKind::Single | FloatKind::Double => {
-                    let fbits = ty.bits();
-                    let a = super::floating_point::src(fx, ins, Role::Src0, ty, ftz)?;
-                    let ut = fx.tx.uint(fbits);
-                    let raw = fx.tx.b.bitcast(ut, None, a)?;
-                    let v = round(fx, a, fbits, mode)?;
-                    (raw, fx.tx.b.bitcast(ut, None, v)?, fbits)
-                }
-            };
-            let bits = super::floating_point::nan_rules(fx, ty, &[raw], bits)?;
-            fx.write(ins.opr(Role::Dst)?, bits, n)?;
-        }
+        // integer instructions on the encoding before here (the IR pass
+        // `frnd`; `lower::refuse_unrewritten`)
+        Opcode::Frnd => return Ok(false),
         _ => return Ok(false),
     }
     Ok(true)
 }
 
-/// Rounds a float to an integral float by a PISA rounding mode (IEEE
-/// roundToIntegral: zero results keep the source's sign, infinities and
-/// NaNs pass through; NaNs are then quieted by the caller). Everything
-/// comes from [`trunc`] on the encoding, an exact subtraction and a step of
-/// one, not from GLSL's `Trunc`/`RoundEven`: lavapipe's f64 `Trunc`
-/// returned values of 2^24 and more unchanged and lost the sign of
-/// `trunc(-0.5)`, and its f64 `RoundEven` gave 1.0 for 1.5 (Mesa 22.3.6,
-/// LLVM 15, on an AVX2 machine; tests/run/frnd_even_df.pisa).
-fn round(fx: &mut FunctionCx, a: Word, fbits: u16, mode: Rndmode) -> R<Word> {
-    let ft = fx.tx.float(fbits);
-    let bt = fx.tx.bool_ty();
-    let t = trunc(fx, a, fbits)?;
-    if mode == Rndmode::Rz {
-        return Ok(t);
-    }
-    // the fraction `a - t` is exact; NaN for infinities (compares false)
-    let frac = fx.tx.b.f_sub(ft, None, a, t)?;
-    let zero = fconst(fx, fbits, 0.0);
-    let one = fconst(fx, fbits, 1.0);
-    let half = fconst(fx, fbits, 0.5);
-    let (step, cond) = match mode {
-        Rndmode::Rd => (
-            fx.tx.b.f_sub(ft, None, t, one)?,
-            fx.tx.b.f_ord_less_than(bt, None, frac, zero)?,
-        ),
-        Rndmode::Ru => (
-            fx.tx.b.f_add(ft, None, t, one)?,
-            fx.tx.b.f_ord_greater_than(bt, None, frac, zero)?,
-        ),
-        _ => {
-            // away from zero: `t + sign(a)` (not `t + 0` toward zero: that
-            // would turn the -0 of trunc(-0.3) into +0)
-            let s = fx.tx.glsl_op(ft, G::FSign, &[a])?;
-            let away = fx.tx.b.f_add(ft, None, t, s)?;
-            let af = fx.tx.glsl_op(ft, G::FAbs, &[frac])?;
-            let cond = if mode == Rndmode::Rna {
-                fx.tx.b.f_ord_greater_than_equal(bt, None, af, half)?
-            } else {
-                // ties to even: up from an odd `t` (t/2 is exact and not
-                // integral)
-                let above = fx.tx.b.f_ord_greater_than(bt, None, af, half)?;
-                let tie = fx.tx.b.f_ord_equal(bt, None, af, half)?;
-                let t2 = fx.tx.b.f_mul(ft, None, t, half)?;
-                let t2i = trunc(fx, t2, fbits)?;
-                let odd = fx.tx.b.f_ord_not_equal(bt, None, t2, t2i)?;
-                let tie_odd = fx.tx.b.logical_and(bt, None, tie, odd)?;
-                fx.tx.b.logical_or(bt, None, above, tie_odd)?
-            };
-            (away, cond)
-        }
-    };
-    Ok(fx.tx.b.select(ft, None, cond, step, t)?)
-}
-
 /// Truncation toward zero on the encoding: the fraction bits of the
 /// significand cleared (`|a| < 1` keeps only the sign; values of 2^mant
-/// and more, infinities and NaNs are unchanged).
+/// and more, infinities and NaNs are unchanged). Exact, for the mode-less
+/// `f2i` (the other modes round first, in the IR pass `frnd`), and not
+/// GLSL's `Trunc`: lavapipe's f64 `Trunc` returned values of 2^24 and
+/// more unchanged and lost the sign of `trunc(-0.5)` (Mesa 22.3.6, LLVM
+/// 15, on an AVX2 machine; tests/run/frnd_even_df.pisa).
 fn trunc(fx: &mut FunctionCx, a: Word, fbits: u16) -> R<Word> {
     let (mant, bias, emask) = if fbits == 64 {
         (52u64, 1023u64, 0x7ff)
@@ -418,7 +338,11 @@ fn f2i_typed(fx: &mut FunctionCx, ins: &Ins, n: u16, signed: bool, from: FloatKi
             (half_to_f32(fx, h, from)?, 32)
         }
     };
-    let r = round(fx, a, fbits, ins.i.quals.rndmode.unwrap_or(Rndmode::Rz))?;
+    // the other modes round before here (the IR pass `frnd`)
+    if !matches!(ins.i.quals.rndmode, None | Some(Rndmode::Rz)) {
+        return Ok(false);
+    }
+    let r = trunc(fx, a, fbits)?;
     let w = n.max(32);
     let (lo, hi, imin, imax) = if signed {
         (

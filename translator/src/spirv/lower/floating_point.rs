@@ -274,12 +274,22 @@ fn half(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind, ftz: bool) -> R<bool> {
 /// signaling one is quieted, to the driver (lavapipe returned the
 /// signaling NaN), so NaN results are made here.
 fn min_max(fx: &mut FunctionCx, ins: &Ins, fbits: u16, a: Word, b: Word) -> R<Word> {
+    let min = ins.i.opcode == Opcode::Fmin;
+    min_max_of(fx, min, ins.i.quals.nanp, fbits, a, b)
+}
+
+/// [`min_max`] of the minimum (`min`) or the maximum, with `.nanp` or
+/// not: also `fatom.min`/`.max` (`lower::atomics`).
+pub(super) fn min_max_of(
+    fx: &mut FunctionCx,
+    min: bool,
+    nanp: bool,
+    fbits: u16,
+    a: Word,
+    b: Word,
+) -> R<Word> {
     let ft = fx.tx.float(fbits);
-    let op = if ins.i.opcode == Opcode::Fmin {
-        G::NMin
-    } else {
-        G::NMax
-    };
+    let op = if min { G::NMin } else { G::NMax };
     let v = fx.tx.glsl_op(ft, op, &[a, b])?;
     let bt = fx.tx.bool_ty();
     // −0 < +0 (docs/spec-notes.md), which NMin/NMax leave to the driver:
@@ -288,7 +298,7 @@ fn min_max(fx: &mut FunctionCx, ins: &Ins, fbits: u16, a: Word, b: Word) -> R<Wo
     let ut = fx.tx.uint(fbits);
     let ab = fx.tx.b.bitcast(ut, None, a)?;
     let bb = fx.tx.b.bitcast(ut, None, b)?;
-    let same = if ins.i.opcode == Opcode::Fmin {
+    let same = if min {
         fx.tx.b.bitwise_or(ut, None, ab, bb)?
     } else {
         fx.tx.b.bitwise_and(ut, None, ab, bb)?
@@ -307,7 +317,7 @@ fn min_max(fx: &mut FunctionCx, ins: &Ins, fbits: u16, a: Word, b: Word) -> R<Wo
         .const_uint(fbits, 1 << (if fbits == 64 { 51 } else { 22 }));
     let bits = fx.tx.b.bitwise_or(ut, None, bits, quiet)?;
     let nan = fx.tx.b.bitcast(ft, None, bits)?;
-    let nan_result = if ins.i.quals.nanp {
+    let nan_result = if nanp {
         fx.tx.b.logical_or(bt, None, na, nb)?
     } else {
         fx.tx.b.logical_and(bt, None, na, nb)?
@@ -320,6 +330,19 @@ fn min_max(fx: &mut FunctionCx, ins: &Ins, fbits: u16, a: Word, b: Word) -> R<Wo
 fn min_max_nan16(
     fx: &mut FunctionCx,
     ins: &Ins,
+    ty: FloatKind,
+    a: Word,
+    b: Word,
+    v: Word,
+) -> R<Word> {
+    min_max_nan16_of(fx, ins.i.quals.nanp, ty, a, b, v)
+}
+
+/// [`min_max_nan16`] with `.nanp` or not: also `fatom.min`/`.max` on
+/// 16-bit formats (`lower::atomics`).
+pub(super) fn min_max_nan16_of(
+    fx: &mut FunctionCx,
+    nanp: bool,
     ty: FloatKind,
     a: Word,
     b: Word,
@@ -339,7 +362,7 @@ fn min_max_nan16(
     let first = fx.tx.b.select(t, None, na, a, b)?;
     let q = fx.tx.const_uint(16, quiet);
     let nan = fx.tx.b.bitwise_or(t, None, first, q)?;
-    let nan_result = if ins.i.quals.nanp {
+    let nan_result = if nanp {
         fx.tx.b.logical_or(bt, None, na, nb)?
     } else {
         fx.tx.b.logical_and(bt, None, na, nb)?

@@ -27,10 +27,24 @@ pub use common::{read_value, Ins, R};
 
 /// An instruction the IR pass `exactf32` or `exactf64` replaces by a call
 /// (the f32, f16, bfloat16 and, on devices with f64, `.df` operations
-/// Vulkan does not compute exactly: `ir::exactf64::df_replacement`):
+/// Vulkan does not compute exactly: `ir::exactf64::df_replacement`), or
+/// that `fatom16` makes a loop (the 16-bit float atomics that round), or
+/// that `frnd` computes in integers (rounding to integral values):
 /// reaching the back end it is a bug of the pipeline, never lowered to an
 /// inexact form.
 fn refuse_unrewritten(fx: &FunctionCx, i: &PisaInst) -> R<()> {
+    if crate::ir::fatom16::is_fatom16(i) {
+        return Err(TranslateError::Internal(format!(
+            "`{}` reached the back end: the IR pass fatom16 makes it a loop",
+            i.mnemonic_text()
+        )));
+    }
+    if crate::ir::frnd::rewrites(i) {
+        return Err(TranslateError::Internal(format!(
+            "`{}` reached the back end: the IR pass frnd rounds it in integers",
+            i.mnemonic_text()
+        )));
+    }
     let target = fx.tx.options.target();
     let (rewritten, pass) = if target.exact_f32 {
         let rep = crate::ir::exactf32::replacement_for(i, target.native.float16);
@@ -455,9 +469,9 @@ pub fn qualifier_handling(q: &Quals) -> [(&'static str, Handling); 31] {
                 Some(Rndmode::Re) => {
                     Lowered("the driver's rounding, or ir::exactf32/exactf64 (softf64 for .df)")
                 }
-                Some(Rndmode::Rz | Rndmode::Ru | Rndmode::Rd | Rndmode::Rna) => {
-                    Lowered("ir::exactf32/exactf64 (softf64 for .df)")
-                }
+                Some(Rndmode::Rz | Rndmode::Ru | Rndmode::Rd | Rndmode::Rna) => Lowered(
+                    "ir::exactf32/exactf64 (softf64 for .df); frnd, f2i, pf2i: ir::frnd",
+                ),
             },
         ),
         (
