@@ -196,44 +196,73 @@ impl Structurizer<'_> {
     /// Appends the code of `x` and of everything it dominates to `out`.
     /// (Sequences are built by appending: the rest of a function after a
     /// merge block is as long as the function, and must not be copied once
-    /// per merge block.)
+    /// per merge block.) The rest of a sequence is a loop here, not a
+    /// recursion: each [`Structurizer::step`] returns the block whose tree
+    /// follows in `out` at the same depth, so that a chain of 60,000 loops
+    /// in a row does not recurse 60,000 deep (tens of MB of stack to touch).
     fn tree(&self, x: BlockId, out: &mut Vec<Node>, depth: usize) {
-        // deep dominator trees (long chains of merges) must not overflow the
-        // stack; grow it instead
+        // deep dominator trees (merges nested in merges) must not overflow
+        // the stack; grow it instead
         super::stack_safe(|| {
-            let ys = &self.placed[x.index()];
-            match self.loops.is_header(x) {
-                true => {
-                    let (inside, outside): (Vec<BlockId>, Vec<BlockId>) =
-                        ys.iter().partition(|&&y| self.loops.contains(x, y));
-                    let mut lp = Vec::new();
-                    let mut inner = Vec::new();
-                    self.code(x, &mut inner, depth + 1);
-                    self.wrap(inner, &inside, &mut lp, depth + 1);
-                    let lp = Node::Loop { label: x, body: lp };
-                    self.wrap(vec![lp], &outside, out, depth)
-                }
-                // nothing to wrap: straight into `out` (no copy of a long rest)
-                false if ys.is_empty() => self.code(x, out, depth),
-                false => {
-                    let mut inner = Vec::new();
-                    self.code(x, &mut inner, depth);
-                    self.wrap(inner, ys, out, depth)
-                }
+            let mut next = Some(x);
+            while let Some(x) = next {
+                next = self.step(x, out, depth);
             }
         })
     }
 
+    /// [`Structurizer::tree`] of `rest`, where there is one.
+    fn finish(&self, rest: Option<BlockId>, out: &mut Vec<Node>, depth: usize) {
+        if let Some(y) = rest {
+            self.tree(y, out, depth);
+        }
+    }
+
+    /// The tree of `x` up to its rest: the block whose tree follows in
+    /// `out` (the caller appends it).
+    fn step(&self, x: BlockId, out: &mut Vec<Node>, depth: usize) -> Option<BlockId> {
+        let ys = &self.placed[x.index()];
+        match self.loops.is_header(x) {
+            true => {
+                let (inside, outside): (Vec<BlockId>, Vec<BlockId>) =
+                    ys.iter().partition(|&&y| self.loops.contains(x, y));
+                let mut lp = Vec::new();
+                let mut inner = Vec::new();
+                let rest = self.code(x, &mut inner, depth + 1);
+                self.finish(rest, &mut inner, depth + 1);
+                let rest = self.wrap(inner, &inside, &mut lp, depth + 1);
+                self.finish(rest, &mut lp, depth + 1);
+                let lp = Node::Loop { label: x, body: lp };
+                self.wrap(vec![lp], &outside, out, depth)
+            }
+            // nothing to wrap: straight into `out` (no copy of a long rest)
+            false if ys.is_empty() => self.code(x, out, depth),
+            false => {
+                let mut inner = Vec::new();
+                let rest = self.code(x, &mut inner, depth);
+                self.finish(rest, &mut inner, depth);
+                self.wrap(inner, ys, out, depth)
+            }
+        }
+    }
+
     /// Appends `inner`, then each merge block of `ys` (earliest innermost)
-    /// after a block around what comes before it.
-    fn wrap(&self, inner: Vec<Node>, ys: &[BlockId], out: &mut Vec<Node>, depth: usize) {
+    /// after a block around what comes before it; the last one's tree is
+    /// the rest (returned).
+    fn wrap(
+        &self,
+        inner: Vec<Node>,
+        ys: &[BlockId],
+        out: &mut Vec<Node>,
+        depth: usize,
+    ) -> Option<BlockId> {
         // `placed` lists them in reverse postorder, earliest first
         debug_assert!(ys
             .windows(2)
             .all(|w| self.cfg.rank(w[0]) < self.cfg.rank(w[1])));
         let Some((&last, rest)) = ys.split_last() else {
             out.extend(inner);
-            return;
+            return None;
         };
         let mut nodes = inner;
         for &y in rest {
@@ -250,30 +279,35 @@ impl Structurizer<'_> {
             body: nodes,
             breaks: true,
         });
-        self.tree(last, out, depth);
+        Some(last)
     }
 
-    /// Appends the code of block `x` and what its terminator leads to.
-    fn code(&self, x: BlockId, nodes: &mut Vec<Node>, depth: usize) {
+    /// Appends the code of block `x` and what its terminator leads to; the
+    /// block whose tree follows is the rest (returned).
+    fn code(&self, x: BlockId, nodes: &mut Vec<Node>, depth: usize) -> Option<BlockId> {
         let b = self.f.block(x);
         // every block has its place in the tree, empty ones too: the walk
         // order sub-groups reconverge by (docs/spec-notes.md) gives every
         // block a position (`pisa_interp::walk`)
         nodes.push(Node::Code(x));
         match &b.term {
-            Terminator::Goto(t) => self.branch(x, *t, nodes, depth),
+            Terminator::Goto(t) => self.branch(x, *t, nodes),
             Terminator::Branch {
                 cond,
                 then,
                 otherwise,
-            } => {
-                self.selection(x, *cond, (*then, *otherwise), nodes, depth);
+            } => self.selection(x, *cond, (*then, *otherwise), nodes, depth),
+            Terminator::Return { value, span } => {
+                nodes.push(Node::Return {
+                    value: value.clone(),
+                    span: *span,
+                });
+                None
             }
-            Terminator::Return { value, span } => nodes.push(Node::Return {
-                value: value.clone(),
-                span: *span,
-            }),
-            Terminator::Unreachable => nodes.push(Node::Unreachable),
+            Terminator::Unreachable => {
+                nodes.push(Node::Unreachable);
+                None
+            }
         }
     }
 
@@ -293,23 +327,25 @@ impl Structurizer<'_> {
         (then, otherwise): (BlockId, BlockId),
         out: &mut Vec<Node>,
         depth: usize,
-    ) {
+    ) -> Option<BlockId> {
         // the dispatch loops of over-deep regions have their own rule
         // (`ir::shallow`)
         let deep =
             super::shallow::flatten_rule(self.f, self.f.block(x)).unwrap_or(depth >= FLATTEN_DEPTH);
         let mut t = Vec::new();
-        self.branch(x, then, &mut t, depth + 1);
+        let rest = self.branch(x, then, &mut t);
+        self.finish(rest, &mut t, depth + 1);
         if ends_in_jump(&t, deep) {
             out.push(Node::If {
                 cond,
                 then: t,
                 otherwise: Vec::new(),
             });
-            return self.branch(x, otherwise, out, depth);
+            return self.branch(x, otherwise, out);
         }
         let mut e = Vec::new();
-        self.branch(x, otherwise, &mut e, depth + 1);
+        let rest = self.branch(x, otherwise, &mut e);
+        self.finish(rest, &mut e, depth + 1);
         if ends_in_jump(&e, deep) {
             out.push(Node::If {
                 cond: Cond {
@@ -327,16 +363,20 @@ impl Structurizer<'_> {
                 otherwise: e,
             });
         }
+        None
     }
 
-    fn branch(&self, from: BlockId, to: BlockId, out: &mut Vec<Node>, depth: usize) {
+    /// A jump from `from` to `to`: a branch node, or `to` as the rest
+    /// (returned) where `to` is not placed elsewhere.
+    fn branch(&self, from: BlockId, to: BlockId, out: &mut Vec<Node>) -> Option<BlockId> {
         if self.cfg.is_retreating(from, to) {
-            out.push(Node::Br(Label::Loop(to)))
+            out.push(Node::Br(Label::Loop(to)));
         } else if self.merge[to.index()] {
-            out.push(Node::Br(Label::Merge(to)))
+            out.push(Node::Br(Label::Merge(to)));
         } else {
-            self.tree(to, out, depth)
+            return Some(to);
         }
+        None
     }
 }
 

@@ -62,12 +62,17 @@ struct Inst<'a> {
 
 impl Inst<'_> {
     fn push(&mut self, operand: dr::Operand) {
-        operand.assemble_into(self.words);
+        match operand {
+            // most operands: one word, written without rspirv's general
+            // assembly (and without dropping a general operand)
+            dr::Operand::IdRef(w) | dr::Operand::LiteralBit32(w) => self.words.push(w),
+            o => o.assemble_into(self.words),
+        }
     }
 
     fn extend(&mut self, operands: impl IntoIterator<Item = dr::Operand>) {
         for o in operands {
-            o.assemble_into(self.words);
+            self.push(o);
         }
     }
 

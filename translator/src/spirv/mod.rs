@@ -79,6 +79,11 @@ impl Spirv {
     /// Writes [`Spirv::bytes`] to `w` a piece at a time, without a copy of
     /// the whole module.
     pub fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        // little-endian words are their bytes in memory
+        if cfg!(target_endian = "little") {
+            w.write_all(bytemuck::cast_slice(&self.words))?;
+            return w.flush();
+        }
         let mut piece = Vec::with_capacity(1 << 16);
         for chunk in self.words.chunks(1 << 14) {
             piece.clear();

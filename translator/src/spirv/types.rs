@@ -71,6 +71,9 @@ struct TypeCache {
     types: FxHashMap<TypeKey, Word>,
     /// The `GLSL.std.450` import.
     glsl: Option<Word>,
+    /// The unsigned integer types of 8, 16, 32 and 64 bits once made (0:
+    /// not yet): [`ModuleCx::uint`] is called for most operands.
+    ints: [Word; 4],
 }
 
 /// What the program's named things are in the module.
@@ -173,6 +176,19 @@ impl<'m> ModuleCx<'m> {
     // ------------------------------------------------------------- types
 
     pub fn uint(&mut self, bits: u16) -> Word {
+        // made before: its capability is declared too
+        let slot = match bits {
+            8 => 0,
+            16 => 1,
+            32 => 2,
+            64 => 3,
+            _ => 4,
+        };
+        if let Some(&t) = self.cache.ints.get(slot) {
+            if t != 0 {
+                return t;
+            }
+        }
         match bits {
             8 => self.cap(Capability::Int8),
             16 => self.cap(Capability::Int16),
@@ -183,7 +199,11 @@ impl<'m> ModuleCx<'m> {
             }
             _ => {}
         }
-        self.cached(TypeKey::Int(bits), |b| b.type_int(bits as u32, 0))
+        let t = self.cached(TypeKey::Int(bits), |b| b.type_int(bits as u32, 0));
+        if let Some(cached) = self.cache.ints.get_mut(slot) {
+            *cached = t;
+        }
+        t
     }
 
     fn cached(&mut self, key: TypeKey, make: impl FnOnce(&mut Builder) -> Word) -> Word {

@@ -46,16 +46,40 @@ pub struct Token {
     pub span: Span,
 }
 
+/// Character classes by byte, looked up once per byte of a name (a large
+/// module is mostly names): bit 0 starts an identifier, bit 1 continues
+/// one, bit 2 continues a directive.
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        let alpha = c.is_ascii_alphabetic();
+        let other = c == b'$' || c == b'_';
+        if alpha || other || c == b'.' {
+            t[b] |= 1;
+        }
+        if alpha || other || c == b'.' || c.is_ascii_digit() {
+            t[b] |= 2;
+        }
+        if alpha || other || c.is_ascii_digit() {
+            t[b] |= 4;
+        }
+        b += 1;
+    }
+    t
+};
+
 fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'$' || b == b'_' || b == b'.'
+    CLASS[b as usize] & 1 != 0
 }
 
 fn is_ident_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'$' || b == b'_' || b == b'.'
+    CLASS[b as usize] & 2 != 0
 }
 
 fn is_directive_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'$' || b == b'_'
+    CLASS[b as usize] & 4 != 0
 }
 
 /// Produces tokens on demand, so a large file never holds a token array.
