@@ -394,13 +394,21 @@ fn inputs(n: usize, random: usize, seed: u64) -> Vec<u64> {
 }
 
 /// Random items per form: 10,000, or 1,000,000 with
-/// `PISA_NUMERICS_FULL=1`.
+/// `PISA_NUMERICS_FULL=1`, or 500 in the quick tier.
 fn random_items() -> usize {
     if std::env::var("PISA_NUMERICS_FULL").is_ok_and(|v| v == "1") {
         1_000_000
+    } else if quick_tier() {
+        500
     } else {
         10_000
     }
+}
+
+/// The quick tier (`PISA_NUMERICS_QUICK=1`): the mutation run's sample
+/// (docs/testing.md, "The numerics passes"), a tenth or less of CI's.
+fn quick_tier() -> bool {
+    std::env::var("PISA_NUMERICS_QUICK").is_ok_and(|v| v == "1")
 }
 
 /// A form's sources: conversions a fifth of the random items.
