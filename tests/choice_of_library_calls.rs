@@ -14,8 +14,10 @@
 //! table is what tells (the mutation run of docs/testing.md, "The numerics
 //! passes", found such changes no test noticed).
 
+use pisa_interp::CpuDevice;
 use pisa_translator::ir;
 use pisa_translator::ir::exactf64::Native;
+use pisa_vk_runtime::{Device, Launch, NdRange};
 
 const ROUND: [&str; 6] = ["", ".re", ".rz", ".ru", ".rd", ".rna"];
 const FLOAT: [&str; 6] = ["f", "hf", "bf", "df", "hfx2", "bfx2"];
@@ -202,4 +204,157 @@ fn table() -> String {
 #[test]
 fn replacements() {
     insta::assert_snapshot!(table());
+}
+
+/// Instructions with literal sources, each with its destination register
+/// and width; `%a` is 1.5 in `.f`, `%hh` 1.5 in `.hf`, `%d` 1.5 in `.df`.
+const LITERALS: &[(&str, &str, u32)] = &[
+    ("fadd.rz.f %r, %a, 0x3F800001", "%r", 32),
+    ("fadd.rz.f %r, %a, 0.1", "%r", 32),
+    ("fadd.rz.f %r, %a, 3", "%r", 32),
+    ("fmad.f %r, %a, 1.1, -2.5", "%r", 32),
+    ("fdiv.f %r, 1.0, %a", "%r", 32),
+    ("frcp.f %r, 3.0", "%r", 32),
+    ("fadd.rz.hf %h, %hh, 1.5", "%h", 16),
+    ("fadd.rz.bf %h, %hh, 1.5", "%h", 16),
+    ("fadd.rz.hf %h, %hh, 0x3C01", "%h", 16),
+    ("fmul.rz.bf %h, %hh, 0.3", "%h", 16),
+    ("fmul.bf %h, %hh, 3", "%h", 16),
+    ("fadd.hf %h, %hh, 0.1", "%h", 16),
+    ("ftrunc.hf.f.rz %h, 1.1", "%h", 16),
+    ("ftrunc.bf.f.rz %h, 0x3F8CCCCD", "%h", 16),
+    ("i2f.hf.s32.rz %h, 7", "%h", 16),
+    ("i2f.f.s32.rz %r, -123456789", "%r", 32),
+    ("i2f.f.u32.rz %r, 0xFFFFFFFF", "%r", 32),
+    ("fadd.rz.df %dr, %d, 0.1", "%dr", 64),
+    ("fadd.rz.df %dr, %d, 3", "%dr", 64),
+    ("fadd.rz.df %dr, %d, 0x3FF0000000000001", "%dr", 64),
+    ("fmad.df %dr, %d, 1.1, 2.2", "%dr", 64),
+    ("fadd.df %dr, %d, 7", "%dr", 64),
+    ("fext.df.f %dr, 1.5", "%dr", 64),
+    ("fext.df.hf %dr, 0.1", "%dr", 64),
+    ("ftrunc.f.df.rz %r, 0.1", "%r", 32),
+    ("ftrunc.hf.df %h, 0.3", "%h", 16),
+    ("ftrunc.bf.df.ru %h, 0x3FB999999999999A", "%h", 16),
+    ("f2i.s32.df.rz %r, 2.5", "%r", 32),
+    ("i2f.df.s64.rd %dr, -3", "%dr", 64),
+    ("i2f.df.u64.rz %dr, 0xFFFFFFFFFFFFFFFF", "%dr", 64),
+    ("fcmp.lt.df %r, %d, 0.5", "%r", 32),
+    ("fsin.f %r, 0x3F800000", "%r", 32),
+    ("fexp2.hf %h, 1.5", "%h", 16),
+    ("flog2.bf %h, 3", "%h", 16),
+];
+
+/// The program of [`LITERALS`]: each result stored at 8·k.
+fn literals_program() -> String {
+    let mut src = String::from(
+        ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %out)\n{\n\t.reg .64b %o, %d, %dr;\n\t.reg .32b %a, %r;\n\t.reg .16b %hh, %h;\n\tld.param.64b %o, [%out];\n\tmov.32b %a, 0x3FC00000;\n\tmov.16b %hh, 0x3E00;\n\tmov.64b %d, 0x3FF8000000000000;\n",
+    );
+    for (k, (inst, dst, bits)) in LITERALS.iter().enumerate() {
+        src.push_str(&format!(
+            "\t{inst};\n\tst.global.{bits}b [%o + {}], {dst};\n",
+            8 * k
+        ));
+    }
+    src.push_str("\treturn;\n}\n");
+    src
+}
+
+/// The output of the one work-item of `@k`.
+fn run_literals(cpu: &mut CpuDevice, prog: pisa_vk_runtime::ProgramId) -> Vec<u8> {
+    let out = cpu.alloc_buffer(8 * LITERALS.len() as u64).unwrap();
+    cpu.upload(out, 0, &vec![0; 8 * LITERALS.len()]).unwrap();
+    let args = vec![cpu.buffer_address(out).unwrap().to_le_bytes().to_vec()];
+    cpu.launch(&Launch {
+        program: prog,
+        kernel: "k".into(),
+        range: NdRange::d1(1).local([1, 1, 1]),
+        args,
+    })
+    .unwrap();
+    let bytes = cpu.download(out).unwrap();
+    cpu.free_buffer(out);
+    bytes
+}
+
+/// Literal sources keep their values through every pass: each numerics
+/// choice's passes (the math library's, then the f32 one's, then the `.df`
+/// ones) give the cpu device's own results.
+#[test]
+fn literal_sources_keep_their_values() {
+    let src = literals_program();
+    let m = pisa_translator::assemble("literals.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
+    let mut cpu = CpuDevice::new();
+    let reference = cpu.load(&m).unwrap();
+    let want = run_literals(&mut cpu, reference);
+    type Passes = fn(&mut ir::Program);
+    let choices: [(&str, Passes); 4] = [
+        ("exactf32 (float16), df", |p| {
+            ir::exactf32::link_for(p, true);
+            ir::exactf64::link_df(p, Native::default(), "exactf32");
+        }),
+        ("exactf32 (no float16), softf64", |p| {
+            ir::exactf32::link_for(p, false);
+            ir::softf64::link(p);
+        }),
+        ("exactf64, df", |p| {
+            ir::exactf64::link(p, Native::default());
+            ir::exactf64::link_df(p, Native::default(), "exactf64");
+        }),
+        ("exactf64 (float16), softf64", |p| {
+            ir::exactf64::link(
+                p,
+                Native {
+                    float16: true,
+                    ..Native::default()
+                },
+            );
+            ir::softf64::link(p);
+        }),
+    ];
+    for (name, passes) in choices {
+        let mut p = ir::build(&m);
+        ir::mathlib::link(&mut p);
+        passes(&mut p);
+        let prog = cpu.load_program(&p, &src).unwrap();
+        let got = run_literals(&mut cpu, prog);
+        let wrong: Vec<String> = LITERALS
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| got[8 * k..8 * k + 8] != want[8 * k..8 * k + 8])
+            .map(|(k, (inst, _, _))| {
+                format!(
+                    "{inst}: {:02x?}, want {:02x?}",
+                    &got[8 * k..8 * k + 8],
+                    &want[8 * k..8 * k + 8]
+                )
+            })
+            .collect();
+        assert!(wrong.is_empty(), "{name}: {}", wrong.join("; "));
+    }
+}
+
+/// The code a pass links in is told from the program's own by its spans
+/// (`mathlib::in_library`, `exactf64::in_library`: the back end's messages
+/// about library code, and its narrowing in the f64 library).
+#[test]
+fn library_code_is_told_from_the_programs() {
+    let m = pisa_translator::assemble("literals.pisa", &literals_program()).unwrap();
+    let mut p = ir::build(&m);
+    ir::mathlib::link(&mut p);
+    let mut q = ir::build(&m);
+    ir::exactf64::link(&mut q, Native::default());
+    for (p, in_library) in [
+        (&p, ir::mathlib::in_library as fn(_) -> bool),
+        (&q, ir::exactf64::in_library),
+    ] {
+        let (kernel, library): (Vec<_>, Vec<_>) =
+            p.functions.iter().partition(|f| p.name(f.name) == "k");
+        assert_eq!(kernel.len(), 1);
+        assert!(!library.is_empty());
+        assert!(!in_library(kernel[0].span));
+        for f in library {
+            assert!(in_library(f.span), "@{}", p.name(f.name));
+        }
+    }
 }
