@@ -161,8 +161,12 @@ fn table() -> String {
         float16: true,
         ..Native::default()
     };
+    let division = Native {
+        float16: false,
+        ..all
+    };
     let mut out = String::from(
-        "form: exactf32 (float16) | exactf32 (no float16) | exactf64 | exactf64 (float16) | exactf64 (all native) | df | df (native division) | softf64 | mathlib\n",
+        "form: exactf32 (float16) | exactf32 (no float16) | exactf64 | exactf64 (float16) | exactf64 (all native) | exactf64 (native division, fma, no float16) | df | df (native division) | softf64 | mathlib\n",
     );
     let mut forms = 0;
     for (mnemonic, dst, srcs) in candidates() {
@@ -181,6 +185,7 @@ fn table() -> String {
             show(x32(ir::exactf64::replacement(i, Native::default()))),
             show(x32(ir::exactf64::replacement(i, f16))),
             show(x32(ir::exactf64::replacement(i, all))),
+            show(x32(ir::exactf64::replacement(i, division))),
             show(ir::exactf64::df_replacement(i, Native::default())),
             show(ir::exactf64::df_replacement(i, all)),
             show(ir::softf64::replacement(i)),
