@@ -363,3 +363,18 @@ fn library_code_is_told_from_the_programs() {
         }
     }
 }
+
+/// A `.df` `fcmp` into a predicate becomes the library's 32-bit mask in a
+/// register of its own, then `ucmp.ne.32b` into the predicate (a call's
+/// result is never a predicate: the back end has no such call).
+#[test]
+fn a_df_compare_into_a_predicate_goes_through_a_mask() {
+    let m = assemble("fcmp.lt.df", "p", &["df".into(), "df".into()]).unwrap();
+    let mut p = ir::build(&m);
+    ir::softf64::link(&mut p);
+    let text = ir::print::print(&p);
+    assert!(
+        text.contains("@__pisa_sd_cmp(%d1, %d2, 0x4)") && text.contains("ucmp.ne.32b %p0, %$sd"),
+        "{text}"
+    );
+}
