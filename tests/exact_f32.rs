@@ -181,13 +181,22 @@ fn cpu_devices(src: &str, f64: bool) -> (CpuDevice, ProgramId, ProgramId) {
 }
 
 /// Random items per form: `ci`, or 1,000,000 in the full tier
-/// (`PISA_NUMERICS_FULL=1`, docs/numerics.md).
+/// (`PISA_NUMERICS_FULL=1`, docs/numerics.md), or a twentieth of `ci` in
+/// the quick tier.
 fn random_items(ci: usize) -> usize {
     if std::env::var("PISA_NUMERICS_FULL").is_ok_and(|v| v == "1") {
         1_000_000
+    } else if quick_tier() {
+        ci / 20
     } else {
         ci
     }
+}
+
+/// The quick tier (`PISA_NUMERICS_QUICK=1`): the mutation run's sample
+/// (docs/testing.md, "The numerics passes"), a tenth or less of CI's.
+fn quick_tier() -> bool {
+    std::env::var("PISA_NUMERICS_QUICK").is_ok_and(|v| v == "1")
 }
 
 fn check(form: &str, n: usize, ins: &[u32], got: &[u64], want: &[u64], on: &str) {

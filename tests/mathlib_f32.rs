@@ -174,6 +174,12 @@ fn full_tier() -> bool {
     std::env::var_os("PISA_NUMERICS_FULL").is_some()
 }
 
+/// The quick tier (`PISA_NUMERICS_QUICK=1`): the mutation run's sample
+/// (docs/testing.md, "The numerics passes"), a tenth or less of CI's.
+fn quick_tier() -> bool {
+    std::env::var("PISA_NUMERICS_QUICK").is_ok_and(|v| v == "1")
+}
+
 /// The f32 sources: hard cases, then `random` random encodings.
 fn f32_inputs(random: usize) -> Vec<u64> {
     let mut ins: Vec<u64> = vec![
@@ -269,14 +275,23 @@ fn inputs(ty: &str) -> Vec<u64> {
         // encoding of the top exponents (infinities, NaNs) and the bottom
         // ones (zeros, subnormals) of both signs
         "hf" | "bf" if full_tier() => (0..=0xFFFF).collect(),
-        "hf" | "bf" => (0..=0xFFFFu64)
-            .filter(|x| x % 5 == 0 || matches!(x & 0x7FFF, 0..=0x3FF | 0x7800..))
-            .collect(),
-        "f" => f32_inputs(if full_tier() { 1_000_000 } else { 1 << 11 }),
+        "hf" | "bf" => {
+            let every = if quick_tier() { 25 } else { 5 };
+            (0..=0xFFFFu64)
+                .filter(|x| x % every == 0 || matches!(x & 0x7FFF, 0..=0x3FF | 0x7800..))
+                .collect()
+        }
+        "f" => f32_inputs(if full_tier() {
+            1_000_000
+        } else if quick_tier() {
+            1 << 9
+        } else {
+            1 << 11
+        }),
         _ => {
             // packed: random pairs, and pairs of specials
             let mut next = elementwise::random(0xB0B);
-            (0..8192)
+            (0..if quick_tier() { 1024 } else { 8192 })
                 .map(|i| match i % 4 {
                     0 => 0x7C01_3C00 | (i as u64 & 0xFF),
                     1 => 0x8000_FC00,

@@ -398,13 +398,21 @@ fn inputs(n: usize, random: usize, seed: u64) -> Vec<u64> {
 }
 
 /// Random items per form: 10,000, or 1,000,000 with
-/// `PISA_NUMERICS_FULL=1`.
+/// `PISA_NUMERICS_FULL=1`, or 500 in the quick tier.
 fn random_items() -> usize {
     if std::env::var("PISA_NUMERICS_FULL").is_ok_and(|v| v == "1") {
         1_000_000
+    } else if quick_tier() {
+        500
     } else {
         10_000
     }
+}
+
+/// The quick tier (`PISA_NUMERICS_QUICK=1`): the mutation run's sample
+/// (docs/testing.md, "The numerics passes"), a tenth or less of CI's.
+fn quick_tier() -> bool {
+    std::env::var("PISA_NUMERICS_QUICK").is_ok_and(|v| v == "1")
 }
 
 /// A form's sources: conversions a fifth of the random items.
@@ -472,6 +480,119 @@ fn library_on_the_reference_device_is_exact() {
             &want,
             "the reference device, library linked",
         );
+    }
+}
+
+/// `fatom.global.add.df` and `.sub.df` (with an ordering) through the
+/// soft-double library's compare-and-swap loop (`ir::softf64::atomics`)
+/// on the reference device, against its own `fatom`: work-item i adds
+/// (subtracts) `b` to (from) its own word holding `a`, for every pair of
+/// [`EDGES`] and random pairs, and keeps the value it replaced; all add
+/// 1.0 to one `.df` word and 1.0 to one `.f` word (whose `fatom` the pass
+/// leaves alone). The loops take every `.df` atomic, and the compare-and-swap
+/// carries the atomic's `.memorder` and `.memscope`.
+#[test]
+fn df_atomics_through_the_library_give_the_reference_devices_bits() {
+    use pisa_vk_runtime::{Launch, NdRange};
+    let src = ".version 0.1;
+.target 100;
+.kernel @k(.param[8] %words, .param[8] %ins, .param[8] %olds, .param[8] %sums)
+{
+	.reg .64b %w, %i, %o, %s, %off, %b, %old, %t, %one;
+	.reg .32b %id, %f, %fo;
+	ld.param.64b %w, [%words];
+	ld.param.64b %i, [%ins];
+	ld.param.64b %o, [%olds];
+	ld.param.64b %s, [%sums];
+	umad.32b %id, %groupid.x, %enqueuedlocalsize.x, %localid.x;
+	umul.full.32b %off, %id, 16;
+	iadd.64b %w, %w, %off;
+	iadd.64b %o, %o, %off;
+	umul.full.32b %off, %id, 8;
+	iadd.64b %i, %i, %off;
+	ld.global.64b %b, [%i];
+	mov.64b %one, 0x3FF0000000000000;
+	mov.32b %f, 0x3F800000;
+	fatom.global.add.df %old, [%w], %b;
+	fatom.global.acq_rel.gpu.sub.df %t, [%w + 8], %b;
+	fatom.global.add.df %one, [%s], %one;
+	fatom.global.add.f %fo, [%s + 8], %f;
+	st.global.64b [%o], %old;
+	st.global.64b [%o + 8], %t;
+	return;
+}
+";
+    let m = pisa_translator::assemble("atomics.pisa", src).unwrap_or_else(|d| panic!("{d}"));
+    let mut linked = ir::build(&m);
+    ir::softf64::link(&mut linked);
+    let text = ir::print::print(&linked);
+    assert!(
+        !text.contains("fatom.global.add.df") && !text.contains("sub.df"),
+        "a .df atomic is left: {text}"
+    );
+    assert!(text.contains("fatom.global.add.f "), "{text}");
+    assert!(
+        text.contains("iatom.global.cas.64b") && text.contains("iatom.global.acq_rel.gpu.cas.64b"),
+        "{text}"
+    );
+    let mut cpu = CpuDevice::new();
+    let reference = cpu.load(&m).unwrap();
+    let library = cpu.load_program(&linked, src).unwrap();
+    let pairs = inputs(2, 200, 0xA70);
+    let items = pairs.len() / 2;
+    let bytes = |v: &[u64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let words: Vec<u64> = pairs.chunks(2).flat_map(|p| [p[0], p[0]]).collect();
+    let ins: Vec<u64> = pairs.chunks(2).map(|p| p[1]).collect();
+    let mut run = |prog: ProgramId| -> Vec<Vec<u8>> {
+        let bufs: Vec<_> = [bytes(&words), bytes(&ins), vec![0; items * 16], vec![0; 16]]
+            .iter()
+            .map(|data| {
+                let b = cpu.alloc_buffer(data.len() as u64).unwrap();
+                cpu.upload(b, 0, data).unwrap();
+                b
+            })
+            .collect();
+        let args = bufs
+            .iter()
+            .map(|&b| cpu.buffer_address(b).unwrap().to_le_bytes().to_vec())
+            .collect();
+        cpu.launch(&Launch {
+            program: prog,
+            kernel: "k".into(),
+            range: NdRange::d1(items as u32).local([64, 1, 1]),
+            args,
+        })
+        .unwrap();
+        let out = bufs.iter().map(|&b| cpu.download(b).unwrap()).collect();
+        for b in bufs {
+            cpu.free_buffer(b);
+        }
+        out
+    };
+    let want = run(reference);
+    let got = run(library);
+    let n = items as f64;
+    assert_eq!(want[3][..8], n.to_bits().to_le_bytes(), "the .df sum");
+    assert_eq!(
+        want[3][8..12],
+        (n as f32).to_bits().to_le_bytes(),
+        "the .f sum"
+    );
+    for (k, what) in [
+        (0, "the words"),
+        (2, "the values replaced"),
+        (3, "the sums"),
+    ] {
+        let (g, w) = (&got[k], &want[k]);
+        let wrong: Vec<String> = g
+            .chunks(8)
+            .zip(w.chunks(8))
+            .enumerate()
+            .filter(|(_, (g, w))| g != w)
+            .take(6)
+            .map(|(j, (g, w))| format!("word {j}: {g:02x?}, want {w:02x?}"))
+            .collect();
+        assert!(wrong.is_empty(), "{what}: {}", wrong.join("; "));
     }
 }
 
