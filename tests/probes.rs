@@ -74,7 +74,7 @@ fn probed_json(dir: &Path, env: &[(&str, &str)]) -> serde_json::Value {
         .clone()
 }
 
-const LAVAPIPE: &str = "denormals16=kept denormals32=kept denormals64=kept fma=unfused signed-zeros16=kept signed-zeros32=kept signed-zeros64=kept signed-zero-preserve16=honoured signed-zero-preserve32=honoured signed-zero-preserve64=honoured";
+const LAVAPIPE: &str = "denormals16=kept denormals32=kept denormals64=kept fma=unfused fma64=unfused signed-zeros16=kept signed-zeros32=kept signed-zeros64=kept signed-zero-preserve16=honoured signed-zero-preserve32=honoured signed-zero-preserve64=honoured";
 
 /// The probed values of a `probed` object, `key=value` sorted by key.
 fn values(p: &serde_json::Value) -> String {

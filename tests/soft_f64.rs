@@ -1109,3 +1109,120 @@ fn f64core_paths_correct_an_imprecise_driver() {
         );
     }
 }
+
+/// Whether `words` compute a `GLSL.std.450 Fma` on f64 (an `OpExtInst`
+/// 50 whose result type is `OpTypeFloat 64`).
+fn fma_on_f64(words: &[u32]) -> bool {
+    let mut f64_types = Vec::new();
+    let mut found = false;
+    let mut at = 5;
+    while at < words.len() {
+        let (len, op) = ((words[at] >> 16) as usize, words[at] & 0xFFFF);
+        let inst = &words[at..(at + len.max(1)).min(words.len())];
+        if op == 22 && inst.len() == 3 && inst[2] == 64 {
+            f64_types.push(inst[1]);
+        }
+        if op == 12 && inst.len() >= 5 && inst[4] == 50 && f64_types.contains(&inst[1]) {
+            found = true;
+        }
+        at += len.max(1);
+    }
+    found
+}
+
+/// Where the probe found the driver's f64 `Fma` fused
+/// (`Options::fma_f64_native_fused`, `fma64=fused`), `fmad.df` to nearest
+/// without `.ftz`/`.dsat` is that `Fma` with the float core's NaN rules;
+/// every other `fmad.df` stays the library's. Lavapipe's f64 `Fma` rounds
+/// twice, so it runs here on triples whose products are exact (the fused
+/// and the unfused sums are one value): signed zeros, infinities,
+/// subnormals and NaNs of every position, bit for bit against the
+/// reference device (lavapipe's own NaNs differ: its default NaN is
+/// negative, a signaling source comes back unquieted).
+#[test]
+fn fmad_df_on_a_fused_fma_is_the_drivers_with_the_nan_rules() {
+    let forms = vec![("fmad.df".to_string(), 3, Out::Value)];
+    let src = program_of(forms);
+    let m = pisa_translator::assemble("fma64.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
+    // the forms that take the device's Fma
+    let native = ir::exactf64::Native {
+        fma_f64: true,
+        ..Default::default()
+    };
+    let fma = pisa_translator::assemble(
+        "forms.pisa",
+        ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %o)\n{\n\t.reg .64b %a;\n\tfmad.df %a, %a, %a, %a;\n\tfmad.re.df %a, %a, %a, %a;\n\tfmad.rz.df %a, %a, %a, %a;\n\tfmad.ftz.df %a, %a, %a, %a;\n\tfmad.dsat.df %a, %a, %a, %a;\n\treturn;\n}\n",
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let p = ir::build(&fma);
+    let library: Vec<bool> = p.functions[0]
+        .pisa_insts()
+        .filter(|i| i.opcode == ir::Opcode::Fmad)
+        .map(|i| ir::exactf64::df_replacement(i, native).is_some())
+        .collect();
+    assert_eq!(library, [false, false, true, true, true]);
+    let mut vk = Runtime::new(RuntimeOptions {
+        validation: true,
+        pipeline_cache: false,
+        timeout: Duration::from_secs(60),
+        ..Default::default()
+    })
+    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let mut options = pisa_translator::spirv::Options::for_loop_cap(true).with_f64(true);
+    assert!(!options.fma_f64_native_fused, "not fused unless probed");
+    let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
+    assert!(!fma_on_f64(&spv.words), "the library's fmad.df used Fma");
+    options.fma_f64_native_fused = true;
+    let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
+    assert!(fma_on_f64(&spv.words), "no Fma on f64");
+    if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
+        r.unwrap_or_else(|e| panic!("spirv-val: {e}"));
+    }
+    // products exact: small significands, one subnormal factor at most
+    let values: [u64; 16] = [
+        0x0000_0000_0000_0000,
+        0x8000_0000_0000_0000,
+        0x3FF0_0000_0000_0000, // 1
+        0xBFF0_0000_0000_0000, // -1
+        0x4000_0000_0000_0000, // 2
+        0x4008_0000_0000_0000, // 3
+        0xBFE0_0000_0000_0000, // -0.5
+        0x3FF8_0000_0000_0000, // 1.5
+        0x0010_0000_0000_0000, // 2^-1022
+        0x0000_0000_0000_0004, // a subnormal
+        0x7FF0_0000_0000_0000,
+        0xFFF0_0000_0000_0000,
+        0x7FF8_0000_0000_1234, // quiet NaNs with payloads
+        0xFFF8_0000_0000_0042,
+        0x7FF0_0000_0000_0001, // signaling NaNs
+        0xFFF4_0000_0000_0007,
+    ];
+    let mut ins = Vec::new();
+    for a in values {
+        for b in values {
+            for c in values {
+                // (a subnormal times 2^-1022 or a subnormal underflows
+                // inexactly)
+                let tiny = |x: u64| x == 0x4 || x == 0x0010_0000_0000_0000;
+                if !(tiny(a) && tiny(b)) {
+                    ins.extend([a, b, c]);
+                }
+            }
+        }
+    }
+    let mut cpu = CpuDevice::new();
+    let vp = vk.load_translated(&spv).unwrap();
+    let cp = cpu.load(&m).unwrap();
+    let want = elementwise::run(&mut cpu, cp, "fmad_df", (64, 3), (64, 1), &ins);
+    let got = elementwise::run(&mut vk, vp, "fmad_df", (64, 3), (64, 1), &ins);
+    check(
+        "fmad.df (Fma)",
+        3,
+        &ins,
+        &got,
+        &want,
+        &vk.device_info().name,
+    );
+    let msgs = vk.validation_messages();
+    assert!(msgs.is_empty(), "validation layer: {msgs:#?}");
+}

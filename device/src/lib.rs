@@ -437,6 +437,10 @@ pub struct Probed {
     pub denormals_kept: [Option<bool>; 3],
     /// `GLSL.std.450 Fma` on f32 rounds once (Vulkan does not require it to be fused).
     pub fma_f32_fused: Option<bool>,
+    /// `GLSL.std.450 Fma` on f64 rounds once (`None`: f64 not probed, or a description without
+    /// a probe: treated as not fused).
+    #[serde(default)]
+    pub fma_f64_fused: Option<bool>,
     /// Signed zeros, infinities and NaNs survive when the module does not declare
     /// `SignedZeroInfNanPreserve` (`false`: the driver folds `-0 + 0` to `-0`, `∞·0` or `∞ − ∞`
     /// to a number).
@@ -469,6 +473,9 @@ impl Probed {
         if let Some(f) = self.fma_f32_fused {
             out.push(format!("fma={}", if f { "fused" } else { "unfused" }));
         }
+        if let Some(f) = self.fma_f64_fused {
+            out.push(format!("fma64={}", if f { "fused" } else { "unfused" }));
+        }
         for (i, w) in PROBED_WIDTHS.into_iter().enumerate() {
             if let Some(k) = self.signed_zero_inf_nan_kept[i] {
                 out.push(format!(
@@ -492,7 +499,8 @@ impl Probed {
     }
 
     /// Sets the values that `list` names: items `key=value` separated by commas or newlines
-    /// (`denormals16|32|64=kept|flushed`, `fma=fused|unfused`,
+    /// (`denormals16|32|64=kept|flushed`, `fma=fused|unfused` (f32),
+    /// `fma64=fused|unfused`,
     /// `signed-zeros16|32|64=kept|lost`, `denorm-preserve16|32|64=honoured|ignored`,
     /// `signed-zero-preserve16|32|64=honoured|ignored`); blank items are skipped. An unknown key or value is
     /// an error naming it, and nothing is changed.
@@ -532,15 +540,20 @@ impl Probed {
                     "lost" => false,
                     _ => return Err(bad()),
                 });
-            } else if key == "fma" {
-                out.fma_f32_fused = Some(match value {
+            } else if key == "fma" || key == "fma64" {
+                let fused = Some(match value {
                     "fused" => true,
                     "unfused" => false,
                     _ => return Err(bad()),
                 });
+                if key == "fma" {
+                    out.fma_f32_fused = fused;
+                } else {
+                    out.fma_f64_fused = fused;
+                }
             } else {
                 return Err(format!(
-                    "`{item}`: unknown key `{key}` (denormalsN, fma, signed-zerosN, denorm-preserveN, signed-zero-preserveN; N is 16, 32 or 64)"
+                    "`{item}`: unknown key `{key}` (denormalsN, fma, fma64, signed-zerosN, denorm-preserveN, signed-zero-preserveN; N is 16, 32 or 64)"
                 ));
             }
         }

@@ -19,7 +19,10 @@
 //!   f32 `fcmp.ne` of that NaN with itself true;
 //! - `fmad.f(1 + 2^-23, 1 − 2^-24, −1)` must be `2^-24 − 2^-47`
 //!   (0x337FFFFE; 0 when the product is rounded first) and
-//!   `fmad.f(FLT_MAX, 2, −FLT_MAX)` FLT_MAX (+∞ twice rounded).
+//!   `fmad.f(FLT_MAX, 2, −FLT_MAX)` FLT_MAX (+∞ twice rounded); for f64
+//!   (`fmad.df` on the driver's `Fma`), `fmad.df(1 + 2^-52, 1 − 2^-53, −1)`
+//!   `2^-53 − 2^-105` (0x3C9FFFFFFFFFFFFE) and `fmad.df(DBL_MAX, 2,
+//!   −DBL_MAX)` DBL_MAX.
 //!
 //! f16 is probed where the runtime enabled `shaderFloat16` and
 //! `shaderInt16`, f64 where it enabled `shaderFloat64`. `.hf` is
@@ -61,12 +64,13 @@ pub enum ProbeSource {
 
 /// The probe kernel's buffer: f32 inputs from byte 0 and results from 64,
 /// f16 (each in the low half of a 32-bit word, so that no 16-bit storage is
-/// needed) from 128 and 160, f64 from 192 and 256.
-const IO_BYTES: usize = 304;
+/// needed) from 128 and 160, f64 from 192 and 256, f64 `fmad` from 304 and
+/// 352.
+const IO_BYTES: usize = 368;
 
 fn kernel_source(f16: bool, f64: bool) -> String {
     let mut s = String::from(
-        ".version 0.1;\n.target 100;\n.kernel @probe(.param[8] %io)\n{\n\t.reg .64b %p, %x, %y, %z;\n\t.reg .32b %a, %b, %c, %d;\n",
+        ".version 0.1;\n.target 100;\n.kernel @probe(.param[8] %io)\n{\n\t.reg .64b %p, %w, %x, %y, %z;\n\t.reg .32b %a, %b, %c, %d;\n",
     );
     if f16 {
         s.push_str("\t.reg .16b %h, %i, %j;\n");
@@ -153,6 +157,16 @@ fn kernel_source(f16: bool, f64: bool) -> String {
 	st.global.64b [%p + 280], %z;
 	fsub.df %z, %x, %x;
 	st.global.64b [%p + 288], %z;
+	ld.global.64b %x, [%p + 304];
+	ld.global.64b %y, [%p + 312];
+	ld.global.64b %w, [%p + 320];
+	fmad.df %z, %x, %y, %w;
+	st.global.64b [%p + 352], %z;
+	ld.global.64b %x, [%p + 328];
+	ld.global.64b %y, [%p + 336];
+	ld.global.64b %w, [%p + 344];
+	fmad.df %z, %x, %y, %w;
+	st.global.64b [%p + 360], %z;
 ",
         );
     }
@@ -199,6 +213,19 @@ fn inputs() -> Vec<u8> {
     for (i, d) in f64_in.iter().enumerate() {
         io[192 + 8 * i..200 + 8 * i].copy_from_slice(&d.to_le_bytes());
     }
+    let fma64_in: [u64; 6] = [
+        // fmad.df: once rounded 0x3C9FFFFFFFFFFFFE, 0 twice
+        0x3FF0_0000_0000_0001,
+        0x3FEF_FFFF_FFFF_FFFF,
+        0xBFF0_0000_0000_0000,
+        // DBL_MAX · 2 − DBL_MAX: DBL_MAX once rounded, +inf twice
+        0x7FEF_FFFF_FFFF_FFFF,
+        0x4000_0000_0000_0000,
+        0xFFEF_FFFF_FFFF_FFFF,
+    ];
+    for (i, d) in fma64_in.iter().enumerate() {
+        io[304 + 8 * i..312 + 8 * i].copy_from_slice(&d.to_le_bytes());
+    }
     io
 }
 
@@ -226,6 +253,8 @@ fn read_results(io: &[u8], f16: bool, f64: bool) -> Probed {
     if f64 {
         p.denormals_kept[2] = Some(w64(256) == 0x1 && w64(264) == 0x0008_0000_0000_0000);
         p.signed_zero_inf_nan_kept[2] = Some(w64(272) == 0 && nan64(w64(280)) && nan64(w64(288)));
+        p.fma_f64_fused =
+            Some(w64(352) == 0x3C9F_FFFF_FFFF_FFFE && w64(360) == 0x7FEF_FFFF_FFFF_FFFF);
     }
     p
 }
@@ -243,6 +272,7 @@ fn covers(p: &Probed, info: &DeviceInfo) -> bool {
     let (f16, f64) = widths(info);
     let probed = [f16, true, f64];
     p.fma_f32_fused.is_some()
+        && (!f64 || p.fma_f64_fused.is_some())
         && (0..3).all(|i| {
             !probed[i]
                 || (p.denormals_kept[i].is_some()
@@ -360,7 +390,9 @@ impl Runtime {
         options.float_refusals = [None, None, None];
         options.fma_f32_via_f64 = false;
         options.fma_f32_native_fused = true;
+        options.fma_f64_native_fused = true;
         options.exact_f32 = false;
+        options.soft_f64 = false;
         options.exact_division = false;
         options.checked_memory = false;
         let out = self.run_kernel(&m, &options)?;
@@ -444,7 +476,9 @@ impl Runtime {
 
 /// Translation for a device whose probed behaviour differs from what PISA
 /// needs: `fmad.f` on the device's `Fma` only where it rounds once (where
-/// it is not computed through f64 or the exact f32 library); denormals
+/// it is not computed through f64 or the exact f32 library), `fmad.df` to
+/// nearest on it only where its f64 form rounds once (else the
+/// soft-double library); denormals
 /// kept by requesting `DenormPreserve` where the driver flushes them and
 /// the device can be asked and was seen to honour it (then for every width
 /// it can, as devices with no independence of denormal modes need), else
@@ -459,6 +493,9 @@ pub fn apply(options: &mut pisa_translator::spirv::Options, info: &DeviceInfo) {
             options.fma_f32_native_fused = fused;
         }
     }
+    // (`fmad.df` to nearest on the device's `Fma` only where it was seen
+    // to round once; without a probe, the soft-double library)
+    options.fma_f64_native_fused = p.fma_f64_fused == Some(true) && !options.soft_f64;
     let flushed = |i: usize| p.denormals_kept[i] == Some(false);
     let can_preserve =
         |i: usize| info.denorm_preserve[i] && p.denorm_preserve_honoured[i] != Some(false);
@@ -607,17 +644,32 @@ mod tests {
         assert!(crate::translate_options_with(&info, Some("unroll")).fma_f32_native_fused);
     }
 
+    /// `fmad.df` to nearest takes the device's `Fma` only where its f64
+    /// form was probed fused, and never under soft-double numerics.
+    #[test]
+    fn fma64_takes_the_drivers_fma_only_where_probed_fused() {
+        let mut info = device(true, true, probed("fma=fused"));
+        assert!(!crate::translate_options_with(&info, None).fma_f64_native_fused);
+        info.probed = Some(probed("fma64=unfused"));
+        assert!(!crate::translate_options_with(&info, None).fma_f64_native_fused);
+        info.probed = Some(probed("fma64=fused"));
+        assert!(crate::translate_options_with(&info, None).fma_f64_native_fused);
+        assert!(!crate::translate_options_with(&info, Some("soft-f64")).fma_f64_native_fused);
+        info.probed = None;
+        assert!(!crate::translate_options_with(&info, None).fma_f64_native_fused);
+    }
+
     /// The text form round-trips, and a bad item is an error naming it.
     #[test]
     fn the_list_form_round_trips_and_names_bad_items() {
-        let p = probed("denormals16=kept,denormals32=flushed,fma=unfused,signed-zeros64=lost,denorm-preserve32=honoured,signed-zero-preserve16=ignored");
+        let p = probed("denormals16=kept,denormals32=flushed,fma=unfused,fma64=fused,signed-zeros64=lost,denorm-preserve32=honoured,signed-zero-preserve16=ignored");
         let text = p.to_list().join("\n");
-        assert_eq!(text, "denormals16=kept\ndenormals32=flushed\nfma=unfused\nsigned-zeros64=lost\ndenorm-preserve32=honoured\nsigned-zero-preserve16=ignored");
+        assert_eq!(text, "denormals16=kept\ndenormals32=flushed\nfma=unfused\nfma64=fused\nsigned-zeros64=lost\ndenorm-preserve32=honoured\nsigned-zero-preserve16=ignored");
         assert_eq!(probed(&text), p);
         let mut q = p.clone();
         assert_eq!(
             q.apply_list("denormals32=kept,denormals8=kept").unwrap_err(),
-            "`denormals8=kept`: unknown key `denormals8` (denormalsN, fma, signed-zerosN, denorm-preserveN, signed-zero-preserveN; N is 16, 32 or 64)"
+            "`denormals8=kept`: unknown key `denormals8` (denormalsN, fma, fma64, signed-zerosN, denorm-preserveN, signed-zero-preserveN; N is 16, 32 or 64)"
         );
         assert_eq!(q, p, "nothing changed by a bad list");
         assert_eq!(
@@ -657,11 +709,20 @@ mod tests {
             (272, 0),
             (280, 0x7FF8_0000_0000_0000),
             (288, 0x7FF8_0000_0000_0000),
+            (352, 0x3C9F_FFFF_FFFF_FFFE),
+            (360, 0x7FEF_FFFF_FFFF_FFFF),
         ] {
             put(&mut io, at, &v.to_le_bytes());
         }
         let p = read_results(&io, true, true);
-        assert_eq!(p.to_list().join(","), "denormals16=kept,denormals32=kept,denormals64=kept,fma=fused,signed-zeros16=kept,signed-zeros32=kept,signed-zeros64=kept");
+        assert_eq!(p.to_list().join(","), "denormals16=kept,denormals32=kept,denormals64=kept,fma=fused,fma64=fused,signed-zeros16=kept,signed-zeros32=kept,signed-zeros64=kept");
+        // the f64 Fma rounding the product first (0), or overflowing it
+        for (at, v) in [(352, 0), (360, 0x7FF0_0000_0000_0000)] {
+            let mut twice = io.clone();
+            put(&mut twice, at, &u64::to_le_bytes(v));
+            assert_eq!(read_results(&twice, true, true).fma_f64_fused, Some(false));
+        }
+        assert_eq!(read_results(&io, true, false).fma_f64_fused, None);
         // flushed f32 results, -0 + 0 folded to -0, Fma twice rounded
         put(&mut io, 68, &0u32.to_le_bytes());
         put(&mut io, 72, &0x8000_0000u32.to_le_bytes());

@@ -109,6 +109,13 @@ pub struct Options {
     /// it does not, `fmad.f` is refused as unsupported on this device
     /// rather than computed with two roundings.
     pub fma_f32_native_fused: bool,
+    /// The device's `Fma` on f64 rounds once (the runtime's probe,
+    /// `fma64=fused`): `fmad.df` to nearest without `.ftz`, `.dsat` is
+    /// then that `Fma` with the float core's NaN rules, not a call of the
+    /// soft-double library (`ir::exactf64::df_replacement`). Off by
+    /// default (Vulkan does not require `Fma` to be fused; lavapipe's is
+    /// not), and for device descriptions, which say nothing of it.
+    pub fma_f64_native_fused: bool,
     /// Compute `fdiv`, `fsqrt` and `frcp` correctly rounded on every
     /// driver (Vulkan promises 2.5 ULP): `.f`, `.hf` and `.bf` by the IR
     /// pass `exactf64`'s library with f64 cores, `.df` by the soft-double
@@ -185,6 +192,7 @@ impl Default for Options {
             float_refusals: [None, None, None],
             fma_f32_via_f64: false,
             fma_f32_native_fused: true,
+            fma_f64_native_fused: false,
             exact_division: false,
             exact_f32: false,
             checked_memory: false,
@@ -211,6 +219,7 @@ impl Options {
             native: crate::ir::exactf64::Native {
                 division: !self.exact_division,
                 fma_f32: !self.fma_f32_via_f64,
+                fma_f64: self.fma_f64_native_fused,
                 float16: self.float16,
             },
             soft_f64: self.soft_f64,

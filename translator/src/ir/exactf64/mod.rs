@@ -124,7 +124,9 @@ pub fn library_source() -> &'static str {
 /// (driver workarounds, `PISA_SPIRV_OPTIONS`, docs/abi.md): `fdiv`,
 /// `frcp`, `fsqrt` by `OpFDiv`/`Sqrt` (without `exact-division`), `fmad.f`
 /// by `Fma` (without `fma-f64`; refused where the probe found it rounds
-/// twice); and `float16`: the device rounds f32 into `.hf` by
+/// twice), `fmad.df` to nearest without `.ftz`, `.dsat` by `Fma` where
+/// the probe found it fused (`fma_f64`, `Options::fma_f64_native_fused`;
+/// with the float core's NaN rules); and `float16`: the device rounds f32 into `.hf` by
 /// `OpFConvert` (correctly rounded; `shaderFloat16`), so `.hf` `fadd`,
 /// `fsub`, `fmul` to nearest stay f32 arithmetic narrowed by it (without
 /// it they are library calls, as the `.bf` ones always are; both passes
@@ -133,6 +135,7 @@ pub fn library_source() -> &'static str {
 pub struct Native {
     pub division: bool,
     pub fma_f32: bool,
+    pub fma_f64: bool,
     pub float16: bool,
 }
 
@@ -187,7 +190,8 @@ pub fn link(p: &mut Program, native: Native) {
 ///   `OpFAdd`, `OpFSub`, `OpFMul` correctly to nearest even, in no other
 ///   mode);
 /// - `fmad` in every mode (Vulkan does not require `Fma` to be fused;
-///   lavapipe's rounds twice);
+///   lavapipe's rounds twice), except to nearest without `.ftz`, `.dsat`
+///   where the device's `Fma` was probed fused ([`Native::fma_f64`]);
 /// - `fdiv`, `fsqrt` (2.5 ULP in Vulkan), except to nearest where the
 ///   device's own form is asked for ([`Native::division`]);
 /// - `frsqrt` (`InverseSqrt`: 2 ULP; the library's is correctly rounded,
@@ -204,15 +208,16 @@ pub fn link(p: &mut Program, native: Native) {
 /// division (square root) at a normalized scale corrected by exact
 /// remainders (`@__pisa_sd_div_rn`, `@__pisa_sd_sqrt_rn`:
 /// [`super::softf64::f64core`], every operand range, no branch). `fmad`
-/// stays the integer function (an f64-core version needs to know that
-/// the device's `Fma` is fused: no probe of f64 `Fma` yet).
+/// where the device's `Fma` is not known to be fused is the integer
+/// function `@__pisa_sd_fma`.
 pub fn df_replacement(i: &PisaInst, native: Native) -> Option<(String, u64)> {
     let rep = super::softf64::replacement(i)?;
     let q = &i.quals;
     let nearest = q.rndmode.unwrap_or(Rndmode::Re) == Rndmode::Re;
     let inexact = match i.opcode {
         Opcode::Fadd | Opcode::Fsub | Opcode::Fmul => !nearest,
-        Opcode::Fmad | Opcode::Frsqrt => true,
+        Opcode::Fmad => !(nearest && native.fma_f64 && !q.ftz && !q.dsat && !q.fast),
+        Opcode::Frsqrt => true,
         Opcode::Fdiv | Opcode::Fsqrt => !(nearest && native.division),
         Opcode::Ftrunc => !(nearest && q.to == Some(Type::F)),
         Opcode::I2f => !nearest && q.from.map(Type::bits) == Some(64),

@@ -60,7 +60,11 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
     // (whose subtraction rounds down), and
     // `fdiv`/`fsqrt`/`frcp` unless the device's own form is asked for
     let directed = ins.i.quals.rndmode.is_some_and(|r| r != Rndmode::Re);
-    let fmad = ins.i.opcode == Opcode::Fmad && ty != FloatKind::Single;
+    // (`fmad.df` reaches here only to nearest without `.ftz`, `.dsat` on a
+    // driver whose f64 `Fma` was probed fused: `Options::fma_f64_native_fused`)
+    let fmad = ins.i.opcode == Opcode::Fmad
+        && !(ty == FloatKind::Single
+            || ty == FloatKind::Double && fx.tx.options.fma_f64_native_fused);
     if directed || fmad || ins.i.opcode == Opcode::Frsqrt {
         return Ok(false);
     }
@@ -111,8 +115,20 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
             let b = src(fx, ins, Role::Src1, ty, ftz)?;
             let c = src(fx, ins, Role::Src2, ty, ftz)?;
             // (only `fmad.f` where the device's `Fma` is asked for: the
-            // exact form is a call of the exact library, ir::exactf64)
-            if !fx.tx.options.fma_f32_native_fused {
+            // exact form is a call of the exact library, ir::exactf64;
+            // `fmad.df` where it was probed fused, with the float core's
+            // NaN rules: the soft-double library's, the cpu device's)
+            if ty == FloatKind::Double {
+                let v = fx.tx.glsl_op(ft, G::Fma, &[a, b, c])?;
+                let t = fx.tx.uint(64);
+                let mut raw = Vec::new();
+                for x in [a, b, c, v] {
+                    raw.push(fx.tx.b.bitcast(t, None, x)?);
+                }
+                let bits = nan_rules(fx, ty, &raw[..3], raw[3])?;
+                fx.write(ins.opr(Role::Dst)?, bits, fbits)?;
+                return Ok(true);
+            } else if !fx.tx.options.fma_f32_native_fused {
                 return Err(fx.tx.unsupported_on_device(
                     ins.i.span,
                     format!(
