@@ -155,6 +155,7 @@ fn table() -> String {
     let all = Native {
         division: true,
         fma_f32: true,
+        fma_f64: true,
         float16: true,
     };
     let f16 = Native {
@@ -166,7 +167,7 @@ fn table() -> String {
         ..all
     };
     let mut out = String::from(
-        "form: exactf32 (float16) | exactf32 (no float16) | exactf64 | exactf64 (float16) | exactf64 (all native) | exactf64 (native division, fma, no float16) | df | df (native division) | softf64 | mathlib\n",
+        "form: exactf32 (float16) | exactf32 (no float16) | exactf64 | exactf64 (float16) | exactf64 (all native) | exactf64 (native division, fma, no float16) | df | df (native division, fused f64 fma) | softf64 | mathlib\n",
     );
     let mut forms = 0;
     for (mnemonic, dst, srcs) in candidates() {
