@@ -39,6 +39,23 @@ pub struct Forms<'t> {
     pub mov: &'t PisaInst,
 }
 
+impl<'t> Forms<'t> {
+    /// The first five instructions of a template, in the order of the
+    /// fields (a bug of the translator when it has fewer).
+    pub fn first(t: &'t [PisaInst]) -> Self {
+        let [zero, read, cas, eq, mov, ..] = t else {
+            panic!("a compare-and-swap loop template starts with its five instructions")
+        };
+        Forms {
+            zero,
+            read,
+            cas,
+            eq,
+            mov,
+        }
+    }
+}
+
 /// What a pass's loops are made of.
 pub struct Shape<'t> {
     /// The integer instructions.

@@ -86,18 +86,11 @@ pub fn rewrite(p: &mut Program) {
     }
     let tpl = super::template::assemble(FILE, TEMPLATE);
     let t = forms(&tpl, "__pisa_fatom16_forms");
-    let [zero, read, cas, eq, mov, add_bf, sub_bf, widen, add_f, sub_f, narrow] = t.as_slice()
-    else {
+    let [_, _, _, _, _, add_bf, sub_bf, widen, add_f, sub_f, narrow] = t.as_slice() else {
         panic!("the fatom16 template has the loop's eleven instructions")
     };
     let shape = casloop::Shape {
-        forms: casloop::Forms {
-            zero,
-            read,
-            cas,
-            eq,
-            mov,
-        },
+        forms: casloop::Forms::first(&t),
         width: 16,
         prefix: "h16",
         space: &["addrspace"],

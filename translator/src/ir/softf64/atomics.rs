@@ -46,17 +46,8 @@ pub(super) fn rewrite(p: &mut Program, lib: &Program, linker: &mut Linker) {
         return;
     }
     let t = forms(lib, "__pisa_sd_atomic_forms");
-    let [zero, read, cas, eq, mov, ..] = t.as_slice() else {
-        panic!("@__pisa_sd_atomic_forms has the loop's five instructions")
-    };
     let shape = casloop::Shape {
-        forms: casloop::Forms {
-            zero,
-            read,
-            cas,
-            eq,
-            mov,
-        },
+        forms: casloop::Forms::first(&t),
         width: 64,
         prefix: "sd",
         space: &[],
