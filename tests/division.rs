@@ -12,8 +12,7 @@ mod common;
 
 use common::elementwise;
 use pisa_interp::CpuDevice;
-use pisa_vk_runtime::{Device, Runtime, RuntimeOptions};
-use std::time::Duration;
+use pisa_vk_runtime::Device;
 
 /// (type, bits)
 const TYPES: [(&str, u32); 4] = [("f", 32), ("df", 64), ("hf", 16), ("bf", 16)];
@@ -161,13 +160,7 @@ fn run_all() {
     if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
         r.unwrap_or_else(|e| panic!("spirv-val: {e}"));
     }
-    let mut vk = Runtime::new(RuntimeOptions {
-        validation: true,
-        pipeline_cache: false,
-        timeout: Duration::from_secs(60),
-        ..Default::default()
-    })
-    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let mut vk = common::lavapipe();
     let mut cpu = CpuDevice::new();
     let vp = vk.load_translated(&spv).unwrap();
     let cp = cpu.load(&m).unwrap();

@@ -19,8 +19,7 @@ mod common;
 use common::elementwise;
 use pisa_interp::CpuDevice;
 use pisa_translator::ir;
-use pisa_vk_runtime::{Device, ProgramId, Runtime, RuntimeOptions};
-use std::time::Duration;
+use pisa_vk_runtime::{Device, ProgramId};
 
 /// A register kind: its declaration, its load/store suffix and its bits.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -605,13 +604,7 @@ fn vulkan(m: &pisa_translator::Module, options: &pisa_translator::spirv::Options
     if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
         r.unwrap_or_else(|e| panic!("spirv-val: {e}"));
     }
-    let mut vk = Runtime::new(RuntimeOptions {
-        validation: true,
-        pipeline_cache: false,
-        timeout: Duration::from_secs(60),
-        ..Default::default()
-    })
-    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let mut vk = common::lavapipe();
     let mut cpu = CpuDevice::new();
     let vp = vk.load_translated(&spv).unwrap();
     let cp = cpu.load(m).unwrap();

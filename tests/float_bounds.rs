@@ -10,8 +10,7 @@ mod common;
 
 use common::elementwise;
 use pisa_interp::CpuDevice;
-use pisa_vk_runtime::{Device, Runtime, RuntimeOptions};
-use std::time::Duration;
+use pisa_vk_runtime::Device;
 
 /// (kernel name, instruction, type, bits, sources, bound in ULP ×10)
 const OPS: &[(&str, &str, &str, u32, usize, u64)] = &[
@@ -158,13 +157,7 @@ fn inputs(bits: u32, n: usize, seed: u64) -> Vec<u64> {
 #[test]
 fn bounded_operations_stay_within_the_spec() {
     let m = pisa_translator::assemble("bounds.pisa", &program()).unwrap_or_else(|d| panic!("{d}"));
-    let mut vk = Runtime::new(RuntimeOptions {
-        validation: true,
-        pipeline_cache: false,
-        timeout: Duration::from_secs(60),
-        ..Default::default()
-    })
-    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let mut vk = common::lavapipe();
     let mut cpu = CpuDevice::new();
     let vp = vk.load(&m).unwrap();
     let cp = cpu.load(&m).unwrap();

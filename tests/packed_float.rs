@@ -8,8 +8,7 @@ mod common;
 
 use common::elementwise;
 use pisa_interp::CpuDevice;
-use pisa_vk_runtime::{Device, Runtime, RuntimeOptions};
-use std::time::Duration;
+use pisa_vk_runtime::Device;
 
 /// (instruction without the type, sources)
 const FORMS: &[(&str, usize)] = &[
@@ -115,13 +114,7 @@ fn packed_forms_match_the_reference_device_bit_for_bit() {
     if let Some(r) = common::spirv_val(&spv.words, "vulkan1.2") {
         r.unwrap_or_else(|e| panic!("spirv-val: {e}"));
     }
-    let mut vk = Runtime::new(RuntimeOptions {
-        validation: true,
-        pipeline_cache: false,
-        timeout: Duration::from_secs(60),
-        ..Default::default()
-    })
-    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let mut vk = common::lavapipe();
     let mut cpu = CpuDevice::new();
     let vp = vk.load(&m).unwrap();
     let cp = cpu.load(&m).unwrap();

@@ -22,8 +22,7 @@ mod common;
 use common::elementwise;
 use pisa_interp::CpuDevice;
 use pisa_translator::ir;
-use pisa_vk_runtime::{Device, ProgramId, Runtime, RuntimeOptions};
-use std::time::Duration;
+use pisa_vk_runtime::{Device, ProgramId};
 
 /// How a form's result is stored: the f64 bits, the 32-bit mask of a
 /// register `fcmp` (zero-extended), 1/2 for a predicate `fcmp`, or a
@@ -610,13 +609,7 @@ fn declares_float64(words: &[u32]) -> bool {
 fn library_on_vulkan_without_f64_is_exact() {
     let src = program();
     let m = pisa_translator::assemble("soft_f64.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
-    let mut vk = Runtime::new(RuntimeOptions {
-        validation: true,
-        pipeline_cache: false,
-        timeout: Duration::from_secs(60),
-        ..Default::default()
-    })
-    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let mut vk = common::lavapipe();
     let options = pisa_vk_runtime::translate_options_with(
         vk.device_info(),
         Some("unroll,loop-cap,relaxed,opaque,opaque-push,soft-f64"),
@@ -661,13 +654,7 @@ fn library_on_vulkan_without_f64_is_exact() {
 fn every_form_on_vulkan_with_f64_is_exact() {
     let src = program();
     let m = pisa_translator::assemble("soft_f64.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
-    let mut vk = Runtime::new(RuntimeOptions {
-        validation: true,
-        pipeline_cache: false,
-        timeout: Duration::from_secs(60),
-        ..Default::default()
-    })
-    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let mut vk = common::lavapipe();
     let options = pisa_vk_runtime::translate_options_with(
         vk.device_info(),
         Some("unroll,loop-cap,relaxed,opaque,opaque-push,exact-division"),
@@ -733,13 +720,7 @@ fn frsqrt_df_with_f64_is_correctly_rounded() {
     ];
     let src = ".version 0.1;\n.target 100;\n.kernel @k(.param[8] %in, .param[8] %out)\n{\n\t.reg .64b %pi, %po, %off, %x;\n\t.reg .32b %id;\n\tld.param.64b %pi, [%in];\n\tld.param.64b %po, [%out];\n\tumad.32b %id, %groupid.x, %enqueuedlocalsize.x, %localid.x;\n\tumul.full.32b %off, %id, 8;\n\tiadd.64b %pi, %pi, %off;\n\tiadd.64b %po, %po, %off;\n\tld.global.64b %x, [%pi];\n\tfrsqrt.fast.df %x, %x;\n\tst.global.64b [%po], %x;\n\treturn;\n}\n";
     let m = pisa_translator::assemble("rsqrt.pisa", src).unwrap_or_else(|d| panic!("{d}"));
-    let mut vk = Runtime::new(RuntimeOptions {
-        validation: true,
-        pipeline_cache: false,
-        timeout: Duration::from_secs(60),
-        ..Default::default()
-    })
-    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let mut vk = common::lavapipe();
     let options = pisa_translator::spirv::Options::for_loop_cap(true).with_f64(true);
     let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
     let mut cpu = CpuDevice::new();
@@ -1029,13 +1010,7 @@ fn f64core_paths_on_the_reference_device_are_exact() {
 fn f64core_paths_on_vulkan_are_exact() {
     let src = program_of(f64core_forms());
     let m = pisa_translator::assemble("f64core.pisa", &src).unwrap_or_else(|d| panic!("{d}"));
-    let mut vk = Runtime::new(RuntimeOptions {
-        validation: true,
-        pipeline_cache: false,
-        timeout: Duration::from_secs(60),
-        ..Default::default()
-    })
-    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let mut vk = common::lavapipe();
     let options = pisa_vk_runtime::translate_options_with(
         vk.device_info(),
         Some("unroll,loop-cap,relaxed,opaque,opaque-push,exact-division"),

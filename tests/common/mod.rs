@@ -5,6 +5,20 @@ use std::process::Command;
 #[allow(dead_code)]
 pub mod elementwise;
 
+/// The Vulkan device of the tests that compare with the reference device
+/// (lavapipe in CI: mesa-vulkan-drivers), with the validation layer, no
+/// pipeline cache and a 60 s limit on a launch.
+#[allow(dead_code)]
+pub fn lavapipe() -> pisa_vk_runtime::Runtime {
+    pisa_vk_runtime::Runtime::new(pisa_vk_runtime::RuntimeOptions {
+        validation: true,
+        pipeline_cache: false,
+        timeout: std::time::Duration::from_secs(60),
+        ..Default::default()
+    })
+    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)")
+}
+
 /// Runs spirv-val; `None` when it is not installed (CI always installs it).
 #[allow(dead_code)]
 pub fn spirv_val(words: &[u32], env: &str) -> Option<Result<(), String>> {

@@ -30,14 +30,15 @@
 //! when only the neighbouring half changed), in every address space
 //! `fatom` allows (`.global`, `.shared`, generic). The atomic's ordering
 //! and cache hint go to the compare-and-swap that stores the new value;
-//! the first read is relaxed (a stale value only costs an iteration), as
-//! in the `.df` loops without f64 (`ir::softf64::atomics`).
+//! the first read is relaxed (a stale value only costs an iteration): the
+//! loop is `ir::casloop`'s, as the `.df` loops without f64
+//! (`ir::softf64::atomics`).
 //!
 //! `fatom.min`/`.max` (exact: the result is one of the operands) and
 //! `.cas` (bits) on 16-bit formats, and every `.f` form (Vulkan's f32
 //! addition is correctly rounded), stay the back end's.
 
-use super::template::{forms, like, reg, with_quals};
+use super::template::{forms, like, reg};
 use super::*;
 use qualifier::Op;
 
@@ -76,8 +77,7 @@ pub fn is_fatom16(i: &PisaInst) -> bool {
 }
 
 /// Replaces every `fatom.add`/`.sub` on `.hf`/`.bf` of `p` by its loop
-/// (see the module docs), splitting its block: the instructions before it
-/// and the first read, the loop's block, then a block with the rest. Does
+/// (see the module docs; [`casloop::rewrite`] splits the block). Does
 /// nothing to a program without one.
 pub fn rewrite(p: &mut Program) {
     let used = p.functions.iter().any(|f| f.pisa_insts().any(is_fatom16));
@@ -86,129 +86,42 @@ pub fn rewrite(p: &mut Program) {
     }
     let tpl = super::template::assemble(FILE, TEMPLATE);
     let t = forms(&tpl, "__pisa_fatom16_forms");
-    let [zero, read, cas, eq, mov, add_bf, sub_bf, widen, add_f, sub_f, narrow] = t.as_slice()
-    else {
+    let [_, _, _, _, _, add_bf, sub_bf, widen, add_f, sub_f, narrow] = t.as_slice() else {
         panic!("the fatom16 template has the loop's eleven instructions")
     };
-    for f in &mut p.functions {
-        let mut bi = 0;
-        while bi < f.blocks.len() {
-            let at = f.blocks[bi]
-                .insts
-                .iter()
-                .position(|x| matches!(x, Inst::Pisa(i) if is_fatom16(i)));
-            let Some(k) = at else {
-                bi += 1;
-                continue;
-            };
-            let Inst::Pisa(i) = f.blocks[bi].insts[k].clone() else {
-                unreachable!("the position of an instruction")
-            };
-            let operand = |r: Role| i.roles.get(r).map(|k| i.operands[k].clone());
-            let (Some(dst), Some(addr), Some(src)) =
-                (operand(Role::Dst), operand(Role::Addr), operand(Role::Src0))
-            else {
-                bi += 1;
-                continue;
-            };
-            let n = f.regs.len();
-            let half = || RegKind::Value(Ty::scalar(16));
-            let z = reg(f.new_reg(format!("$h16z{n}"), half()), i.span);
-            let old = reg(f.new_reg(format!("$h16old{n}"), half()), i.span);
-            let new = reg(f.new_reg(format!("$h16new{n}"), half()), i.span);
-            let got = reg(f.new_reg(format!("$h16got{n}"), half()), i.span);
-            let done = f.new_reg(format!("$h16done{n}"), RegKind::Pred);
-            let zero_imm = Operand::Int(
-                IntLit {
-                    value: 0,
-                    hex: false,
-                    digits: 1,
-                    negative: false,
-                },
-                i.span,
-            );
-            let looped = BlockId(f.blocks.len() as u32);
-            let after = BlockId(looped.0 + 1);
-            let block = &mut f.blocks[bi];
-            let rest = block.insts.split_off(k + 1);
-            block.insts.pop();
-            block
-                .insts
-                .push(Inst::Pisa(like(zero, vec![z.clone(), zero_imm], &i)));
-            let read = PisaInst::new(
-                with_quals(read.form, i.form, &["addrspace"]),
-                vec![old.clone(), addr.clone(), z],
-                i.mnemonic,
-                i.span,
-            );
-            block.insts.push(Inst::Pisa(read));
-            let term = std::mem::replace(&mut block.term, Terminator::Goto(looped));
-            let term_span = block.term_span;
-            block.term_span = i.span;
-            let cas = PisaInst::new(
-                with_quals(
-                    cas.form,
-                    i.form,
-                    &["addrspace", "memorder", "memscope", "cc"],
-                ),
-                vec![got.clone(), addr, old.clone(), new.clone()],
-                i.mnemonic,
-                i.span,
-            );
-            // the new value: `.bf` by the format's `fadd`/`fsub`; `.hf` by
-            // an exact widening, the f32 operation and one narrowing (the
-            // same value: 24 ≥ 2·11 + 2 bits make the double rounding
-            // innocuous), which drivers compile fast inside the loop (a
-            // 16-bit value computed from the loop's own 16-bit registers
-            // made llvmpipe's compilation of a kernel of four such loops
-            // take 8 s, of 32 more than its 120 s limit)
-            let sub = i.quals.op == Some(Op::Sub);
-            let mut insts = Vec::with_capacity(8);
-            if i.quals.ty == Some(Type::Hf) {
-                let word = || RegKind::Value(Ty::scalar(32));
-                let wa = reg(f.new_reg(format!("$h16wa{n}"), word()), i.span);
-                let wb = reg(f.new_reg(format!("$h16wb{n}"), word()), i.span);
-                insts.push(like(widen, vec![wa.clone(), old.clone()], &i));
-                insts.push(like(widen, vec![wb.clone(), src], &i));
-                let op = if sub { sub_f } else { add_f };
-                insts.push(like(op, vec![wa.clone(), wa.clone(), wb], &i));
-                insts.push(like(narrow, vec![new.clone(), wa], &i));
-            } else {
-                let op = if sub { sub_bf } else { add_bf };
-                insts.push(like(op, vec![new.clone(), old.clone(), src], &i));
-            }
-            insts.push(cas);
-            insts.push(like(
-                eq,
-                vec![reg(done, i.span), got.clone(), old.clone()],
-                &i,
-            ));
-            insts.push(like(mov, vec![old.clone(), got], &i));
-            let loop_block = Block {
-                label: None,
-                insts: insts.into_iter().map(Inst::Pisa).collect(),
-                term: Terminator::Branch {
-                    cond: Cond {
-                        pred: done,
-                        negate: false,
-                    },
-                    then: after,
-                    otherwise: looped,
-                },
-                term_span: i.span,
-            };
-            let mut insts = vec![Inst::Pisa(like(mov, vec![dst, old], &i))];
-            insts.extend(rest);
-            f.blocks.push(loop_block);
-            f.blocks.push(Block {
-                label: None,
-                insts,
-                term,
-                term_span,
-            });
-            bi += 1;
+    let shape = casloop::Shape {
+        forms: casloop::Forms::first(&t),
+        width: 16,
+        prefix: "h16",
+        space: &["addrspace"],
+    };
+    // the new value: `.bf` by the format's `fadd`/`fsub`; `.hf` by an
+    // exact widening, the f32 operation and one narrowing (the same
+    // value: 24 ≥ 2·11 + 2 bits make the double rounding innocuous),
+    // which drivers compile fast inside the loop (a 16-bit value computed
+    // from the loop's own 16-bit registers made llvmpipe's compilation of
+    // a kernel of four such loops take 8 s, of 32 more than its 120 s
+    // limit)
+    casloop::rewrite(p, is_fatom16, &shape, |p, s| {
+        let (i, n) = (s.at, s.n);
+        let sub = i.quals.op == Some(Op::Sub);
+        if i.quals.ty == Some(Type::Hf) {
+            let f = &mut p.functions[s.fi];
+            let word = || RegKind::Value(Ty::scalar(32));
+            let wa = reg(f.new_reg(format!("$h16wa{n}"), word()), i.span);
+            let wb = reg(f.new_reg(format!("$h16wb{n}"), word()), i.span);
+            let op = if sub { sub_f } else { add_f };
+            vec![
+                like(widen, vec![wa.clone(), s.old.clone()], i),
+                like(widen, vec![wb.clone(), s.src], i),
+                like(op, vec![wa.clone(), wa.clone(), wb], i),
+                like(narrow, vec![s.new.clone(), wa], i),
+            ]
+        } else {
+            let op = if sub { sub_bf } else { add_bf };
+            vec![like(op, vec![s.new.clone(), s.old.clone(), s.src], i)]
         }
-    }
+    });
 }
 
 #[cfg(test)]

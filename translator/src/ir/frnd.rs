@@ -252,39 +252,6 @@ fn template_text(rw: Rewrite) -> String {
     s
 }
 
-/// A hex immediate of `digits` digits.
-fn imm(value: u64, digits: u8, span: Span) -> Operand {
-    Operand::Int(
-        IntLit {
-            value,
-            hex: true,
-            digits,
-            negative: false,
-        },
-        span,
-    )
-}
-
-/// An immediate source as the bits of its value in `kind` (the template
-/// reads bits); registers stay as they are.
-fn literal_as_bits(src: Operand, kind: FloatKind) -> Operand {
-    let v = match &src {
-        Operand::Float(v, _) => *v,
-        Operand::Int(l, _) if !l.hex => l.math() as f64,
-        _ => return src,
-    };
-    let span = src.span();
-    match kind {
-        FloatKind::Double => imm(v.to_bits(), 16, span),
-        FloatKind::Single => imm(u64::from((v as f32).to_bits()), 8, span),
-        FloatKind::Half | FloatKind::BFloat => imm(
-            super::literal::f64_to_16(v, kind == FloatKind::BFloat),
-            4,
-            span,
-        ),
-    }
-}
-
 /// `form` without its rounding mode (`f2i`/`pf2i` truncating).
 fn without_mode(form: FormRef) -> FormRef {
     let f = &catalog().forms[form.form as usize];
@@ -334,7 +301,9 @@ pub fn rewrite(p: &mut Program) {
                 };
                 let tpl = &templates[k].1;
                 let src = match rw {
-                    Rewrite::Frnd(kind, ..) | Rewrite::F2i(kind, _) => literal_as_bits(src, kind),
+                    Rewrite::Frnd(kind, ..) | Rewrite::F2i(kind, _) => {
+                        super::literal::as_bits(src, kind)
+                    }
                     Rewrite::Pf2i(..) => src,
                 };
                 match rw {

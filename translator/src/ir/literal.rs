@@ -1,6 +1,42 @@
 //! The encodings of floating-point literals (spec 07 §3.2: a decimal literal
 //! is a double-precision value, converted into the operand's type; the
-//! translator rounds to nearest even, docs/spec-notes.md).
+//! translator rounds to nearest even, docs/spec-notes.md), and immediate
+//! operands of those encodings for the passes that compute on a float's
+//! bits (`ir::frnd`, `ir::softf64`).
+
+use super::{FloatKind, IntLit, Operand, Span};
+
+/// A hex immediate of `digits` digits.
+pub fn imm(value: u64, digits: u8, span: Span) -> Operand {
+    Operand::Int(
+        IntLit {
+            value,
+            hex: true,
+            digits,
+            negative: false,
+        },
+        span,
+    )
+}
+
+/// An immediate source as the bits of its value in `kind` (a hex
+/// immediate of the format's width, for instructions that read bits);
+/// registers and hex immediates (bits already) stay as they are.
+pub fn as_bits(src: Operand, kind: FloatKind) -> Operand {
+    let v = match &src {
+        Operand::Float(v, _) => *v,
+        Operand::Int(l, _) if !l.hex => l.math() as f64,
+        _ => return src,
+    };
+    let span = src.span();
+    match kind {
+        FloatKind::Double => imm(v.to_bits(), 16, span),
+        FloatKind::Single => imm(u64::from((v as f32).to_bits()), 8, span),
+        FloatKind::Half | FloatKind::BFloat => {
+            imm(f64_to_16(v, kind == FloatKind::BFloat), 4, span)
+        }
+    }
+}
 
 /// An f64 value (a literal) rounded to nearest even into half (`bf`
 /// false) or bfloat16 encoding.
@@ -45,7 +81,37 @@ pub fn f64_to_16(v: f64, bf: bool) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::f64_to_16;
+    use super::{as_bits, f64_to_16, imm, FloatKind, IntLit, Operand, Span};
+
+    /// Decimal immediates become their bits in the format, hex ones stay.
+    #[test]
+    fn immediates_become_bits_of_the_format() {
+        let at = Span { start: 3, end: 6 };
+        let dec = |value| {
+            let lit = IntLit {
+                value,
+                hex: false,
+                digits: 1,
+                negative: false,
+            };
+            Operand::Int(lit, at)
+        };
+        let bits = |src, kind| match as_bits(src, kind) {
+            Operand::Int(l, s) if l.hex && s == at => (l.value, l.digits),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(bits(Operand::Float(1.5, at), FloatKind::Half), (0x3E00, 4));
+        assert_eq!(
+            bits(Operand::Float(-2.0, at), FloatKind::BFloat),
+            (0xC000, 4)
+        );
+        assert_eq!(bits(dec(1), FloatKind::Single), (0x3F80_0000, 8));
+        assert_eq!(
+            bits(Operand::Float(0.1, at), FloatKind::Double),
+            (0.1f64.to_bits(), 16)
+        );
+        assert_eq!(bits(imm(0x7E00, 4, at), FloatKind::Double), (0x7E00, 4));
+    }
 
     #[test]
     fn literals_round_to_nearest_even_into_16_bits() {

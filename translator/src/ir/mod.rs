@@ -24,6 +24,7 @@
 pub mod analysis;
 pub mod build;
 pub mod bundled;
+pub mod casloop;
 pub mod checked;
 pub mod exactf32;
 pub mod exactf64;

@@ -1,8 +1,8 @@
 //! `ir::template`: instructions a pass writes, taken from PISA text the
 //! pass carries (assembled once per use, never linked into a program), so
 //! that their catalog forms are the validator's own: the 16-bit float
-//! atomics' loops ([`super::fatom16`]) and `frnd`'s integer sequences
-//! ([`super::frnd`]).
+//! atomics' loops ([`super::fatom16`], built by [`super::casloop`]) and
+//! `frnd`'s integer sequences ([`super::frnd`]).
 //!
 //! [`forms`] gives the instructions of a template function in order;
 //! [`like`] makes one of them with other operands at another

@@ -248,42 +248,21 @@ fn library() -> Program {
 
 /// A 32-bit hex immediate.
 fn imm32(value: u64, span: Span) -> Operand {
-    Operand::Int(
-        IntLit {
-            value,
-            hex: true,
-            digits: 8,
-            negative: false,
-        },
-        span,
-    )
+    super::literal::imm(value, 8, span)
 }
 
 /// An immediate source as the bits of its value in the format of `ty`
-/// (a call's arguments are raw bits of the parameter's width); integer
-/// sources (`i2f`) stay as they are.
+/// (a call's arguments are raw bits of the parameter's width; `.df`
+/// gives the f32 value's); integer sources (`i2f`) stay as they are.
 fn literal_as_bits(src: Operand, ty: Option<Type>) -> Operand {
     let Some(kind) = ty.and_then(Type::float) else {
         return src;
     };
-    let v = match &src {
-        Operand::Float(v, _) => *v,
-        Operand::Int(l, _) if !l.hex => l.math() as f64,
-        _ => return src,
+    let kind = match kind {
+        FloatKind::Double => FloatKind::Single,
+        k => k,
     };
-    let span = src.span();
-    match kind {
-        FloatKind::Half | FloatKind::BFloat => Operand::Int(
-            IntLit {
-                value: super::literal::f64_to_16(v, kind == FloatKind::BFloat),
-                hex: true,
-                digits: 4,
-                negative: false,
-            },
-            span,
-        ),
-        FloatKind::Single | FloatKind::Double => imm32(u64::from((v as f32).to_bits()), span),
-    }
+    super::literal::as_bits(src, kind)
 }
 
 /// Replaces every instruction [`replaces`] names by a call of its library

@@ -82,6 +82,7 @@ pub mod library;
 pub use atomics::is_df_atomic;
 
 use super::bundled::Linker;
+use super::literal::imm;
 use super::*;
 use qualifier::{Cop, Rndmode};
 use std::sync::OnceLock;
@@ -230,19 +231,6 @@ fn library() -> Program {
     super::bundled::assemble_library(LIBRARY_FILE, library_source())
 }
 
-/// A hex immediate of `digits` digits.
-fn imm(value: u64, digits: u8, span: Span) -> Operand {
-    Operand::Int(
-        IntLit {
-            value,
-            hex: true,
-            digits,
-            negative: false,
-        },
-        span,
-    )
-}
-
 /// An immediate source as the bits of its value in the float format `ty`
 /// (a call's arguments are raw bits of the parameter's width); integer
 /// sources (`i2f`) stay as they are.
@@ -250,21 +238,7 @@ fn literal_as_bits(src: Operand, ty: Option<Type>) -> Operand {
     let Some(kind) = ty.and_then(Type::float) else {
         return src;
     };
-    let v = match &src {
-        Operand::Float(v, _) => *v,
-        Operand::Int(l, _) if !l.hex => l.math() as f64,
-        _ => return src,
-    };
-    let span = src.span();
-    match kind {
-        FloatKind::Double => imm(v.to_bits(), 16, span),
-        FloatKind::Single => imm(u64::from((v as f32).to_bits()), 8, span),
-        FloatKind::Half | FloatKind::BFloat => imm(
-            super::literal::f64_to_16(v, kind == FloatKind::BFloat),
-            4,
-            span,
-        ),
-    }
+    super::literal::as_bits(src, kind)
 }
 
 /// The form of `ucmp.ne.32b PRED, REG, 0` (the library's own, in
