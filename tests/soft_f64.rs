@@ -1136,13 +1136,7 @@ fn fmad_df_on_a_fused_fma_is_the_drivers_with_the_nan_rules() {
         .map(|i| ir::exactf64::df_replacement(i, native).is_some())
         .collect();
     assert_eq!(library, [false, false, true, true, true]);
-    let mut vk = Runtime::new(RuntimeOptions {
-        validation: true,
-        pipeline_cache: false,
-        timeout: Duration::from_secs(60),
-        ..Default::default()
-    })
-    .expect("a Vulkan device (CI installs lavapipe: mesa-vulkan-drivers)");
+    let mut vk = common::lavapipe();
     let mut options = pisa_translator::spirv::Options::for_loop_cap(true).with_f64(true);
     assert!(!options.fma_f64_native_fused, "not fused unless probed");
     let spv = pisa_translator::spirv::translate_with(&m, &options).unwrap();
