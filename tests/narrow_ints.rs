@@ -34,11 +34,10 @@ const FORCED: &str =
 /// 16-bit float through a 16-bit integer (`OpBitcast` with a 16-bit float), which a device with
 /// `shaderFloat16` but without `shaderInt16` cannot; with `no-float16` too they run.
 const REFUSED: &[&str] = &[
-    "tests/run/atomic_generic.pisa",
-    "tests/run/atomics.pisa",
     "tests/run/dsat_nan.pisa",
     "tests/run/dsat_nanp.pisa",
     "tests/run/dsat_rounded.pisa",
+    "tests/run/fatom_nan.pisa",
     "tests/run/float_constant_folds.pisa",
     "tests/run/float_misc.pisa",
     "tests/run/fminmax_nan.pisa",
