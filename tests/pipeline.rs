@@ -497,6 +497,20 @@ fn back_end_takes_the_finished_ir() {
     }
 }
 
+/// `program` (a pipeline run without some pass) is refused by the back end
+/// as an internal error saying `want`.
+fn refused_as_internal(
+    program: &ir::Program,
+    options: &pisa_translator::spirv::Options,
+    want: &str,
+) {
+    match pisa_translator::spirv::translate_program(program, options) {
+        Err(pisa_translator::spirv::TranslateError::Internal(e)) => assert_eq!(e, want),
+        Err(e) => panic!("{want}: another error: {e}"),
+        Ok(_) => panic!("translated: {want}"),
+    }
+}
+
 /// `m`'s instruction `mnemonic`, translated with `options` but without the
 /// numerics pass that replaces it (`exactf32` or `exactf64`), is an
 /// internal error of the back end naming the pass; with it, `m` translates.
@@ -517,14 +531,11 @@ fn refused_without_the_pass(
     pipeline::Pipeline::for_target(&target)
         .run(&mut program)
         .unwrap();
-    match pisa_translator::spirv::translate_program(&program, options) {
-        Err(pisa_translator::spirv::TranslateError::Internal(e)) => assert_eq!(
-            e,
-            format!("`{mnemonic}` reached the back end: the IR pass {pass} replaces it by a call")
-        ),
-        Err(e) => panic!("{mnemonic}: {e}"),
-        Ok(_) => panic!("translated {mnemonic} without {pass}"),
-    }
+    refused_as_internal(
+        &program,
+        options,
+        &format!("`{mnemonic}` reached the back end: the IR pass {pass} replaces it by a call"),
+    );
     let mut program = ir::lower(m);
     pipeline::Pipeline::for_target(&options.target())
         .run(&mut program)
@@ -806,13 +817,7 @@ fn fatom16_and_frnd_leave_the_back_end_no_rounding() {
                 .without(pass)
                 .run(&mut program)
                 .unwrap();
-            match pisa_translator::spirv::translate_program(&program, &options) {
-                Err(pisa_translator::spirv::TranslateError::Internal(e)) => {
-                    assert_eq!(e, refused)
-                }
-                Err(e) => panic!("{pass}: {e}"),
-                Ok(_) => panic!("translated without {pass}"),
-            }
+            refused_as_internal(&program, &options, refused);
         }
         let mut program = ir::lower(&m);
         pipeline::Pipeline::for_target(&options.target())
