@@ -166,7 +166,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => usage_error(e),
     };
-    match run(cli) {
+    match pisa_translator::timing::phase("total", || run(cli)) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -379,8 +379,8 @@ type Linker = fn(
 fn assemble_with(paths: &[PathBuf], linker: Linker) -> Result<Option<pisa_translator::Module>> {
     let mut texts = Vec::with_capacity(paths.len());
     for path in paths {
-        let bytes =
-            read_input(path).with_context(|| format!("cannot read {}", display_name(path)))?;
+        let bytes = pisa_translator::timing::phase("read", || read_input(path))
+            .with_context(|| format!("cannot read {}", display_name(path)))?;
         texts.push((display_name(path), text_of(bytes)));
     }
     match linker(texts) {
@@ -479,7 +479,9 @@ fn spirv(
             // as `translate_module`, keeping the IR to the end (below)
             let translated = (|| -> Result<_, pisa_translator::spirv::TranslateError> {
                 // the syntax tree is freed while the IR is built
-                let mut program = pisa_translator::ir::lower_owned(module);
+                let mut program = pisa_translator::timing::phase("build IR", || {
+                    pisa_translator::ir::lower_owned(module)
+                });
                 pisa_translator::ir::pipeline::Pipeline::for_target(&options.target())
                     .run(&mut program)?;
                 let spv = pisa_translator::spirv::translate_program(&program, &options)?;
@@ -502,9 +504,10 @@ fn spirv(
             spv.write_to(&mut std::io::stdout().lock())
                 .context("cannot write to standard output")?;
         }
-        Some(out) => std::fs::File::create(out)
-            .and_then(|mut f| spv.write_to(&mut f))
-            .with_context(|| format!("cannot write {}", out.display()))?,
+        Some(out) => pisa_translator::timing::phase("write", || {
+            std::fs::File::create(out).and_then(|mut f| spv.write_to(&mut f))
+        })
+        .with_context(|| format!("cannot write {}", out.display()))?,
         None => {}
     }
     if dis {

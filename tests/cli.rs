@@ -357,3 +357,49 @@ return
 ";
     assert_eq!(tree, want);
 }
+
+/// `PISA_TIME_PASSES=1` prints each phase of a translation on standard
+/// error (CPU time, page faults, resident memory), the passes of the
+/// target's pipeline by their names; the output file is what it is without.
+#[test]
+fn time_passes_lists_the_phases() {
+    let dir = std::env::temp_dir().join(format!("pisa-cli-time-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.spv"), dir.join("b.spv"));
+    let timed = pisa()
+        .args(["spirv", "shaders/saxpy.pisa", "-o"])
+        .arg(&a)
+        .env("PISA_TIME_PASSES", "1")
+        .output()
+        .unwrap();
+    assert!(timed.status.success());
+    let err = String::from_utf8(timed.stderr).unwrap();
+    let phases: Vec<&str> = err
+        .lines()
+        .map(|l| {
+            assert!(l.starts_with("time: "), "{l}");
+            assert!(l.contains(" ms ") && l.contains(" faults ") && l.contains(" MB resident"));
+            l.rsplit("resident").next().unwrap().trim()
+        })
+        .collect();
+    for want in [
+        "read",
+        "parse",
+        "validate",
+        "build IR",
+        "structurize",
+        "emit",
+        "write",
+    ] {
+        assert!(phases.contains(&want), "{want} missing: {err}");
+    }
+    assert_eq!(phases.last(), Some(&"total"));
+    let plain = pisa()
+        .args(["spirv", "shaders/saxpy.pisa", "-o"])
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(plain.status.success() && plain.stderr.is_empty());
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}

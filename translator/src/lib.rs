@@ -16,6 +16,7 @@ pub mod module;
 pub mod source_map;
 pub mod spirv;
 pub mod syntax;
+pub mod timing;
 pub mod validate;
 
 pub use diag::{Diagnostic, Diagnostics, Severity};

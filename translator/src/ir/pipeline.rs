@@ -292,7 +292,7 @@ impl Pipeline {
         after: &mut dyn FnMut(&Pass, &Program),
     ) -> Result<(), PassError> {
         for pass in &self.passes {
-            (pass.run)(p, &self.target)?;
+            crate::timing::phase(pass.name, || (pass.run)(p, &self.target))?;
             verify::debug_verify(p, pass.name);
             after(pass, p);
         }

@@ -126,6 +126,7 @@ pub fn translate_module(m: Module, options: &Options) -> Result<Spirv, Translate
 /// tree, and the instructions of the math library
 /// ([`crate::ir::mathlib`]) must have been linked.
 pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, TranslateError> {
+    let analyses = crate::timing::start("layout and analyses");
     let layout = layout::layout(program)?;
     let mut tx = types::ModuleCx::new(program, layout);
     tx.options = options.clone();
@@ -158,7 +159,8 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
         .collect();
     tx.layout.inlined_instructions =
         crate::ir::analysis::calls::inlined_instructions(program, &kernels);
-    driver::emit_all(&mut tx)?;
+    drop(analyses);
+    crate::timing::phase("emit", || driver::emit_all(&mut tx))?;
     entry::emit_entry_points(&mut tx)?;
     checked::emit_device_check(&mut tx)?;
     // each kernel's parameters, for runs of the module as raw SPIR-V
@@ -185,7 +187,7 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
     for s in kernel_info::describe_program(&tx.layout) {
         tx.b.module_processed(s);
     }
-    let (words, layout) = tx.finish();
+    let (words, layout) = crate::timing::phase("assemble words", || tx.finish());
     // 8- or 16-bit integer types the device lacks: held in 32-bit ones
     let words = if options.narrow_integers == [true; 2] {
         words

@@ -82,7 +82,9 @@ pub fn assemble(file: &str, source: &str) -> Result<Module, Diagnostics> {
 pub fn assemble_owned(file: &str, source: String) -> Result<Module, Diagnostics> {
     let (version, target, ast, warnings) = check(file, &source)?;
     Ok(Module {
-        map: crate::source_map::SourceMap::single(file, &source),
+        map: crate::timing::phase("source map", || {
+            crate::source_map::SourceMap::single(file, &source)
+        }),
         source,
         version,
         target,
@@ -98,7 +100,8 @@ fn check(
     source: &str,
 ) -> Result<(String, String, SourceAst, Diagnostics), Diagnostics> {
     let mut rep = Reporter::new(file, source);
-    let mut ast = crate::syntax::parse(source, &mut rep);
+    let mut ast = crate::timing::phase("parse", || crate::syntax::parse(source, &mut rep));
+    let validating = crate::timing::start("validate");
     let (version, target) = header(&ast.header_order, &mut rep);
     let mut cx = Ctx {
         src: source,
@@ -122,6 +125,7 @@ fn check(
     decls::check_layout(&mut cx, &ast.items);
     decls::check_host_names(&mut cx, &ast.items);
     ast.interner = cx.interner;
+    drop(validating);
     let diags = cx.rep.finish();
     if diags.has_errors() {
         return Err(diags);
