@@ -54,15 +54,27 @@ pub fn start(name: &str) -> Phase<'_> {
         return Phase(None);
     }
     let depth = DEPTH.with(|d| d.replace(d.get() + 1));
-    Phase(Some((name, depth, thread_cpu_ns())))
+    Phase(Some(Running {
+        name,
+        depth,
+        start: thread_cpu_ns(),
+    }))
 }
 
 /// A running phase ([`start`]): prints its time when dropped.
-pub struct Phase<'a>(Option<(&'a str, usize, Option<(u64, u64)>)>);
+pub struct Phase<'a>(Option<Running<'a>>);
+
+/// A running phase's name, nesting depth, and CPU time and page faults at
+/// its start.
+struct Running<'a> {
+    name: &'a str,
+    depth: usize,
+    start: Option<(u64, u64)>,
+}
 
 impl Drop for Phase<'_> {
     fn drop(&mut self) {
-        let Some((name, depth, start)) = self.0.take() else {
+        let Some(Running { name, depth, start }) = self.0.take() else {
             return;
         };
         let end = thread_cpu_ns();
