@@ -81,6 +81,19 @@ fn median<T: Copy + PartialOrd>(mut v: Vec<T>) -> T {
 }
 
 fn main() {
+    // `--write DIR [INSTRUCTIONS]`: only write the module to DIR/big.pisa (for
+    // `tools/tool-speed-ab.sh`, which compares two binaries on it)
+    let all: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(i) = all.iter().position(|a| a == "--write") {
+        let dir = std::path::PathBuf::from(all.get(i + 1).expect("--write DIR"));
+        let n = all
+            .get(i + 2)
+            .and_then(|a| a.parse().ok())
+            .unwrap_or(1_000_000);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("big.pisa"), module(n)).unwrap();
+        return;
+    }
     let mut args = std::env::args().skip(1).filter(|a| !a.starts_with("--"));
     let n: usize = args
         .next()
