@@ -34,14 +34,15 @@ use crate::ir::FuncKind;
 use crate::ir::{BlockId, Cond, Inst, Operand};
 use crate::ir::{Label, Node};
 use rspirv::spirv::{self, LoopControl, SelectionControl, StorageClass, Word};
-use rustc_hash::FxHashMap as HashMap;
 
 /// Function variables the control flow needs, declared in the entry block.
 pub struct ControlVars {
     /// The target of a jump out of several constructs (0: none).
     pending: Option<Word>,
-    /// Per loop: set when the loop is left by one of its own exits.
-    exited: HashMap<BlockId, Word>,
+    /// Per loop, by its label's block index (0: none): set when the loop
+    /// is left by one of its own exits. (A vector, not a map: one lookup
+    /// per loop of a large function was a hash probe into a cold table.)
+    exited: Vec<Word>,
     /// Loaded once in the entry block when the function has loops: the
     /// never-true condition and the pointer to the launch's status word.
     never: Option<Word>,
@@ -51,7 +52,9 @@ pub struct ControlVars {
 }
 
 impl ControlVars {
-    pub fn declare(tx: &mut ModuleCx, tree: &[Node]) -> R<ControlVars> {
+    /// The variables of the function whose tree is `tree` and breaking
+    /// nodes `breaking` (`Breaking::of(tree)`, which the caller needs too).
+    pub fn declare(tx: &mut ModuleCx, tree: &[Node], breaking: Breaking) -> R<ControlVars> {
         let detect = tx.options.detect_loop_cap;
         let mut loops = Vec::new();
         let mut constructs = false;
@@ -68,17 +71,21 @@ impl ControlVars {
         let bt = tx.bool_ty();
         let u32t = tx.uint(32);
         let pending = constructs.then(|| variable(tx, u32t, "pending"));
-        let mut exited = HashMap::default();
+        let mut exited = Vec::new();
         for l in loops {
             let p = tx.ptr(StorageClass::Function, bt);
-            exited.insert(l, tx.b.variable(p, None, StorageClass::Function, None));
+            let i = l.0 as usize;
+            if exited.len() <= i {
+                exited.resize(i + 1, 0);
+            }
+            exited[i] = tx.b.variable(p, None, StorageClass::Function, None);
         }
         Ok(ControlVars {
             pending,
             exited,
             never: None,
             status: None,
-            breaking: Breaking::of(tree),
+            breaking,
         })
     }
 
@@ -88,7 +95,7 @@ impl ControlVars {
             let zero = tx.const_u32(0);
             tx.b.store(p, zero, None, [])?;
         }
-        if !self.exited.is_empty() {
+        if self.exited.iter().any(|&v| v != 0) {
             self.never = Some(tx.never()?);
             let u32t = tx.uint(32);
             let addr = tx.push_addr(Push::Status)?;
@@ -202,7 +209,12 @@ impl Emitter {
             } => self.nodes(fx, body)?,
             Node::Block { label, body, .. } => self.block(fx, *label, body)?,
             Node::Loop { label, body } => {
-                let flag = self.vars.exited.get(label).copied();
+                let flag = self
+                    .vars
+                    .exited
+                    .get(label.0 as usize)
+                    .copied()
+                    .filter(|&v| v != 0);
                 self.construct(fx, Label::Loop(*label), body, flag)?
             }
             Node::If {
