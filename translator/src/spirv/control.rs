@@ -51,23 +51,75 @@ pub struct ControlVars {
     breaking: Breaking,
 }
 
-impl ControlVars {
-    /// The variables of the function whose tree is `tree` and breaking
-    /// nodes `breaking` (`Breaking::of(tree)`, which the caller needs too).
-    pub fn declare(tx: &mut ModuleCx, tree: &[Node], breaking: Breaking) -> R<ControlVars> {
-        let detect = tx.options.detect_loop_cap;
-        let mut loops = Vec::new();
-        let mut constructs = false;
-        walk(tree, &mut |n| match n {
-            Node::Loop { label, .. } => {
-                if detect {
-                    loops.push(*label);
-                }
-                constructs = true;
+/// What one walk of a function's tree finds: the loops (in the order of
+/// a pre-order walk), whether it has a construct (a loop or a block with
+/// breaks), whether some block has breaks, and the nesting depth of its
+/// selections and loops. (One walk instead of three on a large function:
+/// without blocks with breaks, [`Breaking::of`] finds nothing and
+/// [`crate::ir::structurize::nesting_depth_with`] is this depth.)
+pub struct Survey {
+    loops: Vec<BlockId>,
+    constructs: bool,
+    /// Some `Block` has `breaks`: the caller computes [`Breaking::of`].
+    pub breaking_blocks: bool,
+    /// The nesting depth if no block has breaks (else unused).
+    pub plain_depth: usize,
+}
+
+impl Survey {
+    pub fn of(tree: &[Node]) -> Survey {
+        let mut s = Survey {
+            loops: Vec::new(),
+            constructs: false,
+            breaking_blocks: false,
+            plain_depth: 0,
+        };
+        s.plain_depth = s.walk(tree);
+        s
+    }
+
+    /// Notes the nodes of `nodes` (and inside them), returns their depth.
+    fn walk(&mut self, nodes: &[Node]) -> usize {
+        crate::ir::stack_safe(|| {
+            let mut depth = 0;
+            for n in nodes {
+                let d = match n {
+                    Node::Loop { label, body } => {
+                        self.loops.push(*label);
+                        self.constructs = true;
+                        1 + self.walk(body)
+                    }
+                    Node::Block { body, breaks, .. } => {
+                        if *breaks {
+                            self.constructs = true;
+                            self.breaking_blocks = true;
+                        }
+                        self.walk(body)
+                    }
+                    Node::If {
+                        then, otherwise, ..
+                    } => {
+                        let t = self.walk(then);
+                        1 + t.max(self.walk(otherwise))
+                    }
+                    Node::Code(_) | Node::Br(_) | Node::Return { .. } | Node::Unreachable => 0,
+                };
+                depth = depth.max(d);
             }
-            Node::Block { breaks: true, .. } => constructs = true,
-            _ => {}
-        });
+            depth
+        })
+    }
+}
+
+impl ControlVars {
+    /// The variables of a function whose tree's survey is `survey` and
+    /// breaking nodes `breaking` (`Breaking::of` the tree).
+    pub fn declare(tx: &mut ModuleCx, survey: Survey, breaking: Breaking) -> R<ControlVars> {
+        let detect = tx.options.detect_loop_cap;
+        let Survey {
+            loops, constructs, ..
+        } = survey;
+        let loops = if detect { loops } else { Vec::new() };
         let bt = tx.bool_ty();
         let u32t = tx.uint(32);
         let pending = constructs.then(|| variable(tx, u32t, "pending"));
@@ -103,17 +155,6 @@ impl ControlVars {
             self.status = Some(tx.b.convert_u_to_ptr(pt, None, addr)?);
         }
         Ok(())
-    }
-}
-
-fn walk(nodes: &[Node], f: &mut impl FnMut(&Node)) {
-    crate::ir::stack_safe(|| walk_deep(nodes, f))
-}
-
-fn walk_deep(nodes: &[Node], f: &mut impl FnMut(&Node)) {
-    for n in nodes {
-        f(n);
-        n.bodies().for_each(|b| walk(b, f));
     }
 }
 
@@ -629,4 +670,64 @@ fn lower_inst(fx: &mut FunctionCx, inst: &Inst) -> R<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Survey;
+    use crate::ir::structurize::Breaking;
+    use crate::ir::{nesting_depth, BlockId, Cond, Label, Node, RegId};
+
+    fn cond() -> Cond {
+        Cond {
+            pred: RegId(0),
+            negate: false,
+        }
+    }
+
+    /// Without blocks with breaks the survey's depth is `nesting_depth`'s
+    /// and `Breaking::of` finds no node (so the back end skips both).
+    #[test]
+    fn survey_depth_is_the_nesting_depth() {
+        let inner = || Node::Loop {
+            label: BlockId(3),
+            body: vec![
+                Node::Code(BlockId(4)),
+                Node::If {
+                    cond: cond(),
+                    then: vec![Node::Br(Label::Loop(BlockId(3)))],
+                    otherwise: vec![],
+                },
+            ],
+        };
+        let trees = [
+            vec![],
+            vec![Node::Code(BlockId(0)), Node::Unreachable],
+            vec![inner()],
+            vec![
+                Node::Block {
+                    label: BlockId(1),
+                    body: vec![Node::If {
+                        cond: cond(),
+                        then: vec![inner(), Node::Code(BlockId(2))],
+                        otherwise: vec![Node::If {
+                            cond: cond(),
+                            then: vec![],
+                            otherwise: vec![inner()],
+                        }],
+                    }],
+                    breaks: false,
+                },
+                inner(),
+            ],
+        ];
+        for tree in &trees {
+            let survey = Survey::of(tree);
+            assert!(!survey.breaking_blocks);
+            assert_eq!(survey.plain_depth, nesting_depth(tree), "{tree:?}");
+            assert!(tree.iter().all(|n| !Breaking::of(tree).contains(n)));
+        }
+        assert_eq!(Survey::of(&trees[3]).plain_depth, 4);
+        assert_eq!(Survey::of(&trees[3]).loops.len(), 3);
+    }
 }

@@ -113,9 +113,16 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
             tx.program.name(f.name)
         )));
     };
-    // computed once for the depth and the guards (a walk of the whole tree)
-    let breaking = ir::structurize::Breaking::of(tree);
-    let depth = ir::structurize::nesting_depth_with(&breaking, tree, &|_| 0);
+    // one walk of the tree for the depth, the loops and the guards, and
+    // two more only where some block has breaks
+    let survey = control::Survey::of(tree);
+    let (breaking, depth) = if survey.breaking_blocks {
+        let breaking = ir::structurize::Breaking::of(tree);
+        let depth = ir::structurize::nesting_depth_with(&breaking, tree, &|_| 0);
+        (breaking, depth)
+    } else {
+        (ir::structurize::Breaking::of(&[]), survey.plain_depth)
+    };
     if depth > MAX_NESTING {
         return Err(tx.unsupported(
             f.span,
@@ -162,7 +169,7 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
             },
         });
     }
-    let mut control_vars = control::ControlVars::declare(tx, tree, breaking)?;
+    let mut control_vars = control::ControlVars::declare(tx, survey, breaking)?;
     control_vars.init(tx)?;
     let mut values = param_ids.into_iter();
     for &p in &f.params {
