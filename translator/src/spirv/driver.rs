@@ -22,8 +22,11 @@ const MAX_NESTING: usize = 80;
 
 /// Reports recursion (direct or mutual) with the cycle it forms: Vulkan
 /// SPIR-V has no call stack.
-pub fn check_recursion(tx: &ModuleCx) -> Result<(), TranslateError> {
-    let graph = ir::analysis::CallGraph::compute(tx.program);
+pub fn check_recursion(
+    tx: &ModuleCx,
+    facts: &[ir::analysis::calls::FunctionFacts],
+) -> Result<(), TranslateError> {
+    let graph = ir::analysis::CallGraph::of(tx.program, facts);
     match graph.cycle() {
         None => Ok(()),
         Some(cycle) => Err(TranslateError::Recursion {
