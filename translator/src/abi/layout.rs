@@ -229,6 +229,12 @@ pub const GENERIC_PRIVATE_TAG: u64 = 0xFFFD;
 /// exceeds its maximum, or a data block that cannot be allocated, is an
 /// error.
 pub fn layout(p: &Program) -> Result<Layout, LayoutError> {
+    layout_with(p, &crate::ir::analysis::subgroups::simt_functions(p))
+}
+
+/// [`layout`] of a program whose SIMT functions (by index,
+/// [`crate::ir::analysis::subgroups::simt_functions`]) are `simt`.
+pub fn layout_with(p: &Program, simt: &[bool]) -> Result<Layout, LayoutError> {
     use crate::validate::limits::{MAX_ARENA_BYTES, MAX_DATA_BYTES, MAX_PARAM_BYTES};
     let mut l = Layout {
         uses_printf: p.reads_special("printfbuffer"),
@@ -294,7 +300,6 @@ pub fn layout(p: &Program) -> Result<Layout, LayoutError> {
             }
         }
     }
-    let simt = crate::ir::analysis::subgroups::simt_functions(p);
     for f in p.functions.iter().filter(|f| f.kind == FuncKind::Kernel) {
         let mut params = Vec::new();
         let mut used = 0u64;
@@ -320,7 +325,11 @@ pub fn layout(p: &Program) -> Result<Layout, LayoutError> {
             params,
             param_bytes: u32::try_from(used).unwrap_or(u32::MAX),
             reqd_work_group_size: f.reqd_work_group_size,
-            max_work_group_items: simt[f.index as usize].then_some(SUBGROUP_EXCHANGE_ITEMS),
+            max_work_group_items: simt
+                .get(f.index as usize)
+                .copied()
+                .unwrap_or(false)
+                .then_some(SUBGROUP_EXCHANGE_ITEMS),
         });
     }
     // the initial image ends at its last initialized byte (the rest of the

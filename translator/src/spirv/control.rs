@@ -34,14 +34,15 @@ use crate::ir::FuncKind;
 use crate::ir::{BlockId, Cond, Inst, Operand};
 use crate::ir::{Label, Node};
 use rspirv::spirv::{self, LoopControl, SelectionControl, StorageClass, Word};
-use rustc_hash::FxHashMap as HashMap;
 
 /// Function variables the control flow needs, declared in the entry block.
 pub struct ControlVars {
     /// The target of a jump out of several constructs (0: none).
     pending: Option<Word>,
-    /// Per loop: set when the loop is left by one of its own exits.
-    exited: HashMap<BlockId, Word>,
+    /// Per loop, by its label's block index (0: none): set when the loop
+    /// is left by one of its own exits. (A vector, not a map: one lookup
+    /// per loop of a large function was a hash probe into a cold table.)
+    exited: Vec<Word>,
     /// Loaded once in the entry block when the function has loops: the
     /// never-true condition and the pointer to the launch's status word.
     never: Option<Word>,
@@ -50,35 +51,93 @@ pub struct ControlVars {
     breaking: Breaking,
 }
 
-impl ControlVars {
-    pub fn declare(tx: &mut ModuleCx, tree: &[Node]) -> R<ControlVars> {
-        let detect = tx.options.detect_loop_cap;
-        let mut loops = Vec::new();
-        let mut constructs = false;
-        walk(tree, &mut |n| match n {
-            Node::Loop { label, .. } => {
-                if detect {
-                    loops.push(*label);
-                }
-                constructs = true;
+/// What one walk of a function's tree finds: the loops (in the order of
+/// a pre-order walk), whether it has a construct (a loop or a block with
+/// breaks), whether some block has breaks, and the nesting depth of its
+/// selections and loops. (One walk instead of three on a large function:
+/// without blocks with breaks, [`Breaking::of`] finds nothing and
+/// [`crate::ir::structurize::nesting_depth_with`] is this depth.)
+pub struct Survey {
+    loops: Vec<BlockId>,
+    constructs: bool,
+    /// Some `Block` has `breaks`: the caller computes [`Breaking::of`].
+    pub breaking_blocks: bool,
+    /// The nesting depth if no block has breaks (else unused).
+    pub plain_depth: usize,
+}
+
+impl Survey {
+    pub fn of(tree: &[Node]) -> Survey {
+        let mut s = Survey {
+            loops: Vec::new(),
+            constructs: false,
+            breaking_blocks: false,
+            plain_depth: 0,
+        };
+        s.plain_depth = s.walk(tree);
+        s
+    }
+
+    /// Notes the nodes of `nodes` (and inside them), returns their depth.
+    fn walk(&mut self, nodes: &[Node]) -> usize {
+        crate::ir::stack_safe(|| {
+            let mut depth = 0;
+            for n in nodes {
+                let d = match n {
+                    Node::Loop { label, body } => {
+                        self.loops.push(*label);
+                        self.constructs = true;
+                        1 + self.walk(body)
+                    }
+                    Node::Block { body, breaks, .. } => {
+                        if *breaks {
+                            self.constructs = true;
+                            self.breaking_blocks = true;
+                        }
+                        self.walk(body)
+                    }
+                    Node::If {
+                        then, otherwise, ..
+                    } => {
+                        let t = self.walk(then);
+                        1 + t.max(self.walk(otherwise))
+                    }
+                    Node::Code(_) | Node::Br(_) | Node::Return { .. } | Node::Unreachable => 0,
+                };
+                depth = depth.max(d);
             }
-            Node::Block { breaks: true, .. } => constructs = true,
-            _ => {}
-        });
+            depth
+        })
+    }
+}
+
+impl ControlVars {
+    /// The variables of a function whose tree's survey is `survey` and
+    /// breaking nodes `breaking` (`Breaking::of` the tree).
+    pub fn declare(tx: &mut ModuleCx, survey: Survey, breaking: Breaking) -> R<ControlVars> {
+        let detect = tx.options.detect_loop_cap;
+        let Survey {
+            loops, constructs, ..
+        } = survey;
+        let loops = if detect { loops } else { Vec::new() };
         let bt = tx.bool_ty();
         let u32t = tx.uint(32);
         let pending = constructs.then(|| variable(tx, u32t, "pending"));
-        let mut exited = HashMap::default();
+        let mut exited = Vec::new();
         for l in loops {
             let p = tx.ptr(StorageClass::Function, bt);
-            exited.insert(l, tx.b.variable(p, None, StorageClass::Function, None));
+            let i = l.0 as usize;
+            if exited.len() <= i {
+                exited.resize(i + 1, 0);
+            }
+            exited[i] = tx.b.variable(p, None, StorageClass::Function, None);
         }
         Ok(ControlVars {
             pending,
             exited,
             never: None,
             status: None,
-            breaking: Breaking::of(tree),
+            breaking,
         })
     }
 
@@ -88,7 +147,7 @@ impl ControlVars {
             let zero = tx.const_u32(0);
             tx.b.store(p, zero, None, [])?;
         }
-        if !self.exited.is_empty() {
+        if self.exited.iter().any(|&v| v != 0) {
             self.never = Some(tx.never()?);
             let u32t = tx.uint(32);
             let addr = tx.push_addr(Push::Status)?;
@@ -96,17 +155,6 @@ impl ControlVars {
             self.status = Some(tx.b.convert_u_to_ptr(pt, None, addr)?);
         }
         Ok(())
-    }
-}
-
-fn walk(nodes: &[Node], f: &mut impl FnMut(&Node)) {
-    crate::ir::stack_safe(|| walk_deep(nodes, f))
-}
-
-fn walk_deep(nodes: &[Node], f: &mut impl FnMut(&Node)) {
-    for n in nodes {
-        f(n);
-        n.bodies().for_each(|b| walk(b, f));
     }
 }
 
@@ -202,7 +250,12 @@ impl Emitter {
             } => self.nodes(fx, body)?,
             Node::Block { label, body, .. } => self.block(fx, *label, body)?,
             Node::Loop { label, body } => {
-                let flag = self.vars.exited.get(label).copied();
+                let flag = self
+                    .vars
+                    .exited
+                    .get(label.0 as usize)
+                    .copied()
+                    .filter(|&v| v != 0);
                 self.construct(fx, Label::Loop(*label), body, flag)?
             }
             Node::If {
@@ -617,4 +670,64 @@ fn lower_inst(fx: &mut FunctionCx, inst: &Inst) -> R<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Survey;
+    use crate::ir::structurize::Breaking;
+    use crate::ir::{nesting_depth, BlockId, Cond, Label, Node, RegId};
+
+    fn cond() -> Cond {
+        Cond {
+            pred: RegId(0),
+            negate: false,
+        }
+    }
+
+    /// Without blocks with breaks the survey's depth is `nesting_depth`'s
+    /// and `Breaking::of` finds no node (so the back end skips both).
+    #[test]
+    fn survey_depth_is_the_nesting_depth() {
+        let inner = || Node::Loop {
+            label: BlockId(3),
+            body: vec![
+                Node::Code(BlockId(4)),
+                Node::If {
+                    cond: cond(),
+                    then: vec![Node::Br(Label::Loop(BlockId(3)))],
+                    otherwise: vec![],
+                },
+            ],
+        };
+        let trees = [
+            vec![],
+            vec![Node::Code(BlockId(0)), Node::Unreachable],
+            vec![inner()],
+            vec![
+                Node::Block {
+                    label: BlockId(1),
+                    body: vec![Node::If {
+                        cond: cond(),
+                        then: vec![inner(), Node::Code(BlockId(2))],
+                        otherwise: vec![Node::If {
+                            cond: cond(),
+                            then: vec![],
+                            otherwise: vec![inner()],
+                        }],
+                    }],
+                    breaks: false,
+                },
+                inner(),
+            ],
+        ];
+        for tree in &trees {
+            let survey = Survey::of(tree);
+            assert!(!survey.breaking_blocks);
+            assert_eq!(survey.plain_depth, nesting_depth(tree), "{tree:?}");
+            assert!(tree.iter().all(|n| !Breaking::of(tree).contains(n)));
+        }
+        assert_eq!(Survey::of(&trees[3]).plain_depth, 4);
+        assert_eq!(Survey::of(&trees[3]).loops.len(), 3);
+    }
 }

@@ -22,8 +22,11 @@ const MAX_NESTING: usize = 80;
 
 /// Reports recursion (direct or mutual) with the cycle it forms: Vulkan
 /// SPIR-V has no call stack.
-pub fn check_recursion(tx: &ModuleCx) -> Result<(), TranslateError> {
-    let graph = ir::analysis::CallGraph::compute(tx.program);
+pub fn check_recursion(
+    tx: &ModuleCx,
+    facts: &[ir::analysis::calls::FunctionFacts],
+) -> Result<(), TranslateError> {
+    let graph = ir::analysis::CallGraph::of(tx.program, facts);
     match graph.cycle() {
         None => Ok(()),
         Some(cycle) => Err(TranslateError::Recursion {
@@ -44,6 +47,7 @@ pub fn check_recursion(tx: &ModuleCx) -> Result<(), TranslateError> {
 /// modules with entry points (docs/abi.md).
 pub fn emit_all(tx: &mut ModuleCx<'_>) -> Result<(), TranslateError> {
     let program = tx.program;
+    tx.b.reserve_words(estimated_words(program));
     let library = !program.functions.iter().any(|f| f.kind == FuncKind::Kernel);
     if library {
         tx.cap(spirv::Capability::Linkage);
@@ -85,6 +89,27 @@ pub fn emit_all(tx: &mut ModuleCx<'_>) -> Result<(), TranslateError> {
     Ok(())
 }
 
+/// Words per IR instruction that [`estimated_words`] assumes: a PISA
+/// instruction becomes its `OpLine` (4 words), loads of its operands (4
+/// each), the operation (4-7) and a store (3); 21 on a module of `iadd`,
+/// `xor`, `shl` by an immediate and `isub` (/work/speed/gen.py), 26 when
+/// such a shift took five more instructions. Only pages that are
+/// written become resident, so an estimate a little high costs address
+/// space, not memory.
+const WORDS_PER_INST: usize = 28;
+
+/// The words the function bodies of `program` will likely take, reserved
+/// before they are emitted ([`super::builder::Builder::reserve_words`]).
+fn estimated_words(program: &ir::Program) -> usize {
+    let insts: usize = program
+        .functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .map(|b| b.insts.len() + 1)
+        .sum();
+    insts.saturating_mul(WORDS_PER_INST)
+}
+
 fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), TranslateError> {
     let Some(tree) = f.structured.as_deref() else {
         return Err(TranslateError::Internal(format!(
@@ -92,7 +117,16 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
             tx.program.name(f.name)
         )));
     };
-    let depth = ir::nesting_depth(tree);
+    // one walk of the tree for the depth, the loops and the guards, and
+    // two more only where some block has breaks
+    let survey = control::Survey::of(tree);
+    let (breaking, depth) = if survey.breaking_blocks {
+        let breaking = ir::structurize::Breaking::of(tree);
+        let depth = ir::structurize::nesting_depth_with(&breaking, tree, &|_| 0);
+        (breaking, depth)
+    } else {
+        (ir::structurize::Breaking::of(&[]), survey.plain_depth)
+    };
     if depth > MAX_NESTING {
         return Err(tx.unsupported(
             f.span,
@@ -139,7 +173,7 @@ fn emit_function<'m>(tx: &mut ModuleCx<'m>, f: &'m ir::Function) -> Result<(), T
             },
         });
     }
-    let mut control_vars = control::ControlVars::declare(tx, tree)?;
+    let mut control_vars = control::ControlVars::declare(tx, survey, breaking)?;
     control_vars.init(tx)?;
     let mut values = param_ids.into_iter();
     for &p in &f.params {

@@ -127,7 +127,11 @@ pub fn translate_module(m: Module, options: &Options) -> Result<Spirv, Translate
 /// ([`crate::ir::mathlib`]) must have been linked.
 pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, TranslateError> {
     let analyses = crate::timing::start("layout and analyses");
-    let layout = layout::layout(program)?;
+    // one scan of every instruction for the layout's SIMT functions, the
+    // call graph and the inlined size (three scans before)
+    let facts = crate::ir::analysis::calls::facts(program);
+    let simt = crate::ir::analysis::subgroups::simt_functions_of(program, &facts);
+    let layout = layout::layout_with(program, &simt)?;
     let mut tx = types::ModuleCx::new(program, layout);
     tx.options = options.clone();
     // a lone module's imported variable has no definition: its reads
@@ -153,12 +157,12 @@ pub fn translate_program(program: &Program, options: &Options) -> Result<Spirv, 
             );
         }
     }
-    driver::check_recursion(&tx)?;
+    driver::check_recursion(&tx, &facts)?;
     let kernels: Vec<usize> = (0..program.functions.len())
         .filter(|&i| program.functions[i].kind == crate::ir::FuncKind::Kernel)
         .collect();
     tx.layout.inlined_instructions =
-        crate::ir::analysis::calls::inlined_instructions(program, &kernels);
+        crate::ir::analysis::calls::inlined_instructions_of(program, &kernels, &facts);
     drop(analyses);
     crate::timing::phase("emit", || driver::emit_all(&mut tx))?;
     entry::emit_entry_points(&mut tx)?;

@@ -62,7 +62,6 @@ pub struct ModuleCx<'m> {
 }
 
 /// Types and constants made so far, so that each is declared once.
-#[derive(Default)]
 struct TypeCache {
     consts: FxHashMap<(Word, u64), Word>,
     /// `OpConstantNull` by type.
@@ -74,7 +73,30 @@ struct TypeCache {
     /// The unsigned integer types of 8, 16, 32 and 64 bits once made (0:
     /// not yet): [`ModuleCx::uint`] is called for most operands.
     ints: [Word; 4],
+    /// The bool type once made (0: not yet), asked for by every compare
+    /// and branch.
+    bool_t: Word,
+    /// The 32-bit constants 0..64 once made (0: not yet): shift masks,
+    /// small immediates and control-flow codes, without a hash lookup.
+    small_u32: [Word; SMALL_U32],
 }
+
+impl Default for TypeCache {
+    fn default() -> Self {
+        TypeCache {
+            consts: FxHashMap::default(),
+            nulls: FxHashMap::default(),
+            types: FxHashMap::default(),
+            glsl: None,
+            ints: [0; 4],
+            bool_t: 0,
+            small_u32: [0; SMALL_U32],
+        }
+    }
+}
+
+/// How many of the smallest 32-bit constants [`TypeCache::small_u32`] holds.
+const SMALL_U32: usize = 64;
 
 /// What the program's named things are in the module.
 pub struct ProgramIds {
@@ -230,7 +252,10 @@ impl<'m> ModuleCx<'m> {
     }
 
     pub fn bool_ty(&mut self) -> Word {
-        self.cached(TypeKey::Bool, |b| b.type_bool())
+        if self.cache.bool_t == 0 {
+            self.cache.bool_t = self.cached(TypeKey::Bool, |b| b.type_bool());
+        }
+        self.cache.bool_t
     }
 
     pub fn void(&mut self) -> Word {
@@ -277,6 +302,13 @@ impl<'m> ModuleCx<'m> {
     // --------------------------------------------------------- constants
 
     pub fn const_uint(&mut self, bits: u16, value: u64) -> Word {
+        if bits == 32 && value < SMALL_U32 as u64 {
+            return self.small_u32(value as usize);
+        }
+        self.const_uint_hashed(bits, value)
+    }
+
+    fn const_uint_hashed(&mut self, bits: u16, value: u64) -> Word {
         let ty = self.uint(bits);
         let v = if bits >= 64 {
             value
@@ -297,6 +329,16 @@ impl<'m> ModuleCx<'m> {
 
     pub fn const_u32(&mut self, v: u32) -> Word {
         self.const_uint(32, v as u64)
+    }
+
+    /// [`Self::const_uint`] of a 32-bit value below [`SMALL_U32`] from
+    /// [`TypeCache::small_u32`] (the same id: the slot is filled from the
+    /// general cache the first time).
+    fn small_u32(&mut self, v: usize) -> Word {
+        if self.cache.small_u32[v] == 0 {
+            self.cache.small_u32[v] = self.const_uint_hashed(32, v as u64);
+        }
+        self.cache.small_u32[v]
     }
 
     /// The zero value of any type (`OpConstantNull`).

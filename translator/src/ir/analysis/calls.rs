@@ -3,7 +3,7 @@
 //! Vulkan cannot run) and the convergent functions (those that reach a
 //! work-group barrier, directly or through calls).
 
-use crate::ir::{Function, InitElem, Inst, Opcode, Operand, Program, Variable};
+use crate::ir::{Function, InitElem, Inst, Opcode, Operand, PisaInst, Program, Variable};
 use crate::syntax::ast::Name;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -14,8 +14,75 @@ pub struct CallGraph {
     pub convergent: Vec<bool>,
 }
 
+/// What the whole-program analyses read from one function's instructions,
+/// gathered in one scan of them ([`facts`]): the back end needs the call
+/// graph, the inlined size and the SIMT functions of a program at once, and
+/// on a large kernel each scan of its instructions costs more than the
+/// analysis.
+pub struct FunctionFacts {
+    /// The target of every call in order, as [`call_targets`] gives them.
+    pub calls: Vec<Option<Name>>,
+    /// It has a work-group barrier.
+    pub barrier: bool,
+    /// Its own size as [`inlined_instructions`] counts it.
+    pub own: u64,
+    /// It runs in SIMT mode by itself, not counting its calls
+    /// ([`super::subgroups::simt_functions`]).
+    pub simt: bool,
+}
+
+/// [`FunctionFacts`] of every function of `p`, in order.
+pub fn facts(p: &Program) -> Vec<FunctionFacts> {
+    let mask = p.symbols.get("activemask");
+    p.functions
+        .iter()
+        .map(|f| {
+            let mut facts = FunctionFacts {
+                calls: Vec::new(),
+                barrier: false,
+                own: 0,
+                simt: mask.is_some_and(|m| super::subgroups::returns_special(f, m)),
+            };
+            for b in &f.blocks {
+                facts.own += b.insts.len() as u64 + 1;
+                for inst in &b.insts {
+                    let i = match inst {
+                        Inst::Pisa(i) => i,
+                        Inst::Simt(s) => {
+                            facts.simt = true;
+                            match s.pisa() {
+                                Some(i) => i,
+                                None => continue,
+                            }
+                        }
+                        // checked mode's checks are part of the access they check
+                        Inst::CheckAccess(_) => {
+                            facts.own -= 1;
+                            continue;
+                        }
+                        _ => continue,
+                    };
+                    match i.opcode {
+                        Opcode::Call => facts.calls.extend(targets(i)),
+                        Opcode::BarrierWorkgroup => facts.barrier = true,
+                        _ => {}
+                    }
+                    facts.simt |= super::subgroups::is_cross_lane(i)
+                        || mask.is_some_and(|m| super::subgroups::reads(i, m));
+                }
+            }
+            facts
+        })
+        .collect()
+}
+
 impl CallGraph {
     pub fn compute(p: &Program) -> CallGraph {
+        CallGraph::of(p, &facts(p))
+    }
+
+    /// The call graph of `p` from its [`facts`].
+    pub fn of(p: &Program, facts: &[FunctionFacts]) -> CallGraph {
         let index = function_index(p);
         let indirect: Vec<usize> = p
             .address_taken
@@ -27,7 +94,7 @@ impl CallGraph {
         // `seen[j] == i + 1`: function `i` already lists `j` (one pass, no
         // search of the list per call)
         let mut seen = vec![0usize; p.functions.len()];
-        for (i, f) in p.functions.iter().enumerate() {
+        for (i, fact) in facts.iter().enumerate() {
             let mut out = Vec::new();
             let mut add = |j: usize| {
                 if seen[j] != i + 1 {
@@ -38,7 +105,7 @@ impl CallGraph {
             // in call order (the cycle reported follows it); the first
             // call through a register adds every possible target
             let mut through_register = false;
-            for target in call_targets(f) {
+            for &target in &fact.calls {
                 match target {
                     Some(n) => {
                         if let Some(&j) = index.get(&n) {
@@ -53,7 +120,7 @@ impl CallGraph {
                 }
             }
             callees.push(out);
-            convergent.push(f.pisa_insts().any(|i| i.opcode == Opcode::BarrierWorkgroup));
+            convergent.push(fact.barrier);
         }
         // a caller of a convergent function is convergent: a walk back over
         // the call edges from the functions with a barrier
@@ -121,35 +188,27 @@ impl CallGraph {
 /// reach), summed over the functions `roots` reach. Saturates at
 /// `u64::MAX`; the graph must be acyclic (`CallGraph::cycle`).
 pub fn inlined_instructions(p: &Program, roots: &[usize]) -> u64 {
+    inlined_instructions_of(p, roots, &facts(p))
+}
+
+/// [`inlined_instructions`] from the program's [`facts`].
+pub fn inlined_instructions_of(p: &Program, roots: &[usize], facts: &[FunctionFacts]) -> u64 {
     let by_name = function_index(p);
     let index = |n: Name| by_name.get(&n).copied();
     // per function, its calls (with repetition) as callee lists
-    let calls: Vec<Vec<Vec<usize>>> = p
-        .functions
+    let calls: Vec<Vec<Vec<usize>>> = facts
         .iter()
         .map(|f| {
-            call_targets(f)
-                .map(|t| match t {
+            f.calls
+                .iter()
+                .map(|t| match *t {
                     Some(n) => index(n).into_iter().collect(),
                     None => p.address_taken.iter().filter_map(|&n| index(n)).collect(),
                 })
                 .collect()
         })
         .collect();
-    let own: Vec<u64> = p
-        .functions
-        .iter()
-        .map(|f| {
-            f.blocks
-                .iter()
-                // checked mode's checks are part of the access they check
-                .map(|b| {
-                    let checks = b.insts.iter().filter(|i| matches!(i, Inst::CheckAccess(_)));
-                    (b.insts.len() - checks.count()) as u64 + 1
-                })
-                .sum()
-        })
-        .collect();
+    let own: Vec<u64> = facts.iter().map(|f| f.own).collect();
     // post-order over the reachable functions, without recursion (call
     // chains may be thousands deep)
     let mut size: Vec<Option<u64>> = vec![None; p.functions.len()];
@@ -193,15 +252,18 @@ pub fn call_targets(f: &Function) -> impl Iterator<Item = Option<Name>> + '_ {
     // the catalog's operand says `call`): the others' operands are not read
     f.pisa_insts()
         .filter(|i| i.opcode == Opcode::Call)
-        .flat_map(|i| {
-            i.operands.iter().filter_map(|op| match op {
-                Operand::Call(c) => Some(match c.target {
-                    Operand::Symbol(n, _) => Some(n),
-                    _ => None,
-                }),
-                _ => None,
-            })
-        })
+        .flat_map(targets)
+}
+
+/// The targets of the call operands of `i` (a `call`).
+fn targets(i: &PisaInst) -> impl Iterator<Item = Option<Name>> + '_ {
+    i.operands.iter().filter_map(|op| match op {
+        Operand::Call(c) => Some(match c.target {
+            Operand::Symbol(n, _) => Some(n),
+            _ => None,
+        }),
+        _ => None,
+    })
 }
 
 /// Functions whose address the module takes (`addrof`, symbol

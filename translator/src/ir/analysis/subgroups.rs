@@ -25,7 +25,7 @@ pub fn simt_functions(p: &Program) -> Vec<bool> {
     // a program that never names `%activemask` reads it nowhere: no
     // instruction's operands need to be looked at for it
     let mask = p.symbols.get("activemask");
-    let mut simt: Vec<bool> = p
+    let simt: Vec<bool> = p
         .functions
         .iter()
         .map(|f| {
@@ -57,6 +57,49 @@ pub fn simt_functions(p: &Program) -> Vec<bool> {
             indirect_callers.push(i);
         }
     }
+    spread(p, simt, callers, indirect_callers)
+}
+
+/// [`simt_functions`] from the program's facts
+/// ([`crate::ir::analysis::calls::facts`], one scan of the instructions
+/// for several analyses).
+pub fn simt_functions_of(
+    p: &Program,
+    facts: &[crate::ir::analysis::calls::FunctionFacts],
+) -> Vec<bool> {
+    let index = function_index(p);
+    let simt: Vec<bool> = facts.iter().map(|f| f.simt).collect();
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); facts.len()];
+    let mut indirect_callers = Vec::new();
+    for (i, f) in facts.iter().enumerate() {
+        let mut through_register = false;
+        for target in &f.calls {
+            match target {
+                Some(name) => {
+                    if let Some(&j) = index.get(name) {
+                        callers[j].push(i);
+                    }
+                }
+                None => through_register = true,
+            }
+        }
+        if through_register {
+            indirect_callers.push(i);
+        }
+    }
+    spread(p, simt, callers, indirect_callers)
+}
+
+/// The SIMT functions: those that are by themselves (`simt`) and their
+/// callers, direct (`callers` of each) or through registers
+/// (`indirect_callers`, which reach every address-taken function).
+fn spread(
+    p: &Program,
+    mut simt: Vec<bool>,
+    mut callers: Vec<Vec<usize>>,
+    indirect_callers: Vec<usize>,
+) -> Vec<bool> {
+    let n = simt.len();
     let address_taken: HashSet<Name> = p.address_taken.iter().copied().collect();
     let mut work: Vec<usize> = (0..n).filter(|&i| simt[i]).collect();
     let mut indirect_done = false;
@@ -99,7 +142,7 @@ pub fn call_target(i: &PisaInst) -> Option<&Operand> {
 }
 
 /// Some `return` of `f` returns special register `special`.
-fn returns_special(f: &Function, special: Name) -> bool {
+pub(crate) fn returns_special(f: &Function, special: Name) -> bool {
     f.blocks.iter().any(|b| {
         matches!(&b.term, Terminator::Return { value: Some(Operand::Special(r)), .. } if r.name == special)
     })
@@ -112,7 +155,7 @@ pub fn reads_activemask(p: &Program, i: &PisaInst) -> bool {
 
 /// The instruction reads the special register named `special` (names are
 /// interned once each: the same name is the same [`Name`]).
-fn reads(i: &PisaInst, special: Name) -> bool {
+pub(crate) fn reads(i: &PisaInst, special: Name) -> bool {
     let is_mask = |r: &crate::ir::SpecialRef| r.name == special;
     i.operands.iter().any(|o| match o {
         Operand::Special(r) => is_mask(r),

@@ -6,6 +6,7 @@
 use super::common::{Ins, R};
 use crate::ir::qualifier::Dir;
 use crate::ir::Opcode;
+use crate::ir::Operand;
 use crate::ir::Role;
 use crate::spirv::function::FunctionCx;
 use rspirv::spirv::{GlslStd450Op as G, Word};
@@ -37,10 +38,16 @@ pub fn lower(fx: &mut FunctionCx, ins: &Ins) -> R<bool> {
         Opcode::Shl | Opcode::Shr | Opcode::Asr => {
             // shift = src1[5:0]
             let a = fx.read(ins.opr(Role::Src0)?, bits)?;
-            let n = fx.read(ins.opr(Role::Src1)?, 32)?;
-            let m63 = fx.tx.const_u32(63);
-            let n = fx.tx.b.bitwise_and(u32t, None, n, m63)?;
-            shift(fx, ins.i.opcode, a, n, bits)?
+            match ins.opr(Role::Src1)? {
+                // an immediate amount (the common case): its value is known
+                Operand::Int(l, _) => shift_by(fx, ins.i.opcode, a, (l.value & 63) as u16, bits)?,
+                src1 => {
+                    let n = fx.read(src1, 32)?;
+                    let m63 = fx.tx.const_u32(63);
+                    let n = fx.tx.b.bitwise_and(u32t, None, n, m63)?;
+                    shift(fx, ins.i.opcode, a, n, bits)?
+                }
+            }
         }
         Opcode::Shf => {
             // (src0:src1 as a 64-bit value, src0 high) shifted by src2[4:0];
@@ -162,6 +169,28 @@ fn shift(fx: &mut FunctionCx, op: Opcode, a: Word, n: Word, bits: u16) -> R<Word
         let big = fx.tx.b.u_greater_than(bt, None, n, maxs)?;
         let zero = fx.tx.const_uint(bits, 0);
         fx.tx.b.select(t, None, big, zero, shifted)?
+    })
+}
+
+/// [`shift`] by an amount known at translation time (`n`, already
+/// `src1[5:0]`): one shift, or nothing for 0; for `shl` and `shr` by the
+/// width or more the constant 0, for `asr` a shift by `bits - 1` (the sign).
+/// (The general form's mask, clamp, compare and select would all fold to
+/// this: five instructions fewer per shift by an immediate.)
+fn shift_by(fx: &mut FunctionCx, op: Opcode, a: Word, n: u16, bits: u16) -> R<Word> {
+    if op != Opcode::Asr && n >= bits {
+        return Ok(fx.tx.const_uint(bits, 0));
+    }
+    let n = n.min(bits - 1);
+    if n == 0 {
+        return Ok(a);
+    }
+    let t = fx.tx.uint(bits);
+    let sh = fx.tx.const_uint(bits, n.into());
+    Ok(match op {
+        Opcode::Shl => fx.tx.b.shift_left_logical(t, None, a, sh)?,
+        Opcode::Shr => fx.tx.b.shift_right_logical(t, None, a, sh)?,
+        _ => fx.tx.b.shift_right_arithmetic(t, None, a, sh)?,
     })
 }
 

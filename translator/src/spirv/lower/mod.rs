@@ -69,22 +69,33 @@ fn refuse_unrewritten(fx: &FunctionCx, i: &PisaInst) -> R<()> {
 
 /// What every instruction checks and sets before it is lowered.
 fn prepare<'i>(fx: &mut FunctionCx, i: &'i PisaInst) -> R<Ins<'i>> {
-    refuse_float(fx, i)?;
-    refuse_unrewritten(fx, i)?;
+    // Both refusals are about float types, and every pass they check for
+    // rewrites only instructions with one (`ty`, `from` or `to`): an
+    // integer instruction (most of a large kernel) skips their tests.
+    let q = &i.quals;
+    let floats = [q.ty, q.from, q.to]
+        .into_iter()
+        .flatten()
+        .any(|t| t.float().is_some());
+    fx.half_kind = None;
+    if floats {
+        refuse_float(fx, i)?;
+        refuse_unrewritten(fx, i)?;
+        // a 16-bit float literal of this instruction is in its format (the
+        // type, or the source type of a conversion)
+        fx.half_kind = [q.ty, q.from]
+            .into_iter()
+            .flatten()
+            .find_map(|t| match t.float() {
+                Some(FloatKind::Half) => Some(false),
+                Some(FloatKind::BFloat) => Some(true),
+                Some(FloatKind::Single | FloatKind::Double) | None => None,
+            });
+    }
     let ins = Ins {
         i,
         name: i.opcode.name(),
     };
-    // a 16-bit float literal of this instruction is in its format (the
-    // type, or the source type of a conversion)
-    fx.half_kind = [i.quals.ty, i.quals.from]
-        .into_iter()
-        .flatten()
-        .find_map(|t| match t.float() {
-            Some(FloatKind::Half) => Some(false),
-            Some(FloatKind::BFloat) => Some(true),
-            Some(FloatKind::Single | FloatKind::Double) | None => None,
-        });
     // what a capability it declares first is for (kernel_info.rs)
     let program = fx.tx.program;
     fx.tx.caps.current_instruction = Some(
