@@ -474,7 +474,7 @@ impl<'a> FuncDecoder<'a> {
     }
 
     fn pisa(&mut self, p: &PisaInst) -> Result<Op, Unsupported> {
-        let q = quals(&p.quals);
+        let q = quals(p.quals);
         // the float type literals of this instruction's sources are read in
         let src_float = float_sources(p.opcode, &q);
         let mut ops = Vec::with_capacity(p.operands.len());

@@ -320,7 +320,10 @@ impl<'m> FunctionBuilder<'m> {
     fn instr(&mut self, i: &ast::Instr) {
         let inst = PisaInst::new(
             i.form,
-            i.operands.iter().map(|o| self.operand(o)).collect(),
+            i.operands
+                .iter()
+                .map(|o| self.operand(o))
+                .collect::<Vec<_>>(),
             i.mnemonic,
             i.span,
         );

@@ -326,7 +326,7 @@ pub fn rewrite(p: &mut Program) {
                         insts.push(Inst::Pisa(PisaInst::new(
                             without_mode(i.form),
                             operands,
-                            i.mnemonic,
+                            i.mnemonic(),
                             i.span,
                         )));
                     }

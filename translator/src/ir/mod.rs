@@ -198,28 +198,60 @@ pub struct PisaInst {
     /// The instruction (one of the catalog's, as a generated enum).
     pub opcode: Opcode,
     pub form: FormRef,
-    pub operands: Vec<Operand>,
-    /// The qualifiers `form` selects, typed.
-    pub quals: Quals,
-    /// Where each operand role is in `operands`.
-    pub roles: Roles,
-    /// The whole mnemonic (for messages).
-    pub mnemonic: Span,
+    /// The operands (a boxed slice: 16 bytes per instruction, not a
+    /// vector's 24; an instruction's operands never grow).
+    pub operands: Box<[Operand]>,
+    /// The qualifiers `form` selects, typed: shared by every instruction
+    /// of the same form and choice ([`view_of`]), 8 bytes per instruction
+    /// instead of 34.
+    pub quals: &'static Quals,
+    /// Where each operand role is in `operands` (shared like `quals`).
+    pub roles: &'static Roles,
+    /// The length of the whole mnemonic, which starts the instruction's
+    /// span ([`PisaInst::mnemonic`]): 4 bytes per instruction instead of a
+    /// span's 8 (which would round the instruction up to the next 8).
+    mnemonic_len: u32,
     pub span: Span,
 }
 
 impl PisaInst {
     /// An instruction of catalog form `form.form`, its view built from `form`.
-    pub fn new(form: FormRef, operands: Vec<Operand>, mnemonic: Span, span: Span) -> PisaInst {
-        let (opcode, quals, roles) = view_of(form);
+    pub fn new(
+        form: FormRef,
+        operands: impl Into<Box<[Operand]>>,
+        mnemonic: Span,
+        span: Span,
+    ) -> PisaInst {
+        // every instruction starts with its mnemonic (the parser's, and
+        // the passes' which take both spans from one instruction)
+        PisaInst::with_view(view_of(form), form, operands.into(), mnemonic, span)
+    }
+
+    fn with_view(
+        (opcode, quals, roles): View,
+        form: FormRef,
+        operands: Box<[Operand]>,
+        mnemonic: Span,
+        span: Span,
+    ) -> PisaInst {
+        // every instruction starts with its mnemonic (the parser's, and
+        // the passes' which take both spans from one instruction)
+        debug_assert!(mnemonic.start == span.start && mnemonic.end >= mnemonic.start);
         PisaInst {
             opcode,
             quals,
             roles,
             form,
             operands,
-            mnemonic,
+            mnemonic_len: mnemonic.end.saturating_sub(mnemonic.start),
             span,
+        }
+    }
+    /// The whole mnemonic as written (for messages).
+    pub fn mnemonic(&self) -> Span {
+        Span {
+            start: self.span.start,
+            end: self.span.start + self.mnemonic_len,
         }
     }
     pub fn catalog_form(&self) -> &'static Form {
@@ -237,25 +269,35 @@ impl PisaInst {
 }
 
 /// What [`PisaInst::new`] reads of a matched form.
-type View = (Opcode, Quals, Roles);
+type View = (Opcode, &'static Quals, &'static Roles);
 
-/// The opcode, qualifiers and roles of a matched form, remembered per form
-/// and choice of qualifiers (a program repeats a few forms many times, and
-/// reading a form's qualifiers compares their names and values as text).
+/// The opcode, qualifiers and roles of a matched form, made once per form
+/// and choice of qualifiers for the whole process (a program repeats a few
+/// forms many times, and reading a form's qualifiers compares their names
+/// and values as text). Each view is leaked once into a table that is
+/// bounded by the catalog (its forms times their qualifier choices), so
+/// instructions hold 8-byte references to it; each thread keeps its own
+/// copy of the references it used, so the shared table's lock is taken
+/// once per thread and view, not per instruction.
 fn view_of(form: FormRef) -> View {
+    type Views = rustc_hash::FxHashMap<(u16, [u8; 8]), View>;
+    static SHARED: std::sync::OnceLock<std::sync::Mutex<Views>> = std::sync::OnceLock::new();
     thread_local! {
-        static VIEWS: std::cell::RefCell<rustc_hash::FxHashMap<(u16, [u8; 8]), View>> =
-            Default::default();
+        static VIEWS: std::cell::RefCell<Views> = Default::default();
     }
     let key = (form.form, form.quals);
     VIEWS.with(|views| {
         *views.borrow_mut().entry(key).or_insert_with(|| {
-            let f = &catalog().forms[form.form as usize];
-            (
-                Opcode::ALL[f.instruction],
-                Quals::of(f, &form.quals),
-                Roles::of(f),
-            )
+            let mut shared = SHARED
+                .get_or_init(Default::default)
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            *shared.entry(key).or_insert_with(|| {
+                let f = &catalog().forms[form.form as usize];
+                let quals: &'static Quals = Box::leak(Box::new(Quals::of(f, &form.quals)));
+                let roles: &'static Roles = Box::leak(Box::new(Roles::of(f)));
+                (Opcode::ALL[f.instruction], quals, roles)
+            })
         })
     })
 }
@@ -294,8 +336,16 @@ pub enum Inst {
     /// instruction of the block, checks its address first.
     CheckAccess(AccessCheck),
     /// SIMT mode ([`simt`]): what sub-group emulation needs that PISA has
-    /// no instruction for.
-    Simt(simt::SimtInst),
+    /// no instruction for (boxed: rare, and larger than a PISA
+    /// instruction, which would make every instruction larger).
+    Simt(Box<simt::SimtInst>),
+}
+
+impl Inst {
+    /// A SIMT-mode instruction (boxed, see [`Inst::Simt`]).
+    pub fn simt(s: simt::SimtInst) -> Inst {
+        Inst::Simt(Box::new(s))
+    }
 }
 
 /// What checked mode checks of one access ([`checked`]): the back end
@@ -509,5 +559,18 @@ impl Program {
                     matches!(&b.term, Terminator::Return { value: Some(v), .. } if operand(v, special))
                 })
         })
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// An instruction's bytes are paid per instruction of a large module by
+    /// every pass (fresh memory costs more than the work on it): a field
+    /// that makes them larger should be a deliberate choice.
+    #[test]
+    fn an_instruction_is_56_bytes() {
+        assert_eq!(std::mem::size_of::<super::PisaInst>(), 56);
+        assert_eq!(std::mem::size_of::<super::Inst>(), 56);
+        assert_eq!(std::mem::size_of::<super::Operand>(), 24);
     }
 }

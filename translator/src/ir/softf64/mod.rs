@@ -334,7 +334,7 @@ pub fn link_with(
                     insts.push(Inst::Pisa(PisaInst::new(
                         ucmp,
                         vec![dst, tmp, imm(0, 1, i.span)],
-                        i.mnemonic,
+                        i.mnemonic(),
                         i.span,
                     )));
                 } else {
