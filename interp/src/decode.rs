@@ -481,7 +481,7 @@ impl<'a> FuncDecoder<'a> {
         for (k, o) in p.operands.iter().enumerate() {
             let source = [Role::Src0, Role::Src1, Role::Src2, Role::Src3]
                 .into_iter()
-                .any(|r| p.roles.get(r) == Some(k));
+                .any(|r| p.roles().get(r) == Some(k));
             let fl = if source { src_float } else { None };
             ops.push(self.operand(o, fl)?);
         }

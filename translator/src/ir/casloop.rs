@@ -113,7 +113,7 @@ pub fn rewrite(
             let Inst::Pisa(i) = p.functions[fi].blocks[bi].insts[k].clone() else {
                 unreachable!("the position of an instruction")
             };
-            let operand = |r: Role| i.roles.get(r).map(|k| i.operands[k].clone());
+            let operand = |r: Role| i.roles().get(r).map(|k| i.operands[k].clone());
             let (Some(dst), Some(addr), Some(src)) =
                 (operand(Role::Dst), operand(Role::Addr), operand(Role::Src0))
             else {

@@ -205,8 +205,6 @@ pub struct PisaInst {
     /// of the same form and choice ([`view_of`]), 8 bytes per instruction
     /// instead of 34.
     pub quals: &'static Quals,
-    /// Where each operand role is in `operands` (shared like `quals`).
-    pub roles: &'static Roles,
     /// The length of the whole mnemonic, which starts the instruction's
     /// span ([`PisaInst::mnemonic`]): 4 bytes per instruction instead of a
     /// span's 8 (which would round the instruction up to the next 8).
@@ -227,8 +225,20 @@ impl PisaInst {
         PisaInst::with_view(view_of(form), form, operands.into(), mnemonic, span)
     }
 
+    /// [`PisaInst::new`] with the view of `form` from `cache` (`ir::build`,
+    /// once per instruction of the module).
+    pub(crate) fn new_cached(
+        cache: &mut ViewCache,
+        form: FormRef,
+        operands: Box<[Operand]>,
+        mnemonic: Span,
+        span: Span,
+    ) -> PisaInst {
+        PisaInst::with_view(cache.view(form), form, operands, mnemonic, span)
+    }
+
     fn with_view(
-        (opcode, quals, roles): View,
+        (opcode, quals): View,
         form: FormRef,
         operands: Box<[Operand]>,
         mnemonic: Span,
@@ -240,7 +250,6 @@ impl PisaInst {
         PisaInst {
             opcode,
             quals,
-            roles,
             form,
             operands,
             mnemonic_len: mnemonic.end.saturating_sub(mnemonic.start),
@@ -257,9 +266,15 @@ impl PisaInst {
     pub fn catalog_form(&self) -> &'static Form {
         &catalog().forms[self.form.form as usize]
     }
+    /// Where each operand role is in `operands` (a function of the
+    /// catalog form, looked up rather than stored: 8 bytes less per
+    /// instruction).
+    pub fn roles(&self) -> &'static Roles {
+        roles_of(self.form)
+    }
     /// The operand in role `role`, if the form has it and it is written.
     pub fn operand(&self, role: Role) -> Option<&Operand> {
-        self.operands.get(self.roles.get(role)?)
+        self.operands.get(self.roles().get(role)?)
     }
     /// The mnemonic as the catalog spells it, qualifiers in the form's
     /// order (`fsin.ftz.hfx2`, `fadd.ru.f`).
@@ -269,9 +284,15 @@ impl PisaInst {
 }
 
 /// What [`PisaInst::new`] reads of a matched form.
-type View = (Opcode, &'static Quals, &'static Roles);
+type View = (Opcode, &'static Quals);
 
-/// The opcode, qualifiers and roles of a matched form, made once per form
+/// The roles of catalog form `form.form`: every form's, made once.
+fn roles_of(form: FormRef) -> &'static Roles {
+    static ROLES: std::sync::OnceLock<Box<[Roles]>> = std::sync::OnceLock::new();
+    &ROLES.get_or_init(|| catalog().forms.iter().map(Roles::of).collect())[form.form as usize]
+}
+
+/// The opcode and qualifiers of a matched form, made once per form
 /// and choice of qualifiers for the whole process (a program repeats a few
 /// forms many times, and reading a form's qualifiers compares their names
 /// and values as text). Each view is leaked once into a table that is
@@ -295,11 +316,34 @@ fn view_of(form: FormRef) -> View {
             *shared.entry(key).or_insert_with(|| {
                 let f = &catalog().forms[form.form as usize];
                 let quals: &'static Quals = Box::leak(Box::new(Quals::of(f, &form.quals)));
-                let roles: &'static Roles = Box::leak(Box::new(Roles::of(f)));
-                (Opcode::ALL[f.instruction], quals, roles)
+                (Opcode::ALL[f.instruction], quals)
             })
         })
     })
+}
+
+/// The views of the forms one builder met, by form, with the qualifier
+/// choice of each form's last instruction: a program repeats a few forms,
+/// and an index and a comparison cost less than [`view_of`]'s thread-local
+/// hash table (about 15 ms a million instructions).
+#[derive(Default)]
+pub(crate) struct ViewCache(Vec<Option<([u8; 8], View)>>);
+
+impl ViewCache {
+    pub(crate) fn view(&mut self, form: FormRef) -> View {
+        let k = form.form as usize;
+        if let Some(Some((quals, view))) = self.0.get(k) {
+            if *quals == form.quals {
+                return *view;
+            }
+        }
+        let view = view_of(form);
+        if k >= self.0.len() {
+            self.0.resize(k + 1, None);
+        }
+        self.0[k] = Some((form.quals, view));
+        view
+    }
 }
 
 /// The mnemonic of catalog form `form` as the catalog spells it,
@@ -568,9 +612,9 @@ mod size_tests {
     /// every pass (fresh memory costs more than the work on it): a field
     /// that makes them larger should be a deliberate choice.
     #[test]
-    fn an_instruction_is_56_bytes() {
-        assert_eq!(std::mem::size_of::<super::PisaInst>(), 56);
-        assert_eq!(std::mem::size_of::<super::Inst>(), 56);
+    fn an_instruction_is_48_bytes() {
+        assert_eq!(std::mem::size_of::<super::PisaInst>(), 48);
+        assert_eq!(std::mem::size_of::<super::Inst>(), 48);
         assert_eq!(std::mem::size_of::<super::Operand>(), 24);
     }
 }
