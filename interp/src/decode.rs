@@ -474,14 +474,14 @@ impl<'a> FuncDecoder<'a> {
     }
 
     fn pisa(&mut self, p: &PisaInst) -> Result<Op, Unsupported> {
-        let q = quals(&p.quals);
+        let q = quals(p.quals);
         // the float type literals of this instruction's sources are read in
         let src_float = float_sources(p.opcode, &q);
         let mut ops = Vec::with_capacity(p.operands.len());
         for (k, o) in p.operands.iter().enumerate() {
             let source = [Role::Src0, Role::Src1, Role::Src2, Role::Src3]
                 .into_iter()
-                .any(|r| p.roles.get(r) == Some(k));
+                .any(|r| p.roles().get(r) == Some(k));
             let fl = if source { src_float } else { None };
             ops.push(self.operand(o, fl)?);
         }

@@ -11,7 +11,6 @@
 use super::*;
 use crate::syntax::ast::{FuncDecl, ParamKind, Stmt};
 use crate::Module;
-use rustc_hash::FxHashMap as HashMap;
 
 /// Builds the IR of a validated module and runs the IR passes every back
 /// end relies on: [`pipeline::Pipeline::base`] (reducible control flow,
@@ -30,7 +29,8 @@ pub fn build(m: &Module) -> Program {
 /// memory (the IR reuses the memory each statement leaves), and the symbol
 /// table and source map move over instead of being copied.
 pub fn lower_owned(mut m: Module) -> Program {
-    let variables = variables(&m);
+    let mut variables: Vec<Variable> = m.globals().map(|v| variable(&m, v, None)).collect();
+    let mut collected = Collected::default();
     let mut bodies: Vec<Option<ast::Block>> = m
         .ast
         .items
@@ -45,7 +45,7 @@ pub fn lower_owned(mut m: Module) -> Program {
         .zip(bodies.iter_mut())
         .enumerate()
         .map(|(i, (f, body))| {
-            let mut b = FunctionBuilder::new(&m, f, i as u32);
+            let mut b = FunctionBuilder::new(&m, f, i as u32, &mut collected);
             b.params(f);
             match body.take() {
                 Some(body) => {
@@ -54,11 +54,13 @@ pub fn lower_owned(mut m: Module) -> Program {
                     b.walk_owned(body, false);
                     b.end_body(close)
                 }
-                None => b.f,
+                None => b.done(),
             }
         })
         .collect();
-    let address_taken = analysis::calls::address_taken(&variables, &functions);
+    variables.append(&mut collected.variables);
+    let address_taken =
+        analysis::calls::address_taken_of(&variables, &functions, collected.addrof_symbols);
     let p = Program {
         functions,
         variables,
@@ -74,10 +76,11 @@ pub fn lower_owned(mut m: Module) -> Program {
 
 /// The IR of a validated module as written, before any pass.
 pub fn lower(m: &Module) -> Program {
+    let mut collected = Collected::default();
     let functions: Vec<Function> = m
         .functions()
         .enumerate()
-        .map(|(i, f)| FunctionBuilder::new(m, f, i as u32).finish(f))
+        .map(|(i, f)| FunctionBuilder::new(m, f, i as u32, &mut collected).finish(f))
         .collect();
     let variables = variables(m);
     let address_taken = analysis::calls::address_taken(&variables, &functions);
@@ -94,12 +97,54 @@ pub fn lower(m: &Module) -> Program {
     p
 }
 
+/// What lowering collects across the functions of a module.
+#[derive(Default)]
+struct Collected {
+    views: ViewCache,
+    /// The variables of the function bodies [`FunctionBuilder::walk_owned`]
+    /// lowered, in the order of [`variables`].
+    variables: Vec<Variable>,
+    /// The symbols `addrof` instructions name, in program order (for
+    /// [`analysis::calls::address_taken_of`]).
+    addrof_symbols: Vec<Name>,
+    /// The current function's registers and labels by name, shared by the
+    /// functions (each leaves them empty, [`FunctionBuilder::done`]).
+    names: ByName<RegId>,
+    labels: ByName<BlockId>,
+}
+
+/// A map from [`Name`]s, which the interner numbers densely from 0: an
+/// index instead of a hash per register operand and label (a large
+/// function has a label every few instructions).
+struct ByName<T>(Vec<Option<T>>);
+
+impl<T> Default for ByName<T> {
+    fn default() -> Self {
+        ByName(Vec::new())
+    }
+}
+
+impl<T: Copy> ByName<T> {
+    fn get(&self, n: Name) -> Option<T> {
+        self.0.get(n.0 as usize).copied().flatten()
+    }
+    /// Sets (`Some`) or removes (`None`) the entry of `n`: its old value.
+    fn set(&mut self, n: Name, v: Option<T>) -> Option<T> {
+        let k = n.0 as usize;
+        if k >= self.0.len() {
+            // (removing a name past the end: nothing to do)
+            v?;
+            self.0.resize(k + 1, None);
+        }
+        std::mem::replace(&mut self.0[k], v)
+    }
+}
+
 struct FunctionBuilder<'m> {
     m: &'m Module,
+    collected: &'m mut Collected,
     f: Function,
     scopes: Vec<Vec<(Name, Option<RegId>)>>,
-    names: HashMap<Name, RegId>,
-    labels: HashMap<Name, BlockId>,
     current: BlockId,
     /// The current block already ended (code after it is dead).
     closed: bool,
@@ -110,9 +155,10 @@ struct FunctionBuilder<'m> {
 }
 
 impl<'m> FunctionBuilder<'m> {
-    fn new(m: &'m Module, d: &FuncDecl, index: u32) -> Self {
+    fn new(m: &'m Module, d: &FuncDecl, index: u32, collected: &'m mut Collected) -> Self {
         FunctionBuilder {
             m,
+            collected,
             f: Function {
                 name: d.name,
                 kind: d.kind,
@@ -140,8 +186,6 @@ impl<'m> FunctionBuilder<'m> {
                 tree_cache: None,
             },
             scopes: vec![Vec::new()],
-            names: HashMap::default(),
-            labels: HashMap::default(),
             current: BlockId::ENTRY,
             closed: false,
             pending: Vec::new(),
@@ -151,7 +195,7 @@ impl<'m> FunctionBuilder<'m> {
     fn finish(mut self, d: &FuncDecl) -> Function {
         self.params(d);
         let Some(body) = &d.body else {
-            return self.f;
+            return self.done();
         };
         self.new_block(None);
         self.walk(body, false);
@@ -198,6 +242,20 @@ impl<'m> FunctionBuilder<'m> {
             };
             self.end(term, close);
         }
+        self.done()
+    }
+
+    /// The function, its names out of scope (the tables are the next
+    /// function's).
+    fn done(mut self) -> Function {
+        while !self.scopes.is_empty() {
+            self.leave(true);
+        }
+        for b in &self.f.blocks {
+            if let Some(n) = b.label {
+                self.collected.labels.set(n, None);
+            }
+        }
         self.f
     }
 
@@ -228,16 +286,16 @@ impl<'m> FunctionBuilder<'m> {
 
     /// The block a label names (created on first mention).
     fn label_block(&mut self, n: Name) -> BlockId {
-        if let Some(&b) = self.labels.get(&n) {
+        if let Some(b) = self.collected.labels.get(n) {
             return b;
         }
         let b = self.new_block(Some(n));
-        self.labels.insert(n, b);
+        self.collected.labels.set(n, Some(b));
         b
     }
 
     fn declare(&mut self, n: Name, r: RegId) {
-        let old = self.names.insert(n, r);
+        let old = self.collected.names.set(n, Some(r));
         if let Some(s) = self.scopes.last_mut() {
             s.push((n, old));
         }
@@ -264,7 +322,11 @@ impl<'m> FunctionBuilder<'m> {
                 Stmt::Label(n, span) => self.label(n, span),
                 Stmt::Instr(i) => self.instr_owned(i),
                 Stmt::Block(inner) => self.walk_owned(inner, true),
-                Stmt::Reg { .. } | Stmt::Var(_) => {}
+                Stmt::Var(v) => {
+                    let v = variable(self.m, &v, Some(self.f.index));
+                    self.collected.variables.push(v);
+                }
+                Stmt::Reg { .. } => {}
             }
         }
         self.leave(scoped);
@@ -290,10 +352,7 @@ impl<'m> FunctionBuilder<'m> {
     fn leave(&mut self, scoped: bool) {
         if scoped {
             for (n, old) in self.scopes.pop().unwrap_or_default().into_iter().rev() {
-                match old {
-                    Some(r) => self.names.insert(n, r),
-                    None => self.names.remove(&n),
-                };
+                self.collected.names.set(n, old);
             }
         }
     }
@@ -303,11 +362,11 @@ impl<'m> FunctionBuilder<'m> {
         if !self.closed
             && self.pending.is_empty()
             && cur.label.is_none()
-            && !self.labels.contains_key(&n)
+            && self.collected.labels.get(n).is_none()
         {
             // an empty block takes the label
             self.f.blocks[self.current.index()].label = Some(n);
-            self.labels.insert(n, self.current);
+            self.collected.labels.set(n, Some(self.current));
             return;
         }
         let b = self.label_block(n);
@@ -318,20 +377,34 @@ impl<'m> FunctionBuilder<'m> {
     }
 
     fn instr(&mut self, i: &ast::Instr) {
-        let inst = PisaInst::new(
-            i.form,
-            i.operands.iter().map(|o| self.operand(o)).collect(),
-            i.mnemonic,
-            i.span,
-        );
+        let inst = self.lower_instr(i);
         let label = goto_label(&inst, &i.operands);
         self.place(inst, label);
     }
 
+    /// The IR of instruction `i` (not placed yet).
+    fn lower_instr(&mut self, i: &ast::Instr) -> PisaInst {
+        let operands: Box<[Operand]> = i.operands.iter().map(|o| self.operand(o)).collect();
+        let inst = PisaInst::new_cached(
+            &mut self.collected.views,
+            i.form,
+            operands,
+            i.mnemonic,
+            i.span,
+        );
+        if inst.opcode == Opcode::Addrof {
+            let symbols = inst.operands.iter().filter_map(|o| match o {
+                Operand::Symbol(n, _) => Some(*n),
+                _ => None,
+            });
+            self.collected.addrof_symbols.extend(symbols);
+        }
+        inst
+    }
+
     /// [`Self::instr`] of an instruction taken out of the syntax tree.
     fn instr_owned(&mut self, i: ast::Instr) {
-        let operands: Vec<Operand> = i.operands.iter().map(|o| self.operand(o)).collect();
-        let inst = PisaInst::new(i.form, operands, i.mnemonic, i.span);
+        let inst = self.lower_instr(&i);
         let label = goto_label(&inst, &i.operands);
         // the syntax tree's operands are freed before the next instruction
         drop(i.operands);
@@ -421,7 +494,7 @@ impl<'m> FunctionBuilder<'m> {
     }
 
     fn reg_ref(&self, r: &ast::RegRef) -> Option<RegRef> {
-        self.names.get(&r.name).map(|&reg| RegRef {
+        self.collected.names.get(r.name).map(|reg| RegRef {
             reg,
             swizzle: r.swizzle,
             span: r.span,
@@ -476,7 +549,7 @@ fn goto_label(inst: &PisaInst, written: &[ast::Operand]) -> Option<Name> {
     if inst.opcode != Opcode::Goto {
         return None;
     }
-    match inst.roles.get(Role::Label).and_then(|k| written.get(k)) {
+    match inst.roles().get(Role::Label).and_then(|k| written.get(k)) {
         Some(ast::Operand::Label(n, _)) => Some(*n),
         _ => None,
     }
@@ -500,25 +573,7 @@ fn int_attr(attrs: &[ast::Attr], name: &str) -> Option<Vec<u32>> {
 /// Every memory variable: module scope first, then each function's (in
 /// declaration order, nested `{ }` blocks included).
 fn variables(m: &Module) -> Vec<Variable> {
-    let var = |v: &ast::VarDecl, function: Option<u32>| Variable {
-        name: v.name,
-        function,
-        space: v.space,
-        linkage: v.linkage,
-        size: crate::validate::var_size(v).unwrap_or(0),
-        align: v.align.map_or(1, |a| a.0).max(1),
-        host_name: v
-            .attrs
-            .iter()
-            .find(|a| a.name == "host_access")
-            .and_then(|a| match a.args.first() {
-                Some(ast::AttrArg::Str(s, _)) => Some(s.clone()),
-                _ => None,
-            })
-            .or_else(|| (v.linkage == Linkage::Export).then(|| m.name(v.name).to_string())),
-        init: v.init.clone(),
-        span: v.span,
-    };
+    let var = |v: &ast::VarDecl, function: Option<u32>| variable(m, v, function);
     let mut out: Vec<Variable> = m.globals().map(|v| var(v, None)).collect();
     fn collect<'a>(b: &'a ast::Block, out: &mut Vec<&'a ast::VarDecl>) {
         for s in &b.stmts {
@@ -537,6 +592,29 @@ fn variables(m: &Module) -> Vec<Variable> {
         out.extend(vars.into_iter().map(|v| var(v, Some(i as u32))));
     }
     out
+}
+
+/// Memory variable `v` (of function `function`, or module scope).
+fn variable(m: &Module, v: &ast::VarDecl, function: Option<u32>) -> Variable {
+    Variable {
+        name: v.name,
+        function,
+        space: v.space,
+        linkage: v.linkage,
+        size: crate::validate::var_size(v).unwrap_or(0),
+        align: v.align.map_or(1, |a| a.0).max(1),
+        host_name: v
+            .attrs
+            .iter()
+            .find(|a| a.name == "host_access")
+            .and_then(|a| match a.args.first() {
+                Some(ast::AttrArg::Str(s, _)) => Some(s.clone()),
+                _ => None,
+            })
+            .or_else(|| (v.linkage == Linkage::Export).then(|| m.name(v.name).to_string())),
+        init: v.init.clone(),
+        span: v.span,
+    }
 }
 
 #[cfg(test)]
@@ -561,15 +639,22 @@ mod tests {
 .kernel @k(.param[8] %out)
 {
 	.reg .32b %a, %i;
-	.reg .64b %o;
+	.reg .64b %o, %fp;
 	.pred %p;
+	.private @before[8];
 	ld.param.64b %o, [%out];
 	mov.32b %a, 1;
+	addrof.64b %fp, @f;
 	{
 		.reg .32b %a;
+		.private @inner[4];
 		mov.32b %a, 5;
 		st.global.32b [@g+4], %a;
+		st.private.32b [@inner], %a;
 	}
+	.private @after[4];
+	st.private.32b [@before], %a;
+	st.private.32b [@after], %a;
 L0:
 	iadd.32b %i, %i, 1;
 	call %a, @f(%i);
@@ -583,8 +668,13 @@ L1:
 }
 "#;
         let m = crate::assemble("k.pisa", src).unwrap();
-        let borrowed = format!("{:?}", super::lower(&m));
-        let owned = format!("{:?}", super::lower_owned(m));
-        assert_eq!(owned, borrowed);
+        let borrowed = super::lower(&m);
+        let owned = super::lower_owned(m);
+        // the variables in the order of the source, module scope first,
+        // and the functions whose address is taken, collected as lowered
+        let vars: Vec<&str> = owned.variables.iter().map(|v| owned.name(v.name)).collect();
+        assert_eq!(vars, ["g", "before", "inner", "after"]);
+        assert_eq!(owned.address_taken.len(), 1);
+        assert_eq!(format!("{owned:?}"), format!("{borrowed:?}"));
     }
 }

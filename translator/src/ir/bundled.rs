@@ -124,12 +124,12 @@ impl<'l> Linker<'l> {
             vec![
                 dst,
                 Operand::Call(Box::new(CallOperand {
-                    target: Operand::Symbol(target, i.mnemonic),
+                    target: Operand::Symbol(target, i.mnemonic()),
                     args,
                     span: i.span,
                 })),
             ],
-            i.mnemonic,
+            i.mnemonic(),
             i.span,
         )
     }
@@ -202,7 +202,6 @@ fn remap_function(
         b.term_span = span(b.term_span);
         for i in &mut b.insts {
             if let Inst::Pisa(p) = i {
-                p.mnemonic = span(p.mnemonic);
                 p.span = span(p.span);
                 for o in &mut p.operands {
                     remap_operand(o, name, span);

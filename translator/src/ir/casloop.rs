@@ -113,7 +113,7 @@ pub fn rewrite(
             let Inst::Pisa(i) = p.functions[fi].blocks[bi].insts[k].clone() else {
                 unreachable!("the position of an instruction")
             };
-            let operand = |r: Role| i.roles.get(r).map(|k| i.operands[k].clone());
+            let operand = |r: Role| i.roles().get(r).map(|k| i.operands[k].clone());
             let (Some(dst), Some(addr), Some(src)) =
                 (operand(Role::Dst), operand(Role::Addr), operand(Role::Src0))
             else {
@@ -161,7 +161,7 @@ pub fn rewrite(
             let read = PisaInst::new(
                 with_quals(t.read.form, i.form, shape.space),
                 vec![old.clone(), addr.clone(), z],
-                i.mnemonic,
+                i.mnemonic(),
                 i.span,
             );
             block.insts.push(Inst::Pisa(read));
@@ -173,7 +173,7 @@ pub fn rewrite(
             insts.push(PisaInst::new(
                 with_quals(t.cas.form, i.form, &cas_quals),
                 vec![got.clone(), addr, old.clone(), new],
-                i.mnemonic,
+                i.mnemonic(),
                 i.span,
             ));
             insts.push(like(

@@ -320,13 +320,13 @@ pub fn rewrite(p: &mut Program) {
                         let args = [src, reg(tmp, i.span)];
                         insts.extend(inline(f, tpl, "t", &args, i, "rnd"));
                         let mut operands = i.operands.clone();
-                        if let Some(s) = i.roles.get(Role::Src0) {
+                        if let Some(s) = i.roles().get(Role::Src0) {
                             operands[s] = reg(tmp, i.span);
                         }
                         insts.push(Inst::Pisa(PisaInst::new(
                             without_mode(i.form),
                             operands,
-                            i.mnemonic,
+                            i.mnemonic(),
                             i.span,
                         )));
                     }

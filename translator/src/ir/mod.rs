@@ -198,36 +198,83 @@ pub struct PisaInst {
     /// The instruction (one of the catalog's, as a generated enum).
     pub opcode: Opcode,
     pub form: FormRef,
-    pub operands: Vec<Operand>,
-    /// The qualifiers `form` selects, typed.
-    pub quals: Quals,
-    /// Where each operand role is in `operands`.
-    pub roles: Roles,
-    /// The whole mnemonic (for messages).
-    pub mnemonic: Span,
+    /// The operands (a boxed slice: 16 bytes per instruction, not a
+    /// vector's 24; an instruction's operands never grow).
+    pub operands: Box<[Operand]>,
+    /// The qualifiers `form` selects, typed: shared by every instruction
+    /// of the same form and choice ([`view_of`]), 8 bytes per instruction
+    /// instead of 34.
+    pub quals: &'static Quals,
+    /// The length of the whole mnemonic, which starts the instruction's
+    /// span ([`PisaInst::mnemonic`]): 4 bytes per instruction instead of a
+    /// span's 8 (which would round the instruction up to the next 8).
+    mnemonic_len: u32,
     pub span: Span,
 }
 
 impl PisaInst {
     /// An instruction of catalog form `form.form`, its view built from `form`.
-    pub fn new(form: FormRef, operands: Vec<Operand>, mnemonic: Span, span: Span) -> PisaInst {
-        let (opcode, quals, roles) = view_of(form);
+    pub fn new(
+        form: FormRef,
+        operands: impl Into<Box<[Operand]>>,
+        mnemonic: Span,
+        span: Span,
+    ) -> PisaInst {
+        // every instruction starts with its mnemonic (the parser's, and
+        // the passes' which take both spans from one instruction)
+        PisaInst::with_view(view_of(form), form, operands.into(), mnemonic, span)
+    }
+
+    /// [`PisaInst::new`] with the view of `form` from `cache` (`ir::build`,
+    /// once per instruction of the module).
+    pub(crate) fn new_cached(
+        cache: &mut ViewCache,
+        form: FormRef,
+        operands: Box<[Operand]>,
+        mnemonic: Span,
+        span: Span,
+    ) -> PisaInst {
+        PisaInst::with_view(cache.view(form), form, operands, mnemonic, span)
+    }
+
+    fn with_view(
+        (opcode, quals): View,
+        form: FormRef,
+        operands: Box<[Operand]>,
+        mnemonic: Span,
+        span: Span,
+    ) -> PisaInst {
+        // every instruction starts with its mnemonic (the parser's, and
+        // the passes' which take both spans from one instruction)
+        debug_assert!(mnemonic.start == span.start && mnemonic.end >= mnemonic.start);
         PisaInst {
             opcode,
             quals,
-            roles,
             form,
             operands,
-            mnemonic,
+            mnemonic_len: mnemonic.end.saturating_sub(mnemonic.start),
             span,
+        }
+    }
+    /// The whole mnemonic as written (for messages).
+    pub fn mnemonic(&self) -> Span {
+        Span {
+            start: self.span.start,
+            end: self.span.start + self.mnemonic_len,
         }
     }
     pub fn catalog_form(&self) -> &'static Form {
         &catalog().forms[self.form.form as usize]
     }
+    /// Where each operand role is in `operands` (a function of the
+    /// catalog form, looked up rather than stored: 8 bytes less per
+    /// instruction).
+    pub fn roles(&self) -> &'static Roles {
+        roles_of(self.form)
+    }
     /// The operand in role `role`, if the form has it and it is written.
     pub fn operand(&self, role: Role) -> Option<&Operand> {
-        self.operands.get(self.roles.get(role)?)
+        self.operands.get(self.roles().get(role)?)
     }
     /// The mnemonic as the catalog spells it, qualifiers in the form's
     /// order (`fsin.ftz.hfx2`, `fadd.ru.f`).
@@ -237,27 +284,66 @@ impl PisaInst {
 }
 
 /// What [`PisaInst::new`] reads of a matched form.
-type View = (Opcode, Quals, Roles);
+type View = (Opcode, &'static Quals);
 
-/// The opcode, qualifiers and roles of a matched form, remembered per form
-/// and choice of qualifiers (a program repeats a few forms many times, and
-/// reading a form's qualifiers compares their names and values as text).
+/// The roles of catalog form `form.form`: every form's, made once.
+fn roles_of(form: FormRef) -> &'static Roles {
+    static ROLES: std::sync::OnceLock<Box<[Roles]>> = std::sync::OnceLock::new();
+    &ROLES.get_or_init(|| catalog().forms.iter().map(Roles::of).collect())[form.form as usize]
+}
+
+/// The opcode and qualifiers of a matched form, made once per form
+/// and choice of qualifiers for the whole process (a program repeats a few
+/// forms many times, and reading a form's qualifiers compares their names
+/// and values as text). Each view is leaked once into a table that is
+/// bounded by the catalog (its forms times their qualifier choices), so
+/// instructions hold 8-byte references to it; each thread keeps its own
+/// copy of the references it used, so the shared table's lock is taken
+/// once per thread and view, not per instruction.
 fn view_of(form: FormRef) -> View {
+    type Views = rustc_hash::FxHashMap<(u16, [u8; 8]), View>;
+    static SHARED: std::sync::OnceLock<std::sync::Mutex<Views>> = std::sync::OnceLock::new();
     thread_local! {
-        static VIEWS: std::cell::RefCell<rustc_hash::FxHashMap<(u16, [u8; 8]), View>> =
-            Default::default();
+        static VIEWS: std::cell::RefCell<Views> = Default::default();
     }
     let key = (form.form, form.quals);
     VIEWS.with(|views| {
         *views.borrow_mut().entry(key).or_insert_with(|| {
-            let f = &catalog().forms[form.form as usize];
-            (
-                Opcode::ALL[f.instruction],
-                Quals::of(f, &form.quals),
-                Roles::of(f),
-            )
+            let mut shared = SHARED
+                .get_or_init(Default::default)
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            *shared.entry(key).or_insert_with(|| {
+                let f = &catalog().forms[form.form as usize];
+                let quals: &'static Quals = Box::leak(Box::new(Quals::of(f, &form.quals)));
+                (Opcode::ALL[f.instruction], quals)
+            })
         })
     })
+}
+
+/// The views of the forms one builder met, by form, with the qualifier
+/// choice of each form's last instruction: a program repeats a few forms,
+/// and an index and a comparison cost less than [`view_of`]'s thread-local
+/// hash table (about 15 ms a million instructions).
+#[derive(Default)]
+pub(crate) struct ViewCache(Vec<Option<([u8; 8], View)>>);
+
+impl ViewCache {
+    pub(crate) fn view(&mut self, form: FormRef) -> View {
+        let k = form.form as usize;
+        if let Some(Some((quals, view))) = self.0.get(k) {
+            if *quals == form.quals {
+                return *view;
+            }
+        }
+        let view = view_of(form);
+        if k >= self.0.len() {
+            self.0.resize(k + 1, None);
+        }
+        self.0[k] = Some((form.quals, view));
+        view
+    }
 }
 
 /// The mnemonic of catalog form `form` as the catalog spells it,
@@ -294,8 +380,16 @@ pub enum Inst {
     /// instruction of the block, checks its address first.
     CheckAccess(AccessCheck),
     /// SIMT mode ([`simt`]): what sub-group emulation needs that PISA has
-    /// no instruction for.
-    Simt(simt::SimtInst),
+    /// no instruction for (boxed: rare, and larger than a PISA
+    /// instruction, which would make every instruction larger).
+    Simt(Box<simt::SimtInst>),
+}
+
+impl Inst {
+    /// A SIMT-mode instruction (boxed, see [`Inst::Simt`]).
+    pub fn simt(s: simt::SimtInst) -> Inst {
+        Inst::Simt(Box::new(s))
+    }
 }
 
 /// What checked mode checks of one access ([`checked`]): the back end
@@ -509,5 +603,18 @@ impl Program {
                     matches!(&b.term, Terminator::Return { value: Some(v), .. } if operand(v, special))
                 })
         })
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// An instruction's bytes are paid per instruction of a large module by
+    /// every pass (fresh memory costs more than the work on it): a field
+    /// that makes them larger should be a deliberate choice.
+    #[test]
+    fn an_instruction_is_48_bytes() {
+        assert_eq!(std::mem::size_of::<super::PisaInst>(), 48);
+        assert_eq!(std::mem::size_of::<super::Inst>(), 48);
+        assert_eq!(std::mem::size_of::<super::Operand>(), 24);
     }
 }

@@ -227,7 +227,7 @@ impl<'a> Rewriter<'a> {
         let entry = match self.f.kind {
             // every invocation starts active
             FuncKind::Kernel => vec![
-                Inst::Simt(SimtInst::Start),
+                Inst::simt(SimtInst::Start),
                 Inst::SetConst {
                     dst: state,
                     value: 0,
@@ -296,7 +296,7 @@ impl<'a> Rewriter<'a> {
     }
 
     fn transition(&self, from: u32, to: u32, when: Option<Cond>) -> Inst {
-        Inst::Simt(SimtInst::Transition {
+        Inst::simt(SimtInst::Transition {
             state: self.state,
             from,
             to,
@@ -407,7 +407,7 @@ impl<'a> Rewriter<'a> {
                             let reg = self.activemask_reg();
                             let read = vec![
                                 self.test_active(),
-                                Inst::Simt(SimtInst::ActiveMask {
+                                Inst::simt(SimtInst::ActiveMask {
                                     dst: reg,
                                     active: self.active,
                                 }),
@@ -420,7 +420,7 @@ impl<'a> Rewriter<'a> {
                             });
                         }
                     }
-                    let set = Inst::Simt(SimtInst::SetResult { dst, value });
+                    let set = Inst::simt(SimtInst::SetResult { dst, value });
                     let set = self.block(vec![set]);
                     self.guarded(vec![set], out);
                 }
@@ -476,7 +476,7 @@ impl<'a> Rewriter<'a> {
         let exit = code(Label::Exit(label));
         let vote = vec![
             self.test_active(),
-            Inst::Simt(SimtInst::AnyActive {
+            Inst::simt(SimtInst::AnyActive {
                 dst: self.any,
                 active: self.active,
             }),
@@ -569,14 +569,14 @@ impl<'a> Rewriter<'a> {
         if let Some(m) = self.mask {
             let reg = self.activemask_reg();
             if replace_special(&mut i, m, reg) {
-                insts.push(Inst::Simt(SimtInst::ActiveMask { dst: reg, active }));
+                insts.push(Inst::simt(SimtInst::ActiveMask { dst: reg, active }));
             }
         }
         if is_cross_lane(&i) {
-            insts.push(Inst::Simt(SimtInst::CrossLane { inst: i, active }));
+            insts.push(Inst::simt(SimtInst::CrossLane { inst: i, active }));
             self.emit(out, insts);
         } else if call_target(&i).is_some() {
-            insts.push(Inst::Simt(SimtInst::Call { inst: i, active }));
+            insts.push(Inst::simt(SimtInst::Call { inst: i, active }));
             self.emit(out, insts);
         } else {
             // an instruction that read `%activemask`

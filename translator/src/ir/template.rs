@@ -33,7 +33,7 @@ fn function<'p>(p: &'p Program, name: &str) -> &'p Function {
 
 /// `template`'s form with `operands`, at the place (spans) of `at`.
 pub fn like(template: &PisaInst, operands: Vec<Operand>, at: &PisaInst) -> PisaInst {
-    PisaInst::new(template.form, operands, at.mnemonic, at.span)
+    PisaInst::new(template.form, operands, at.mnemonic(), at.span)
 }
 
 /// The form `to` with the values `from` chose for the qualifier groups

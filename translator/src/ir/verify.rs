@@ -82,7 +82,7 @@ fn verify_function(f: &Function) -> Result<(), String> {
                 Inst::Simt(s) => {
                     use super::simt::SimtInst as S;
                     let at = at("simt");
-                    match s {
+                    match &**s {
                         S::Start => {}
                         S::Transition { state, when, .. } => {
                             value32(*state, &at)?;

@@ -270,6 +270,26 @@ fn targets(i: &PisaInst) -> impl Iterator<Item = Option<Name>> + '_ {
 /// initializers of variables): the possible targets of calls through
 /// registers, in first-seen order.
 pub fn address_taken(variables: &[Variable], functions: &[Function]) -> Vec<Name> {
+    let addrof_symbols = functions.iter().flat_map(|f| {
+        f.pisa_insts()
+            .filter(|i| i.opcode == Opcode::Addrof)
+            .flat_map(|i| i.operands.iter())
+            .filter_map(|op| match op {
+                Operand::Symbol(n, _) => Some(*n),
+                _ => None,
+            })
+    });
+    address_taken_of(variables, functions, addrof_symbols)
+}
+
+/// [`address_taken`] given the symbols the `addrof` instructions name, in
+/// program order (`ir::build` collects them as it lowers, which saves a
+/// walk over every instruction).
+pub fn address_taken_of(
+    variables: &[Variable],
+    functions: &[Function],
+    addrof_symbols: impl IntoIterator<Item = Name>,
+) -> Vec<Name> {
     let funcs: HashSet<Name> = functions.iter().map(|f| f.name).collect();
     let mut out = Vec::new();
     let mut listed = HashSet::default();
@@ -285,15 +305,7 @@ pub fn address_taken(variables: &[Variable], functions: &[Function]) -> Vec<Name
             }
         }
     }
-    for f in functions {
-        for i in f.pisa_insts().filter(|i| i.opcode == Opcode::Addrof) {
-            for op in &i.operands {
-                if let Operand::Symbol(n, _) = op {
-                    add(*n);
-                }
-            }
-        }
-    }
+    addrof_symbols.into_iter().for_each(add);
     out
 }
 

@@ -326,7 +326,7 @@ pub(crate) fn link_with(
                 let i = i.clone();
                 p.library_uses.push((i.mnemonic_text(), i.span));
                 let target = linker.import(p, &rep.entry);
-                let operand = |r: Role| i.roles.get(r).map(|k| i.operands[k].clone());
+                let operand = |r: Role| i.roles().get(r).map(|k| i.operands[k].clone());
                 let Some(dst) = operand(Role::Dst) else {
                     continue;
                 };

@@ -300,7 +300,7 @@ pub fn link_with(
                     continue;
                 };
                 let i = i.clone();
-                let operand = |r: Role| i.roles.get(r).map(|k| i.operands[k].clone());
+                let operand = |r: Role| i.roles().get(r).map(|k| i.operands[k].clone());
                 let Some(dst) = operand(Role::Dst).or_else(|| operand(Role::Pred)) else {
                     insts.push(inst);
                     continue;
@@ -334,7 +334,7 @@ pub fn link_with(
                     insts.push(Inst::Pisa(PisaInst::new(
                         ucmp,
                         vec![dst, tmp, imm(0, 1, i.span)],
-                        i.mnemonic,
+                        i.mnemonic(),
                         i.span,
                     )));
                 } else {

@@ -148,7 +148,7 @@ fn lower_type(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind) -> R<bool> {
         // 1/src0 with the division's precision (see docs/spec-notes.md)
         Opcode::Frcp => {
             let a = src(fx, ins, Role::Src0, ty, ftz)?;
-            let one = fx.read_f(&Operand::Float(1.0, ins.i.mnemonic), fbits)?;
+            let one = fx.read_f(&Operand::Float(1.0, ins.i.mnemonic()), fbits)?;
             fx.tx.b.f_div(ft, None, one, a)?
         }
         _ => return Ok(false),
@@ -252,7 +252,7 @@ fn half(fx: &mut FunctionCx, ins: &Ins, ty: FloatKind, ftz: bool) -> R<bool> {
         (Opcode::Fmin | Opcode::Fmax, [a, b]) => min_max(fx, ins, 32, *a, *b)?,
         (Opcode::Fsqrt, [a]) => fx.tx.glsl_op(ft, G::Sqrt, &[*a])?,
         (Opcode::Frcp, [a]) => {
-            let one = fx.read_f(&Operand::Float(1.0, ins.i.mnemonic), 32)?;
+            let one = fx.read_f(&Operand::Float(1.0, ins.i.mnemonic()), 32)?;
             fx.tx.b.f_div(ft, None, one, *a)?
         }
         _ => return Ok(false),

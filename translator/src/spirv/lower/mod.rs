@@ -316,7 +316,7 @@ pub fn lower(fx: &mut FunctionCx, i: &PisaInst) -> R<()> {
     if handled {
         Ok(())
     } else {
-        Err(fx.unsupported(i.mnemonic, unsupported_what(&ins)))
+        Err(fx.unsupported(i.mnemonic(), unsupported_what(&ins)))
     }
 }
 
