@@ -3,6 +3,7 @@
 //! Vulkan cannot run) and the convergent functions (those that reach a
 //! work-group barrier, directly or through calls).
 
+use super::Summary;
 use crate::ir::{Function, InitElem, Inst, Opcode, Operand, Program, Variable};
 use crate::syntax::ast::Name;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -16,6 +17,14 @@ pub struct CallGraph {
 
 impl CallGraph {
     pub fn compute(p: &Program) -> CallGraph {
+        CallGraph::compute_with(p, None)
+    }
+
+    /// [`CallGraph::compute`], where `summary` (of `p` as it is) says
+    /// which functions have calls and barriers: the others' instructions
+    /// are not walked.
+    pub fn compute_with(p: &Program, summary: Option<&Summary>) -> CallGraph {
+        let summary = summary.filter(|s| s.covers(p.functions.len()));
         let index = function_index(p);
         let indirect: Vec<usize> = p
             .address_taken
@@ -38,7 +47,10 @@ impl CallGraph {
             // in call order (the cycle reported follows it); the first
             // call through a register adds every possible target
             let mut through_register = false;
-            for target in call_targets(f) {
+            let calls = summary.is_none_or(|s| s.has(i, Opcode::Call));
+            // (no walk of a function without calls)
+            let targets = calls.then(|| call_targets(f)).into_iter().flatten();
+            for target in targets {
                 match target {
                     Some(n) => {
                         if let Some(&j) = index.get(&n) {
@@ -53,7 +65,10 @@ impl CallGraph {
                 }
             }
             callees.push(out);
-            convergent.push(f.pisa_insts().any(|i| i.opcode == Opcode::BarrierWorkgroup));
+            convergent.push(match summary {
+                Some(s) => s.has(i, Opcode::BarrierWorkgroup),
+                None => f.pisa_insts().any(|i| i.opcode == Opcode::BarrierWorkgroup),
+            });
         }
         // a caller of a convergent function is convergent: a walk back over
         // the call edges from the functions with a barrier

@@ -73,7 +73,7 @@ impl Loops {
                 if seen[x.index()] != l as u32 {
                     seen[x.index()] = l as u32;
                     innermost[x.index()] = Some(l);
-                    work.extend(cfg.preds[x.index()].iter().copied());
+                    work.extend(cfg.preds(x).iter().copied());
                 }
             }
         }
