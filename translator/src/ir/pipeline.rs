@@ -572,6 +572,72 @@ pub fn print(p: &Program) -> String {
 mod tests {
     use super::*;
 
+    /// A pass its gate skips has nothing to do: run on the IR as the
+    /// pipeline has it there, it leaves the IR (and the trees) as they
+    /// are. And every gate opens for some program of the tests, where the
+    /// pipeline then runs the pass.
+    #[test]
+    fn gates_skip_only_passes_with_nothing_to_do() {
+        let dirs = ["../tests/run", "../tests/translate"];
+        let mut opened = std::collections::BTreeSet::new();
+        let targets = [
+            Target {
+                exact_f64: true,
+                ..Target::default()
+            },
+            Target {
+                exact_f32: true,
+                soft_f64: true,
+                mathlib_f32: true,
+                unroll_loops: true,
+                checked_memory: true,
+                ..Target::default()
+            },
+        ];
+        for dir in dirs {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+            let mut files: Vec<_> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "pisa"))
+                .collect();
+            files.sort();
+            for file in files {
+                let src = std::fs::read_to_string(&file).unwrap();
+                let Ok(m) = crate::assemble("t.pisa", &src) else {
+                    continue;
+                };
+                for target in &targets {
+                    let mut p = crate::ir::lower(&m);
+                    for pass in Pipeline::for_target(target).passes() {
+                        let mut facts = Facts::default();
+                        let skip = pass
+                            .gate
+                            .is_some_and(|gate| !gate(&p, target, &Summary::of(&p)));
+                        let before = skip.then(|| print(&p));
+                        (pass.run)(&mut p, target, &mut facts).unwrap();
+                        match before {
+                            Some(before) => assert!(
+                                before == print(&p),
+                                "{}: {} changed the IR its gate skips",
+                                file.display(),
+                                pass.name
+                            ),
+                            None => {
+                                opened.insert(pass.name);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for name in [
+            "mathlib", "fatom16", "exactf32", "exactf64", "softf64", "frnd", "simt",
+        ] {
+            assert!(opened.contains(name), "no test program opens {name}'s gate");
+        }
+    }
+
     /// Every pipeline runs a pass's needs before it, and the one-line docs
     /// give the numbers the passes use.
     #[test]
