@@ -159,7 +159,7 @@ pub(crate) fn limit_program_with(p: &mut Program, summary: &Summary, check_shape
                 || (has_calls && calls_of(f, b).any(callee_loops))
         };
         let f = &mut p.functions[i];
-        inlined[i] = limit_nesting_with(f, &calls, &heavy, check_shape);
+        inlined[i] = limit_nesting_with(f, &calls, &heavy, check_shape, called[i]);
         if called[i] {
             let f = &p.functions[i];
             loops[i] = has_cycle(f) || (0..f.blocks.len()).any(|b| heavy(f, BlockId(b as u32)));
@@ -214,6 +214,7 @@ pub fn limit_nesting(f: &mut Function) {
         &|_, _| 0,
         &|f, b| loop_instruction(f, b) || calls_of(f, b).next().is_some(),
         true,
+        false,
     );
 }
 
@@ -221,7 +222,8 @@ pub fn limit_nesting(f: &mut Function) {
 /// `calls(f, b)` levels (the inlined depth of its deepest callee), and
 /// `heavy(f, b)` says whether `b`'s code may hold a loop construct once
 /// inlined and lowered ([`dispatch`]); returns the inlined depth of the
-/// result.
+/// result (with `depth_needed` false, a bound on it where the function is
+/// shallow enough).
 ///
 /// First the function's own structure is cut to [`MAX_NESTING`] at
 /// [`CUT_DEPTH`]; then, while the inlined depth passes [`MAX_INLINED`], the
@@ -232,6 +234,7 @@ fn limit_nesting_with(
     calls: &dyn Fn(&Function, BlockId) -> usize,
     heavy: &dyn Fn(&Function, BlockId) -> bool,
     check_shape: bool,
+    depth_needed: bool,
 ) -> usize {
     let deepest_call = (0..f.blocks.len())
         .map(|b| calls(f, BlockId(b as u32)))
@@ -263,9 +266,15 @@ fn limit_nesting_with(
         if f.blocks.len() > most_blocks {
             break;
         }
-        let Ok(tree) = structurize::structurize(f) else {
+        let Ok((tree, bound)) = structurize::structurize_bounded(f) else {
             return 0;
         };
+        // shallow enough by the bound, which no caller reads where nothing
+        // calls the function: no walk of the tree for its depth
+        if deepest_call == 0 && !depth_needed && bound <= MAX_NESTING {
+            keep(f, tree, check_shape);
+            return bound;
+        }
         // without calls the inlined depth is the function's own
         let own = structurize::nesting_depth(&tree);
         let inlined = if deepest_call == 0 {

@@ -107,8 +107,18 @@ struct Structurizer<'f> {
 
 /// Structures a reducible function (see [`super::reducible`]).
 pub fn structurize(f: &Function) -> Result<Vec<Node>, Irreducible> {
+    structurize_bounded(f).map(|(tree, _)| tree)
+}
+
+/// [`structurize`], and a bound on the tree's [`nesting_depth`] known
+/// without a walk of the tree: `1 + 2h`, where `h` is the height of the
+/// tree in bodies (a leaf's is 0, a node's with bodies one more than the
+/// highest node in them). A node nests at most two levels per body below
+/// it (its own construct and the guard of the sequence it is in), and the
+/// top sequence one guard.
+pub fn structurize_bounded(f: &Function) -> Result<(Vec<Node>, usize), Irreducible> {
     if f.blocks.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     }
     let cfg = Cfg::compute(f);
     let dom = Dominators::compute(&cfg);
@@ -167,19 +177,54 @@ pub fn structurize(f: &Function) -> Result<Vec<Node>, Irreducible> {
         placed_start,
         placed,
     };
-    let mut nodes = Vec::new();
-    s.tree(BlockId::ENTRY, &mut nodes, 0);
+    let mut stack = Stack::default();
+    s.tree(BlockId::ENTRY, &mut stack, 0);
     drop(s);
+    let height = stack.height.iter().copied().max().unwrap_or(0);
+    let mut nodes = stack.nodes;
     // (every block's tail branches are stripped as it is made: what
     // `strip_tail_branches` would do, blocks inside before blocks around)
     nodes.shrink_to_fit();
-    Ok(nodes)
+    Ok((nodes, 1 + 2 * usize::from(height)))
 }
 
-/// The nodes of `s` from `mark` on, as a vector of their own (of exactly
-/// their number: a body is allocated once, at its size).
-fn take(s: &mut Vec<Node>, mark: usize) -> Vec<Node> {
-    s.drain(mark..).collect()
+/// The nodes of the sequences being built ([`Structurizer`]), with the
+/// height of each in bodies (saturating: a bound that only grows).
+#[derive(Default)]
+struct Stack {
+    nodes: Vec<Node>,
+    height: Vec<u8>,
+}
+
+impl Stack {
+    fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Pushes a node without bodies.
+    fn push(&mut self, n: Node) {
+        self.push_over(n, 0);
+    }
+
+    /// Pushes a node whose bodies are `below` high.
+    fn push_over(&mut self, n: Node, below: u8) {
+        self.nodes.push(n);
+        self.height.push(below);
+    }
+
+    /// The nodes from `mark` on, as a vector of their own (of exactly
+    /// their number: a body is allocated once, at its size), and the
+    /// height of a node around them.
+    fn take(&mut self, mark: usize) -> (Vec<Node>, u8) {
+        let h = self.height.drain(mark..).max().unwrap_or(0);
+        (self.nodes.drain(mark..).collect(), h.saturating_add(1))
+    }
+
+    /// Moves the last node before those from `mark` on.
+    fn rotate_last_to(&mut self, mark: usize) {
+        self.nodes[mark..].rotate_right(1);
+        self.height[mark..].rotate_right(1);
+    }
 }
 
 /// A tree [`structurize`] built, with what it read of the function: per
@@ -237,7 +282,7 @@ impl Cached {
 /// The tree is built on one stack of nodes, `s`: every sequence is
 /// appended to it, and where a sequence ends (a loop's body, a block's, an
 /// arm of a selection), its nodes move off the top of the stack into a
-/// vector of their own, allocated at their number ([`take`]). Each node
+/// vector of their own, allocated at their number ([`Stack::take`]). Each node
 /// is so moved once, into the body it ends up in, and no body is
 /// allocated larger than it is (the bodies grown by pushes had room for
 /// four nodes where most have one or two).
@@ -255,7 +300,7 @@ impl Structurizer<'_> {
     /// recursion: each [`Structurizer::step`] returns the block whose tree
     /// follows in `s` at the same depth, so that a chain of 60,000 loops
     /// in a row does not recurse 60,000 deep (tens of MB of stack to touch).
-    fn tree(&self, x: BlockId, s: &mut Vec<Node>, depth: usize) {
+    fn tree(&self, x: BlockId, s: &mut Stack, depth: usize) {
         // deep dominator trees (merges nested in merges) must not overflow
         // the stack; grow it instead
         super::stack_safe(|| {
@@ -267,7 +312,7 @@ impl Structurizer<'_> {
     }
 
     /// [`Structurizer::tree`] of `rest`, where there is one.
-    fn finish(&self, rest: Option<BlockId>, s: &mut Vec<Node>, depth: usize) {
+    fn finish(&self, rest: Option<BlockId>, s: &mut Stack, depth: usize) {
         if let Some(y) = rest {
             self.tree(y, s, depth);
         }
@@ -275,7 +320,7 @@ impl Structurizer<'_> {
 
     /// The tree of `x` up to its rest: the block whose tree follows in
     /// `s` (the caller appends it).
-    fn step(&self, x: BlockId, s: &mut Vec<Node>, depth: usize) -> Option<BlockId> {
+    fn step(&self, x: BlockId, s: &mut Stack, depth: usize) -> Option<BlockId> {
         let ys = self.placed(x);
         let mark = s.len();
         if self.loops.is_header(x) {
@@ -285,8 +330,8 @@ impl Structurizer<'_> {
             self.finish(rest, s, depth + 1);
             let rest = self.wrap(mark, inside, s, depth + 1);
             self.finish(rest, s, depth + 1);
-            let body = take(s, mark);
-            s.push(Node::Loop { label: x, body });
+            let (body, h) = s.take(mark);
+            s.push_over(Node::Loop { label: x, body }, h);
             return self.wrap(mark, outside, s, depth);
         }
         // nothing to wrap: straight on (no copy of a long rest)
@@ -305,7 +350,7 @@ impl Structurizer<'_> {
         &self,
         mark: usize,
         ys: impl Iterator<Item = BlockId>,
-        s: &mut Vec<Node>,
+        s: &mut Stack,
         depth: usize,
     ) -> Option<BlockId> {
         let mut ys = ys.peekable();
@@ -314,15 +359,18 @@ impl Structurizer<'_> {
             debug_assert!(ys
                 .peek()
                 .is_none_or(|&z| self.cfg.rank(y) < self.cfg.rank(z)));
-            let mut body = take(s, mark);
+            let (mut body, h) = s.take(mark);
             // the block is whole: its tail branches go now, while its
             // nodes are in cache (not in a second walk of the whole tree)
             let breaks = strip_block(y, &mut body);
-            s.push(Node::Block {
-                label: y,
-                body,
-                breaks,
-            });
+            s.push_over(
+                Node::Block {
+                    label: y,
+                    body,
+                    breaks,
+                },
+                h,
+            );
             if ys.peek().is_none() {
                 return Some(y);
             }
@@ -333,7 +381,7 @@ impl Structurizer<'_> {
 
     /// Appends the code of block `x` and what its terminator leads to; the
     /// block whose tree follows is the rest (returned).
-    fn code(&self, x: BlockId, s: &mut Vec<Node>, depth: usize) -> Option<BlockId> {
+    fn code(&self, x: BlockId, s: &mut Stack, depth: usize) -> Option<BlockId> {
         let b = self.f.block(x);
         // every block has its place in the tree, empty ones too: the walk
         // order sub-groups reconverge by (docs/spec-notes.md) gives every
@@ -374,7 +422,7 @@ impl Structurizer<'_> {
         x: BlockId,
         cond: Cond,
         (then, otherwise): (BlockId, BlockId),
-        s: &mut Vec<Node>,
+        s: &mut Stack,
         depth: usize,
     ) -> Option<BlockId> {
         // the dispatch loops of over-deep regions have their own rule
@@ -384,46 +432,55 @@ impl Structurizer<'_> {
         let t_at = s.len();
         let rest = self.branch(x, then, s);
         self.finish(rest, s, depth + 1);
-        if ends_in_jump(&s[t_at..], deep) {
-            let t = take(s, t_at);
-            s.push(Node::If {
-                cond,
-                then: t,
-                otherwise: Vec::new(),
-            });
+        if ends_in_jump(&s.nodes[t_at..], deep) {
+            let (t, h) = s.take(t_at);
+            s.push_over(
+                Node::If {
+                    cond,
+                    then: t,
+                    otherwise: Vec::new(),
+                },
+                h,
+            );
             return self.branch(x, otherwise, s);
         }
         let e_at = s.len();
         let rest = self.branch(x, otherwise, s);
         self.finish(rest, s, depth + 1);
-        if ends_in_jump(&s[e_at..], deep) {
-            let e = take(s, e_at);
-            s.push(Node::If {
-                cond: Cond {
-                    negate: !cond.negate,
-                    ..cond
+        if ends_in_jump(&s.nodes[e_at..], deep) {
+            let (e, h) = s.take(e_at);
+            s.push_over(
+                Node::If {
+                    cond: Cond {
+                        negate: !cond.negate,
+                        ..cond
+                    },
+                    then: e,
+                    otherwise: Vec::new(),
                 },
-                then: e,
-                otherwise: Vec::new(),
-            });
+                h,
+            );
             // the `if` before the then-arm's nodes, which stay in place
             // (moved up by one, not copied out and back)
-            s[t_at..].rotate_right(1);
+            s.rotate_last_to(t_at);
         } else {
-            let e = take(s, e_at);
-            let t = take(s, t_at);
-            s.push(Node::If {
-                cond,
-                then: t,
-                otherwise: e,
-            });
+            let (e, he) = s.take(e_at);
+            let (t, ht) = s.take(t_at);
+            s.push_over(
+                Node::If {
+                    cond,
+                    then: t,
+                    otherwise: e,
+                },
+                he.max(ht),
+            );
         }
         None
     }
 
     /// A jump from `from` to `to`: a branch node, or `to` as the rest
     /// (returned) where `to` is not placed elsewhere.
-    fn branch(&self, from: BlockId, to: BlockId, s: &mut Vec<Node>) -> Option<BlockId> {
+    fn branch(&self, from: BlockId, to: BlockId, s: &mut Stack) -> Option<BlockId> {
         if self.cfg.is_retreating(from, to) {
             s.push(Node::Br(Label::Loop(to)));
         } else if self.merge[to.index()] {
@@ -870,6 +927,33 @@ mod tests {
         let extra = f.blocks[0].clone();
         f.blocks.push(extra);
         assert!(cached.take(f).is_none());
+    }
+
+    /// The bound [`structurize_bounded`] gives is never below the depth,
+    /// on every function of the run tests (after `shallow`, as the pass
+    /// reads it).
+    #[test]
+    fn depth_bound_holds() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/run");
+        let mut n = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_none_or(|x| x != "pisa") {
+                continue;
+            }
+            let src = std::fs::read_to_string(&path).unwrap();
+            let Ok(m) = crate::assemble("t.pisa", &src) else {
+                continue;
+            };
+            for f in crate::ir::build(&m).functions {
+                let (tree, bound) = structurize_bounded(&f).unwrap();
+                let depth = nesting_depth(&tree);
+                assert!(depth <= bound, "{}: {depth} > {bound}", path.display());
+                assert_eq!(print(&tree), print(&structurize(&f).unwrap()));
+                n += 1;
+            }
+        }
+        assert!(n > 50);
     }
 
     /// The pipeline's trees are the structurizer's own.
