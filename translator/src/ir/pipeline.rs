@@ -57,8 +57,8 @@
 //! of each tree ([`super::nesting_depth`], to refuse a tree nested deeper
 //! than drivers handle).
 
-use super::analysis::{calls, subgroups};
-use super::{reducible, shallow, structurize, unroll, verify, Inst, Program};
+use super::analysis::{calls, subgroups, Summary};
+use super::{reducible, shallow, structurize, unroll, verify, Inst, Opcode, Program};
 
 /// What the choice of passes depends on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -105,7 +105,32 @@ pub struct Pass {
     pub doc: &'static str,
     /// The passes that must have run before it.
     pub needs: &'static [&'static str],
-    run: fn(&mut Program, &Target) -> Result<(), PassError>,
+    run: fn(&mut Program, &Target, &mut Facts) -> Result<(), PassError>,
+    /// Whether the pass has anything to do, from the program's
+    /// [`Summary`] (`None`: always run). Where it says no, the pass would
+    /// change nothing (each pass's own check finds no instruction to
+    /// rewrite), and the pipeline does not run it: one walk of the
+    /// instructions answers for every such pass, not one walk each.
+    gate: Option<fn(&Program, &Target, &Summary) -> bool>,
+    /// The pass changes no PISA instruction (it adds blocks and control
+    /// instructions at most): the summary stays true after it.
+    keeps_insts: bool,
+}
+
+/// What the passes of one [`Pipeline::run_with`] share.
+#[derive(Default)]
+pub struct Facts {
+    /// The summary of the program's instructions, while it is true.
+    summary: Option<Summary>,
+    /// `shallow` keeps its trees without a copy of the terminators to check
+    /// them by: no pass between it and `structurize` has anything to do.
+    unchecked_trees: bool,
+}
+
+impl Facts {
+    fn summary(&mut self, p: &Program) -> &Summary {
+        self.summary.get_or_insert_with(|| Summary::of(p))
+    }
 }
 
 impl std::fmt::Debug for Pass {
@@ -121,24 +146,32 @@ pub const PASSES: &[Pass] = &[
         doc: "irreducible regions get one entry (a dispatcher): the graph is reducible",
         needs: &[],
         run: run_reducible,
+        gate: None,
+        keeps_insts: true,
     },
     Pass {
         name: "shallow",
         doc: "parts nested deeper than 64 become flat dispatch loops",
         needs: &["reducible"],
         run: run_shallow,
+        gate: None,
+        keeps_insts: true,
     },
     Pass {
         name: "mathlib",
         doc: "transcendental instructions become calls of the bundled math library",
         needs: &[],
         run: run_mathlib,
+        gate: Some(|_, _, s| s.any_form(super::mathlib::implements)),
+        keeps_insts: false,
     },
     Pass {
         name: "fatom16",
         doc: "fatom.add/.sub on .hf/.bf become compare-and-swap loops of 16-bit integer atomics around a sum rounded once into the format",
         needs: &[],
         run: run_fatom16,
+        gate: Some(|_, _, s| s.any_form(super::fatom16::is_fatom16)),
+        keeps_insts: false,
     },
     Pass {
         name: "exactf32",
@@ -146,6 +179,8 @@ pub const PASSES: &[Pass] = &[
         // after `fatom16`, whose loops add the .bf/.hf rounding it rewrites
         needs: &["fatom16"],
         run: run_exactf32,
+        gate: Some(gate_exactf32),
+        keeps_insts: false,
     },
     Pass {
         name: "exactf64",
@@ -153,12 +188,16 @@ pub const PASSES: &[Pass] = &[
         // after `fatom16`, whose loops add the .bf/.hf rounding it rewrites
         needs: &["fatom16"],
         run: run_exactf64,
+        gate: Some(gate_exactf64),
+        keeps_insts: false,
     },
     Pass {
         name: "softf64",
         doc: ".df arithmetic, frsqrt, fcmp and conversions become calls of the soft-double integer library, .df atomics loops of its add (no f64)",
         needs: &[],
         run: run_softf64,
+        gate: Some(gate_softf64),
+        keeps_insts: false,
     },
     Pass {
         name: "frnd",
@@ -166,6 +205,8 @@ pub const PASSES: &[Pass] = &[
         // after the passes whose library code it rewrites too
         needs: &["mathlib"],
         run: run_frnd,
+        gate: Some(|_, _, s| s.any_form(super::frnd::rewrites)),
+        keeps_insts: false,
     },
     Pass {
         name: "structurize",
@@ -173,12 +214,16 @@ pub const PASSES: &[Pass] = &[
         // after every pass that changes blocks or adds functions
         needs: &["reducible", "shallow", "mathlib", "fatom16"],
         run: run_structurize,
+        gate: None,
+        keeps_insts: true,
     },
     Pass {
         name: "unroll",
         doc: "small innermost loops run 16 iterations per back edge, and those of at most 8 proven trips no loop at all (drivers that cap loops)",
         needs: &["structurize"],
         run: run_unroll,
+        gate: None,
+        keeps_insts: false,
     },
     Pass {
         name: "simt",
@@ -186,6 +231,8 @@ pub const PASSES: &[Pass] = &[
         // after `unroll`, which keeps the loops with sync points
         needs: &["structurize"],
         run: run_simt,
+        gate: Some(gate_simt),
+        keeps_insts: false,
     },
     Pass {
         name: "checked",
@@ -194,6 +241,8 @@ pub const PASSES: &[Pass] = &[
         // it checks; it numbers the sites in the order of the trees
         needs: &["mathlib", "structurize"],
         run: run_checked,
+        gate: None,
+        keeps_insts: false,
     },
 ];
 
@@ -291,12 +340,47 @@ impl Pipeline {
         p: &mut Program,
         after: &mut dyn FnMut(&Pass, &Program),
     ) -> Result<(), PassError> {
-        for pass in &self.passes {
-            crate::timing::phase(pass.name, || (pass.run)(p, &self.target))?;
+        let mut facts = Facts::default();
+        for (k, pass) in self.passes.iter().enumerate() {
+            crate::timing::phase(pass.name, || -> Result<(), PassError> {
+                if let Some(gate) = pass.gate {
+                    if !gate(p, &self.target, facts.summary(p)) {
+                        return Ok(());
+                    }
+                }
+                if pass.name == "shallow" {
+                    facts.unchecked_trees = self.nothing_to_do_before_structurize(k, p, &mut facts);
+                }
+                (pass.run)(p, &self.target, &mut facts)?;
+                if !pass.keeps_insts {
+                    facts.summary = None;
+                }
+                Ok(())
+            })?;
             verify::debug_verify(p, pass.name);
             after(pass, p);
         }
+        if facts.unchecked_trees {
+            // no tree kept unchecked outlives the run (`structurize` took
+            // those of the functions with bodies)
+            for f in &mut p.functions {
+                f.tree_cache = None;
+            }
+        }
         Ok(())
+    }
+
+    /// Whether `structurize` follows pass `k` and every pass in between has
+    /// nothing to do (by its gate, which stays true as none runs).
+    fn nothing_to_do_before_structurize(&self, k: usize, p: &Program, facts: &mut Facts) -> bool {
+        let rest = &self.passes[k + 1..];
+        let Some(end) = rest.iter().position(|q| q.name == "structurize") else {
+            return false;
+        };
+        let summary = facts.summary(p);
+        rest[..end]
+            .iter()
+            .all(|q| q.gate.is_some_and(|gate| !gate(p, &self.target, summary)))
     }
 }
 
@@ -306,7 +390,10 @@ pub(super) fn run_base(p: &mut Program) {
         reducible::make_reducible(f);
     }
     verify::debug_verify(p, "reducible");
-    shallow::limit_program(p);
+    // (the trees are dropped below: no copy of the terminators to check
+    // them by)
+    let summary = Summary::of(p);
+    shallow::limit_program_with(p, &summary, false);
     verify::debug_verify(p, "shallow");
     // no `structurize` pass follows: the trees would only take memory
     for f in &mut p.functions {
@@ -314,19 +401,20 @@ pub(super) fn run_base(p: &mut Program) {
     }
 }
 
-fn run_reducible(p: &mut Program, _: &Target) -> Result<(), PassError> {
+fn run_reducible(p: &mut Program, _: &Target, _: &mut Facts) -> Result<(), PassError> {
     for f in &mut p.functions {
         reducible::make_reducible(f);
     }
     Ok(())
 }
 
-fn run_shallow(p: &mut Program, _: &Target) -> Result<(), PassError> {
-    shallow::limit_program(p);
+fn run_shallow(p: &mut Program, _: &Target, facts: &mut Facts) -> Result<(), PassError> {
+    let check_shape = !facts.unchecked_trees;
+    shallow::limit_program_with(p, facts.summary(p), check_shape);
     Ok(())
 }
 
-fn run_mathlib(p: &mut Program, target: &Target) -> Result<(), PassError> {
+fn run_mathlib(p: &mut Program, target: &Target, _: &mut Facts) -> Result<(), PassError> {
     let kernels = if target.mathlib_f32 {
         super::mathlib::Kernels::F32
     } else {
@@ -336,12 +424,12 @@ fn run_mathlib(p: &mut Program, target: &Target) -> Result<(), PassError> {
     Ok(())
 }
 
-fn run_fatom16(p: &mut Program, _: &Target) -> Result<(), PassError> {
+fn run_fatom16(p: &mut Program, _: &Target, _: &mut Facts) -> Result<(), PassError> {
     super::fatom16::rewrite(p);
     Ok(())
 }
 
-fn run_exactf32(p: &mut Program, target: &Target) -> Result<(), PassError> {
+fn run_exactf32(p: &mut Program, target: &Target, _: &mut Facts) -> Result<(), PassError> {
     super::exactf32::link_for(p, target.native.float16);
     if !target.soft_f64 {
         super::exactf64::link_df(p, target.native, "exactf32");
@@ -349,7 +437,7 @@ fn run_exactf32(p: &mut Program, target: &Target) -> Result<(), PassError> {
     Ok(())
 }
 
-fn run_exactf64(p: &mut Program, target: &Target) -> Result<(), PassError> {
+fn run_exactf64(p: &mut Program, target: &Target, _: &mut Facts) -> Result<(), PassError> {
     super::exactf64::link(p, target.native);
     if !target.soft_f64 {
         super::exactf64::link_df(p, target.native, "exactf64");
@@ -357,27 +445,70 @@ fn run_exactf64(p: &mut Program, target: &Target) -> Result<(), PassError> {
     Ok(())
 }
 
-fn run_softf64(p: &mut Program, _: &Target) -> Result<(), PassError> {
+fn run_softf64(p: &mut Program, _: &Target, _: &mut Facts) -> Result<(), PassError> {
     super::softf64::link(p);
     Ok(())
 }
 
-fn run_frnd(p: &mut Program, _: &Target) -> Result<(), PassError> {
+fn run_frnd(p: &mut Program, _: &Target, _: &mut Facts) -> Result<(), PassError> {
     super::frnd::rewrite(p);
     Ok(())
 }
 
-fn run_checked(p: &mut Program, _: &Target) -> Result<(), PassError> {
+/// `exactf32` has an instruction to rewrite ([`run_exactf32`]).
+fn gate_exactf32(_: &Program, target: &Target, s: &Summary) -> bool {
+    s.any_form(|i| super::exactf32::replacement_for(i, target.native.float16).is_some())
+        || (!target.soft_f64 && gate_df(target, s))
+}
+
+/// `exactf64` has an instruction to rewrite ([`run_exactf64`]).
+fn gate_exactf64(_: &Program, target: &Target, s: &Summary) -> bool {
+    s.any_form(|i| super::exactf64::replacement(i, target.native).is_some())
+        || (!target.soft_f64 && gate_df(target, s))
+}
+
+/// The `.df` forms `exactf32` and `exactf64` rewrite on devices with f64.
+fn gate_df(target: &Target, s: &Summary) -> bool {
+    s.any_form(|i| super::exactf64::df_replacement(i, target.native).is_some())
+}
+
+fn gate_softf64(_: &Program, _: &Target, s: &Summary) -> bool {
+    s.any_form(|i| {
+        super::softf64::replacement(i).is_some() || super::softf64::atomics::is_df_atomic(i)
+    })
+}
+
+/// Some function may run in SIMT mode
+/// ([`subgroups::simt_functions`]: only callers of the functions with a
+/// cross-lane instruction, a read of `%activemask` or SIMT mode's
+/// instructions do).
+fn gate_simt(p: &Program, _: &Target, s: &Summary) -> bool {
+    p.symbols.get("activemask").is_some()
+        || (0..p.functions.len()).any(|f| {
+            s.has_simt(f)
+                || s.has_any(
+                    f,
+                    &[
+                        Opcode::Shfl,
+                        Opcode::Ired,
+                        Opcode::Fred,
+                        Opcode::Redfirstidx,
+                    ],
+                )
+        })
+}
+
+fn run_checked(p: &mut Program, _: &Target, _: &mut Facts) -> Result<(), PassError> {
     super::checked::insert(p);
     Ok(())
 }
 
-fn run_simt(p: &mut Program, _: &Target) -> Result<(), PassError> {
+fn run_simt(p: &mut Program, _: &Target, _: &mut Facts) -> Result<(), PassError> {
     super::simt::run(p);
     Ok(())
 }
 
-fn run_structurize(p: &mut Program, _: &Target) -> Result<(), PassError> {
+fn run_structurize(p: &mut Program, _: &Target, _: &mut Facts) -> Result<(), PassError> {
     for f in &mut p.functions {
         if !f.is_declaration() {
             // `shallow`'s tree, where no pass since changed the blocks
@@ -395,7 +526,7 @@ fn run_structurize(p: &mut Program, _: &Target) -> Result<(), PassError> {
 /// sub-group sync point (each copy would cost their barriers whether lanes
 /// run it or not) and the dispatch loops of `shallow` (copies of their
 /// rounds would nest).
-fn run_unroll(p: &mut Program, _: &Target) -> Result<(), PassError> {
+fn run_unroll(p: &mut Program, _: &Target, _: &mut Facts) -> Result<(), PassError> {
     let simt_functions = subgroups::simt_functions(p);
     let index = calls::function_index(p);
     let keep: Vec<Vec<bool>> = p
@@ -440,6 +571,72 @@ pub fn print(p: &Program) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pass its gate skips has nothing to do: run on the IR as the
+    /// pipeline has it there, it leaves the IR (and the trees) as they
+    /// are. And every gate opens for some program of the tests, where the
+    /// pipeline then runs the pass.
+    #[test]
+    fn gates_skip_only_passes_with_nothing_to_do() {
+        let dirs = ["../tests/run", "../tests/translate"];
+        let mut opened = std::collections::BTreeSet::new();
+        let targets = [
+            Target {
+                exact_f64: true,
+                ..Target::default()
+            },
+            Target {
+                exact_f32: true,
+                soft_f64: true,
+                mathlib_f32: true,
+                unroll_loops: true,
+                checked_memory: true,
+                ..Target::default()
+            },
+        ];
+        for dir in dirs {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+            let mut files: Vec<_> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "pisa"))
+                .collect();
+            files.sort();
+            for file in files {
+                let src = std::fs::read_to_string(&file).unwrap();
+                let Ok(m) = crate::assemble("t.pisa", &src) else {
+                    continue;
+                };
+                for target in &targets {
+                    let mut p = crate::ir::lower(&m);
+                    for pass in Pipeline::for_target(target).passes() {
+                        let mut facts = Facts::default();
+                        let skip = pass
+                            .gate
+                            .is_some_and(|gate| !gate(&p, target, &Summary::of(&p)));
+                        let before = skip.then(|| print(&p));
+                        (pass.run)(&mut p, target, &mut facts).unwrap();
+                        match before {
+                            Some(before) => assert!(
+                                before == print(&p),
+                                "{}: {} changed the IR its gate skips",
+                                file.display(),
+                                pass.name
+                            ),
+                            None => {
+                                opened.insert(pass.name);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for name in [
+            "mathlib", "fatom16", "exactf32", "exactf64", "softf64", "frnd", "simt",
+        ] {
+            assert!(opened.contains(name), "no test program opens {name}'s gate");
+        }
+    }
 
     /// Every pipeline runs a pass's needs before it, and the one-line docs
     /// give the numbers the passes use.

@@ -41,7 +41,7 @@ pub fn make_reducible(f: &mut Function) {
                 .iter()
                 .copied()
                 .filter(|b| scc.contains(b))
-                .filter(|b| cfg.preds[b.index()].iter().any(|p| !scc.contains(p)))
+                .filter(|b| cfg.preds(*b).iter().any(|p| !scc.contains(p)))
                 .collect();
             if entries.len() >= 2 {
                 add_dispatcher(f, &cfg, &scc, &entries);
@@ -135,7 +135,7 @@ fn scc_of(
     };
     let fwd = reach(&|x| f.successors(x).filter(|&y| edge(x, y)).collect());
     let back = reach(&|x| {
-        cfg.preds[x.index()]
+        cfg.preds(x)
             .iter()
             .copied()
             .filter(|&y| edge(y, x))
@@ -193,7 +193,7 @@ fn add_dispatcher(f: &mut Function, cfg: &Cfg, scc: &BTreeSet<BlockId>, entries:
         };
         let inside = setter(f);
         let outside = setter(f);
-        for &p in &cfg.preds[e.index()] {
+        for &p in cfg.preds(e) {
             let to = if scc.contains(&p) { inside } else { outside };
             retarget(&mut f.blocks[p.index()].term, e, to);
         }

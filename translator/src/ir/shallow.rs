@@ -52,6 +52,7 @@
 //! sees the lowered function (`ir::build` runs this pass), so the cpu device
 //! walks the same tree for sub-group reconvergence as the Vulkan code runs.
 
+use super::analysis::Summary;
 use super::structurize::{self, Node};
 use super::*;
 
@@ -80,7 +81,18 @@ pub const STATE_PREFIX: &str = "$nest";
 /// depth of what it may call (for a call through a register, every function
 /// whose address is taken). Every function must be reducible.
 pub fn limit_program(p: &mut Program) {
-    let graph = super::analysis::calls::CallGraph::compute(p);
+    let summary = Summary::of(p);
+    limit_program_with(p, &summary, true);
+}
+
+/// [`limit_program`], where `summary` (of `p` as it is) says which
+/// functions have calls and instructions that loop: the others'
+/// instructions are not walked. `check_shape`: the trees kept for the
+/// `structurize` pass are checked against the blocks before use
+/// ([`structurize::Cached`]); without it (the pipeline knows that no pass
+/// before `structurize` changes a block) they are taken as they are.
+pub(crate) fn limit_program_with(p: &mut Program, summary: &Summary, check_shape: bool) {
+    let graph = super::analysis::calls::CallGraph::compute_with(p, Some(summary));
     let n = p.functions.len();
     // callees first: a depth-first post-order over the call graph (a cycle,
     // which the back end refuses, is cut where it closes)
@@ -112,10 +124,22 @@ pub fn limit_program(p: &mut Program) {
         .filter_map(|n| index.get(n).copied())
         .collect();
     let mut inlined = vec![0usize; n];
-    // whether a function's code, inlined, may hold a loop construct
+    // whether a function's code, inlined, may hold a loop construct (only
+    // its callers read it)
     let mut loops = vec![false; n];
+    let mut called = vec![false; n];
+    for &j in graph.callees.iter().flatten().chain(&indirect) {
+        called[j] = true;
+    }
     for i in order {
+        // (no walk of the instructions of a function without calls or
+        // looping instructions)
+        let has_calls = summary.has(i, Opcode::Call);
+        let loop_insts = summary.has_any(i, &LOOP_OPCODES);
         let calls = |f: &Function, b: BlockId| -> usize {
+            if !has_calls {
+                return 0;
+            }
             let mut deepest = 0;
             for c in calls_of(f, b) {
                 let d = match c.target {
@@ -130,12 +154,16 @@ pub fn limit_program(p: &mut Program) {
             Operand::Symbol(name, _) => index.get(&name).is_some_and(|&j| loops[j]),
             _ => indirect.iter().any(|&j| loops[j]),
         };
-        let heavy =
-            |f: &Function, b: BlockId| loop_instruction(f, b) || calls_of(f, b).any(callee_loops);
+        let heavy = |f: &Function, b: BlockId| {
+            (loop_insts && loop_instruction(f, b))
+                || (has_calls && calls_of(f, b).any(callee_loops))
+        };
         let f = &mut p.functions[i];
-        inlined[i] = limit_nesting_with(f, &calls, &heavy);
-        let f = &p.functions[i];
-        loops[i] = has_cycle(f) || (0..f.blocks.len()).any(|b| heavy(f, BlockId(b as u32)));
+        inlined[i] = limit_nesting_with(f, &calls, &heavy, check_shape, called[i]);
+        if called[i] {
+            let f = &p.functions[i];
+            loops[i] = has_cycle(f) || (0..f.blocks.len()).any(|b| heavy(f, BlockId(b as u32)));
+        }
     }
 }
 
@@ -160,13 +188,14 @@ fn calls_of(f: &Function, b: BlockId) -> impl Iterator<Item = &CallOperand> + '_
 /// 32-bit atomic, a reduction with an immediate mask have none): such a
 /// block only costs each of its visits an outer trip of the dispatch loop.
 fn loop_instruction(f: &Function, b: BlockId) -> bool {
-    f.block(b).insts.iter().any(|ins| {
-        matches!(ins, Inst::Pisa(i) if matches!(
-            i.opcode,
-            Opcode::Fatom | Opcode::Iatom | Opcode::Fred | Opcode::Ired
-        ))
-    })
+    f.block(b)
+        .insts
+        .iter()
+        .any(|ins| matches!(ins, Inst::Pisa(i) if LOOP_OPCODES.contains(&i.opcode)))
 }
+
+/// The opcodes of [`loop_instruction`].
+const LOOP_OPCODES: [Opcode; 4] = [Opcode::Fatom, Opcode::Iatom, Opcode::Fred, Opcode::Ired];
 
 /// Whether `f`'s control-flow graph has a cycle (a loop construct once
 /// structured; `f` is reducible, so a retreating edge closes a loop).
@@ -180,16 +209,21 @@ fn has_cycle(f: &Function) -> bool {
 /// Lowers the over-deep parts of `f`'s structured form to state machines
 /// (see the module docs), counting no calls. `f` must be reducible.
 pub fn limit_nesting(f: &mut Function) {
-    limit_nesting_with(f, &|_, _| 0, &|f, b| {
-        loop_instruction(f, b) || calls_of(f, b).next().is_some()
-    });
+    limit_nesting_with(
+        f,
+        &|_, _| 0,
+        &|f, b| loop_instruction(f, b) || calls_of(f, b).next().is_some(),
+        true,
+        false,
+    );
 }
 
 /// [`limit_nesting`] where a block `b` that calls functions adds
 /// `calls(f, b)` levels (the inlined depth of its deepest callee), and
 /// `heavy(f, b)` says whether `b`'s code may hold a loop construct once
 /// inlined and lowered ([`dispatch`]); returns the inlined depth of the
-/// result.
+/// result (with `depth_needed` false, a bound on it where the function is
+/// shallow enough).
 ///
 /// First the function's own structure is cut to [`MAX_NESTING`] at
 /// [`CUT_DEPTH`]; then, while the inlined depth passes [`MAX_INLINED`], the
@@ -199,6 +233,8 @@ fn limit_nesting_with(
     f: &mut Function,
     calls: &dyn Fn(&Function, BlockId) -> usize,
     heavy: &dyn Fn(&Function, BlockId) -> bool,
+    check_shape: bool,
+    depth_needed: bool,
 ) -> usize {
     let deepest_call = (0..f.blocks.len())
         .map(|b| calls(f, BlockId(b as u32)))
@@ -216,7 +252,7 @@ fn limit_nesting_with(
             return bound;
         };
         let depth = structurize::nesting_depth(&tree);
-        keep(f, tree);
+        keep(f, tree, check_shape);
         return bound.min(depth);
     }
     // each round lowers one construct and adds no deeper one; the bounds
@@ -230,30 +266,33 @@ fn limit_nesting_with(
         if f.blocks.len() > most_blocks {
             break;
         }
-        let Ok(tree) = structurize::structurize(f) else {
+        let Ok((tree, bound)) = structurize::structurize_bounded(f) else {
             return 0;
         };
-        // one walk for the breaking nodes of both depths; without calls
-        // the inlined depth is the function's own
-        let breaking = structurize::Breaking::of(&tree);
-        let own = structurize::nesting_depth_with(&breaking, &tree, &|_| 0);
+        // shallow enough by the bound, which no caller reads where nothing
+        // calls the function: no walk of the tree for its depth
+        if deepest_call == 0 && !depth_needed && bound <= MAX_NESTING {
+            keep(f, tree, check_shape);
+            return bound;
+        }
+        // without calls the inlined depth is the function's own
+        let own = structurize::nesting_depth(&tree);
         let inlined = if deepest_call == 0 {
             own
         } else {
-            structurize::nesting_depth_with(&breaking, &tree, &|b| calls(f, b))
+            inlined_depth(f, &tree, calls)
         };
-        drop(breaking);
         let region = if own > MAX_NESTING {
             deep_region(f, &tree, CUT_DEPTH, MAX_NESTING, &|_, _| 0)
         } else if inlined > MAX_INLINED && inlined < last_inlined {
             last_inlined = inlined;
             deep_region(f, &tree, 0, MAX_INLINED, calls)
         } else {
-            keep(f, tree);
+            keep(f, tree, check_shape);
             return inlined;
         };
         let Some(region) = region else {
-            keep(f, tree);
+            keep(f, tree, check_shape);
             return inlined;
         };
         dispatch(f, &region, heavy);
@@ -263,8 +302,13 @@ fn limit_nesting_with(
 
 /// Keeps `tree`, the structured form of `f` as this pass leaves it, for
 /// the `structurize` pass ([`structurize::Cached`]).
-fn keep(f: &mut Function, tree: Vec<Node>) {
-    f.tree_cache = Some(Box::new(structurize::Cached::new(f, tree)));
+fn keep(f: &mut Function, tree: Vec<Node>, check_shape: bool) {
+    let cached = if check_shape {
+        structurize::Cached::new(f, tree)
+    } else {
+        structurize::Cached::unchecked(tree)
+    };
+    f.tree_cache = Some(Box::new(cached));
 }
 
 /// The nesting depth of a function's tree once calls are inlined: a block's
@@ -274,8 +318,7 @@ fn inlined_depth(
     tree: &[Node],
     calls: &dyn Fn(&Function, BlockId) -> usize,
 ) -> usize {
-    let breaking = structurize::Breaking::of(tree);
-    structurize::nesting_depth_with(&breaking, tree, &|b| calls(f, b))
+    structurize::nesting_depth_calls(tree, &|b| calls(f, b))
 }
 
 /// How the structurizer flattens the branch at the end of block `b` where

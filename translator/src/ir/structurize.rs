@@ -99,14 +99,26 @@ struct Structurizer<'f> {
     /// loop exit placed after its loop.
     merge: Vec<bool>,
     /// Per block, the merge blocks it places after itself, in reverse
-    /// postorder.
-    placed: Vec<Vec<BlockId>>,
+    /// postorder: block `b`'s are `placed[placed_start[b]..placed_start[b + 1]]`
+    /// (one vector for all: no allocation per block).
+    placed_start: Vec<u32>,
+    placed: Vec<BlockId>,
 }
 
 /// Structures a reducible function (see [`super::reducible`]).
 pub fn structurize(f: &Function) -> Result<Vec<Node>, Irreducible> {
+    structurize_bounded(f).map(|(tree, _)| tree)
+}
+
+/// [`structurize`], and a bound on the tree's [`nesting_depth`] known
+/// without a walk of the tree: `1 + 2h`, where `h` is the height of the
+/// tree in bodies (a leaf's is 0, a node's with bodies one more than the
+/// highest node in them). A node nests at most two levels per body below
+/// it (its own construct and the guard of the sequence it is in), and the
+/// top sequence one guard.
+pub fn structurize_bounded(f: &Function) -> Result<(Vec<Node>, usize), Irreducible> {
     if f.blocks.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     }
     let cfg = Cfg::compute(f);
     let dom = Dominators::compute(&cfg);
@@ -117,13 +129,16 @@ pub fn structurize(f: &Function) -> Result<Vec<Node>, Irreducible> {
     let n = f.blocks.len();
     let mut merge = vec![false; n];
     for &b in &cfg.rpo {
-        let forward = cfg.preds[b.index()]
+        let forward = cfg
+            .preds(b)
             .iter()
             .filter(|&&p| !cfg.is_retreating(p, b))
             .count();
         merge[b.index()] = forward >= 2;
     }
-    let mut placed = vec![Vec::new(); n];
+    // (parent, merge block) in reverse postorder of the merge blocks, then
+    // grouped by parent (a counting sort keeps that order in each group)
+    let mut pairs: Vec<(BlockId, BlockId)> = Vec::new();
     for &b in cfg.rpo.iter().skip(1) {
         let Some(idom) = dom.idom(b) else { continue };
         // a loop exit goes after the outermost loop it leaves
@@ -136,20 +151,80 @@ pub fn structurize(f: &Function) -> Result<Vec<Node>, Irreducible> {
             None => idom,
         };
         if merge[b.index()] {
-            placed[parent.index()].push(b);
+            pairs.push((parent, b));
         }
     }
+    drop(dom);
+    let mut placed_start = vec![0u32; n + 1];
+    for &(parent, _) in &pairs {
+        placed_start[parent.index() + 1] += 1;
+    }
+    for i in 0..n {
+        placed_start[i + 1] += placed_start[i];
+    }
+    let mut fill = placed_start[..n].to_vec();
+    let mut placed = vec![BlockId(0); pairs.len()];
+    for &(parent, b) in &pairs {
+        placed[fill[parent.index()] as usize] = b;
+        fill[parent.index()] += 1;
+    }
+    drop((pairs, fill));
     let s = Structurizer {
         f,
         cfg,
         loops,
         merge,
+        placed_start,
         placed,
     };
-    let mut nodes = Vec::new();
-    s.tree(BlockId::ENTRY, &mut nodes, 0);
-    strip_tail_branches(&mut nodes);
-    Ok(nodes)
+    let mut stack = Stack::default();
+    s.tree(BlockId::ENTRY, &mut stack, 0);
+    drop(s);
+    let height = stack.height.iter().copied().max().unwrap_or(0);
+    let mut nodes = stack.nodes;
+    // (every block's tail branches are stripped as it is made: what
+    // `strip_tail_branches` would do, blocks inside before blocks around)
+    nodes.shrink_to_fit();
+    Ok((nodes, 1 + 2 * usize::from(height)))
+}
+
+/// The nodes of the sequences being built ([`Structurizer`]), with the
+/// height of each in bodies (saturating: a bound that only grows).
+#[derive(Default)]
+struct Stack {
+    nodes: Vec<Node>,
+    height: Vec<u8>,
+}
+
+impl Stack {
+    fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Pushes a node without bodies.
+    fn push(&mut self, n: Node) {
+        self.push_over(n, 0);
+    }
+
+    /// Pushes a node whose bodies are `below` high.
+    fn push_over(&mut self, n: Node, below: u8) {
+        self.nodes.push(n);
+        self.height.push(below);
+    }
+
+    /// The nodes from `mark` on, as a vector of their own (of exactly
+    /// their number: a body is allocated once, at its size), and the
+    /// height of a node around them.
+    fn take(&mut self, mark: usize) -> (Vec<Node>, u8) {
+        let h = self.height.drain(mark..).max().unwrap_or(0);
+        (self.nodes.drain(mark..).collect(), h.saturating_add(1))
+    }
+
+    /// Moves the last node before those from `mark` on.
+    fn rotate_last_to(&mut self, mark: usize) {
+        self.nodes[mark..].rotate_right(1);
+        self.height[mark..].rotate_right(1);
+    }
 }
 
 /// A tree [`structurize`] built, with what it read of the function: per
@@ -160,7 +235,8 @@ pub fn structurize(f: &Function) -> Result<Vec<Node>, Irreducible> {
 /// ([`Cached::take`]).
 #[derive(Debug, Clone)]
 pub struct Cached {
-    shape: Vec<(Terminator, Option<bool>)>,
+    /// `None`: taken unchecked ([`Cached::unchecked`]).
+    shape: Option<Vec<(Terminator, Option<bool>)>>,
     tree: Vec<Node>,
 }
 
@@ -176,142 +252,163 @@ impl Cached {
     /// `tree`, which [`structurize`] built for `f` as it is now.
     pub fn new(f: &Function, tree: Vec<Node>) -> Cached {
         Cached {
-            shape: shape(f),
+            shape: Some(shape(f)),
             tree,
         }
+    }
+
+    /// `tree`, for a caller that knows that the function keeps the shape
+    /// it was built for until it is taken (the pipeline, where no pass
+    /// between `shallow` and `structurize` has anything to rewrite): no
+    /// copy of the terminators to compare.
+    pub fn unchecked(tree: Vec<Node>) -> Cached {
+        Cached { shape: None, tree }
     }
 
     /// The tree, where `f` still has the shape it was built for; else
     /// `None` (structure `f` again).
     pub fn take(self, f: &Function) -> Option<Vec<Node>> {
-        let same = self.shape.len() == f.blocks.len()
-            && self.shape.iter().zip(&f.blocks).all(|((term, rule), b)| {
+        let Some(shape) = self.shape else {
+            return Some(self.tree);
+        };
+        let same = shape.len() == f.blocks.len()
+            && shape.iter().zip(&f.blocks).all(|((term, rule), b)| {
                 *term == b.term && *rule == super::shallow::flatten_rule(f, b)
             });
         same.then_some(self.tree)
     }
 }
 
+/// The tree is built on one stack of nodes, `s`: every sequence is
+/// appended to it, and where a sequence ends (a loop's body, a block's, an
+/// arm of a selection), its nodes move off the top of the stack into a
+/// vector of their own, allocated at their number ([`Stack::take`]). Each node
+/// is so moved once, into the body it ends up in, and no body is
+/// allocated larger than it is (the bodies grown by pushes had room for
+/// four nodes where most have one or two).
 impl Structurizer<'_> {
-    /// Appends the code of `x` and of everything it dominates to `out`.
+    /// The merge blocks block `x` places after itself.
+    fn placed(&self, x: BlockId) -> &[BlockId] {
+        &self.placed
+            [self.placed_start[x.index()] as usize..self.placed_start[x.index() + 1] as usize]
+    }
+
+    /// Appends the code of `x` and of everything it dominates to `s`.
     /// (Sequences are built by appending: the rest of a function after a
     /// merge block is as long as the function, and must not be copied once
     /// per merge block.) The rest of a sequence is a loop here, not a
     /// recursion: each [`Structurizer::step`] returns the block whose tree
-    /// follows in `out` at the same depth, so that a chain of 60,000 loops
+    /// follows in `s` at the same depth, so that a chain of 60,000 loops
     /// in a row does not recurse 60,000 deep (tens of MB of stack to touch).
-    fn tree(&self, x: BlockId, out: &mut Vec<Node>, depth: usize) {
+    fn tree(&self, x: BlockId, s: &mut Stack, depth: usize) {
         // deep dominator trees (merges nested in merges) must not overflow
         // the stack; grow it instead
         super::stack_safe(|| {
             let mut next = Some(x);
             while let Some(x) = next {
-                next = self.step(x, out, depth);
+                next = self.step(x, s, depth);
             }
         })
     }
 
     /// [`Structurizer::tree`] of `rest`, where there is one.
-    fn finish(&self, rest: Option<BlockId>, out: &mut Vec<Node>, depth: usize) {
+    fn finish(&self, rest: Option<BlockId>, s: &mut Stack, depth: usize) {
         if let Some(y) = rest {
-            self.tree(y, out, depth);
+            self.tree(y, s, depth);
         }
     }
 
     /// The tree of `x` up to its rest: the block whose tree follows in
-    /// `out` (the caller appends it).
-    fn step(&self, x: BlockId, out: &mut Vec<Node>, depth: usize) -> Option<BlockId> {
-        let ys = &self.placed[x.index()];
-        match self.loops.is_header(x) {
-            true => {
-                let (inside, outside): (Vec<BlockId>, Vec<BlockId>) =
-                    ys.iter().partition(|&&y| self.loops.contains(x, y));
-                let mut lp = Vec::new();
-                let mut inner = Vec::new();
-                let rest = self.code(x, &mut inner, depth + 1);
-                self.finish(rest, &mut inner, depth + 1);
-                let rest = self.wrap(inner, &inside, &mut lp, depth + 1);
-                self.finish(rest, &mut lp, depth + 1);
-                let lp = Node::Loop { label: x, body: lp };
-                self.wrap(vec![lp], &outside, out, depth)
-            }
-            // nothing to wrap: straight into `out` (no copy of a long rest)
-            false if ys.is_empty() => self.code(x, out, depth),
-            false => {
-                let mut inner = Vec::new();
-                let rest = self.code(x, &mut inner, depth);
-                self.finish(rest, &mut inner, depth);
-                self.wrap(inner, ys, out, depth)
-            }
+    /// `s` (the caller appends it).
+    fn step(&self, x: BlockId, s: &mut Stack, depth: usize) -> Option<BlockId> {
+        let ys = self.placed(x);
+        let mark = s.len();
+        if self.loops.is_header(x) {
+            let inside = ys.iter().copied().filter(|&y| self.loops.contains(x, y));
+            let outside = ys.iter().copied().filter(|&y| !self.loops.contains(x, y));
+            let rest = self.code(x, s, depth + 1);
+            self.finish(rest, s, depth + 1);
+            let rest = self.wrap(mark, inside, s, depth + 1);
+            self.finish(rest, s, depth + 1);
+            let (body, h) = s.take(mark);
+            s.push_over(Node::Loop { label: x, body }, h);
+            return self.wrap(mark, outside, s, depth);
         }
+        // nothing to wrap: straight on (no copy of a long rest)
+        if ys.is_empty() {
+            return self.code(x, s, depth);
+        }
+        let rest = self.code(x, s, depth);
+        self.finish(rest, s, depth);
+        self.wrap(mark, ys.iter().copied(), s, depth)
     }
 
-    /// Appends `inner`, then each merge block of `ys` (earliest innermost)
-    /// after a block around what comes before it; the last one's tree is
-    /// the rest (returned).
+    /// Wraps the nodes of `s` from `mark` on: each merge block of `ys`
+    /// (earliest innermost) goes after a block around what comes before
+    /// it; the last one's tree is the rest (returned).
     fn wrap(
         &self,
-        inner: Vec<Node>,
-        ys: &[BlockId],
-        out: &mut Vec<Node>,
+        mark: usize,
+        ys: impl Iterator<Item = BlockId>,
+        s: &mut Stack,
         depth: usize,
     ) -> Option<BlockId> {
-        // `placed` lists them in reverse postorder, earliest first
-        debug_assert!(ys
-            .windows(2)
-            .all(|w| self.cfg.rank(w[0]) < self.cfg.rank(w[1])));
-        let Some((&last, rest)) = ys.split_last() else {
-            out.extend(inner);
-            return None;
-        };
-        let mut nodes = inner;
-        for &y in rest {
-            let mut outer = vec![Node::Block {
-                label: y,
-                body: nodes,
-                breaks: true,
-            }];
-            self.tree(y, &mut outer, depth);
-            nodes = outer;
+        let mut ys = ys.peekable();
+        while let Some(y) = ys.next() {
+            // `placed` lists them in reverse postorder, earliest first
+            debug_assert!(ys
+                .peek()
+                .is_none_or(|&z| self.cfg.rank(y) < self.cfg.rank(z)));
+            let (mut body, h) = s.take(mark);
+            // the block is whole: its tail branches go now, while its
+            // nodes are in cache (not in a second walk of the whole tree)
+            let breaks = strip_block(y, &mut body);
+            s.push_over(
+                Node::Block {
+                    label: y,
+                    body,
+                    breaks,
+                },
+                h,
+            );
+            if ys.peek().is_none() {
+                return Some(y);
+            }
+            self.tree(y, s, depth);
         }
-        out.push(Node::Block {
-            label: last,
-            body: nodes,
-            breaks: true,
-        });
-        Some(last)
+        None
     }
 
     /// Appends the code of block `x` and what its terminator leads to; the
     /// block whose tree follows is the rest (returned).
-    fn code(&self, x: BlockId, nodes: &mut Vec<Node>, depth: usize) -> Option<BlockId> {
+    fn code(&self, x: BlockId, s: &mut Stack, depth: usize) -> Option<BlockId> {
         let b = self.f.block(x);
         // every block has its place in the tree, empty ones too: the walk
         // order sub-groups reconverge by (docs/spec-notes.md) gives every
         // block a position (`pisa_interp::walk`)
-        nodes.push(Node::Code(x));
+        s.push(Node::Code(x));
         match &b.term {
-            Terminator::Goto(t) => self.branch(x, *t, nodes),
+            Terminator::Goto(t) => self.branch(x, *t, s),
             Terminator::Branch {
                 cond,
                 then,
                 otherwise,
-            } => self.selection(x, *cond, (*then, *otherwise), nodes, depth),
+            } => self.selection(x, *cond, (*then, *otherwise), s, depth),
             Terminator::Return { value, span } => {
-                nodes.push(Node::Return {
+                s.push(Node::Return {
                     value: value.clone(),
                     span: *span,
                 });
                 None
             }
             Terminator::Unreachable => {
-                nodes.push(Node::Unreachable);
+                s.push(Node::Unreachable);
                 None
             }
         }
     }
 
-    /// Appends `if cond { then } else { otherwise }` to `out`, flattened
+    /// Appends `if cond { then } else { otherwise }` to `s`, flattened
     /// where an arm always jumps away: `if cond { jump }` followed by the
     /// other arm. A chain of early exits (`return.cond`, `goto.cond EXIT` in
     /// a row) thus stays flat instead of nesting one selection per exit.
@@ -325,54 +422,69 @@ impl Structurizer<'_> {
         x: BlockId,
         cond: Cond,
         (then, otherwise): (BlockId, BlockId),
-        out: &mut Vec<Node>,
+        s: &mut Stack,
         depth: usize,
     ) -> Option<BlockId> {
         // the dispatch loops of over-deep regions have their own rule
         // (`ir::shallow`)
         let deep =
             super::shallow::flatten_rule(self.f, self.f.block(x)).unwrap_or(depth >= FLATTEN_DEPTH);
-        let mut t = Vec::new();
-        let rest = self.branch(x, then, &mut t);
-        self.finish(rest, &mut t, depth + 1);
-        if ends_in_jump(&t, deep) {
-            out.push(Node::If {
-                cond,
-                then: t,
-                otherwise: Vec::new(),
-            });
-            return self.branch(x, otherwise, out);
-        }
-        let mut e = Vec::new();
-        let rest = self.branch(x, otherwise, &mut e);
-        self.finish(rest, &mut e, depth + 1);
-        if ends_in_jump(&e, deep) {
-            out.push(Node::If {
-                cond: Cond {
-                    negate: !cond.negate,
-                    ..cond
+        let t_at = s.len();
+        let rest = self.branch(x, then, s);
+        self.finish(rest, s, depth + 1);
+        if ends_in_jump(&s.nodes[t_at..], deep) {
+            let (t, h) = s.take(t_at);
+            s.push_over(
+                Node::If {
+                    cond,
+                    then: t,
+                    otherwise: Vec::new(),
                 },
-                then: e,
-                otherwise: Vec::new(),
-            });
-            out.extend(t);
+                h,
+            );
+            return self.branch(x, otherwise, s);
+        }
+        let e_at = s.len();
+        let rest = self.branch(x, otherwise, s);
+        self.finish(rest, s, depth + 1);
+        if ends_in_jump(&s.nodes[e_at..], deep) {
+            let (e, h) = s.take(e_at);
+            s.push_over(
+                Node::If {
+                    cond: Cond {
+                        negate: !cond.negate,
+                        ..cond
+                    },
+                    then: e,
+                    otherwise: Vec::new(),
+                },
+                h,
+            );
+            // the `if` before the then-arm's nodes, which stay in place
+            // (moved up by one, not copied out and back)
+            s.rotate_last_to(t_at);
         } else {
-            out.push(Node::If {
-                cond,
-                then: t,
-                otherwise: e,
-            });
+            let (e, he) = s.take(e_at);
+            let (t, ht) = s.take(t_at);
+            s.push_over(
+                Node::If {
+                    cond,
+                    then: t,
+                    otherwise: e,
+                },
+                he.max(ht),
+            );
         }
         None
     }
 
     /// A jump from `from` to `to`: a branch node, or `to` as the rest
     /// (returned) where `to` is not placed elsewhere.
-    fn branch(&self, from: BlockId, to: BlockId, out: &mut Vec<Node>) -> Option<BlockId> {
+    fn branch(&self, from: BlockId, to: BlockId, s: &mut Stack) -> Option<BlockId> {
         if self.cfg.is_retreating(from, to) {
-            out.push(Node::Br(Label::Loop(to)));
+            s.push(Node::Br(Label::Loop(to)));
         } else if self.merge[to.index()] {
-            out.push(Node::Br(Label::Merge(to)));
+            s.push(Node::Br(Label::Merge(to)));
         } else {
             return Some(to);
         }
@@ -480,7 +592,66 @@ impl Breaking {
 /// emits it: selections, loops, and the guards after breaking nodes
 /// ([`Breaking`]); a [`Node::Block`] is no construct.
 pub fn nesting_depth(tree: &[Node]) -> usize {
-    nesting_depth_with(&Breaking::of(tree), tree, &|_| 0)
+    nesting_depth_calls(tree, &|_| 0)
+}
+
+/// [`nesting_depth`] of a function's tree, a block's code counting
+/// `code(b)` levels: the same as [`nesting_depth_with`] on
+/// [`Breaking::of`], in one walk and without the set of breaking nodes
+/// (whether a node breaks is known when its walk returns, before the
+/// nodes after it, which its guard nests, are walked).
+pub fn nesting_depth_calls(tree: &[Node], code: &dyn Fn(BlockId) -> usize) -> usize {
+    /// (the outermost enclosing block the nodes jump to the end of, as in
+    /// [`Breaking::of`]; their nesting depth)
+    fn walk(
+        nodes: &[Node],
+        blocks: &mut Vec<BlockId>,
+        code: &dyn Fn(BlockId) -> usize,
+    ) -> (usize, usize) {
+        super::stack_safe(|| {
+            let mut least = usize::MAX;
+            let mut depth = 0;
+            let mut guard = 0;
+            for n in nodes {
+                let (target, d) = match n {
+                    Node::Br(Label::Merge(m)) => {
+                        (blocks.iter().rposition(|b| b == m).unwrap_or(usize::MAX), 0)
+                    }
+                    Node::Block {
+                        label,
+                        body,
+                        breaks: true,
+                    } => {
+                        blocks.push(*label);
+                        let r = walk(body, blocks, code);
+                        blocks.pop();
+                        r
+                    }
+                    Node::Block { body, .. } => walk(body, blocks, code),
+                    Node::Loop { body, .. } => {
+                        let (t, d) = walk(body, blocks, code);
+                        (t, 1 + d)
+                    }
+                    Node::If {
+                        then, otherwise, ..
+                    } => {
+                        let (t, a) = walk(then, blocks, code);
+                        let (e, b) = walk(otherwise, blocks, code);
+                        (t.min(e), 1 + a.max(b))
+                    }
+                    Node::Code(b) => (usize::MAX, code(*b)),
+                    _ => (usize::MAX, 0),
+                };
+                depth = depth.max(guard + d);
+                if target < blocks.len() {
+                    guard = 1;
+                }
+                least = least.min(target);
+            }
+            (least, depth)
+        })
+    }
+    walk(tree, &mut Vec::new(), code).1
 }
 
 /// [`nesting_depth`] of a part of a tree whose breaking nodes are
@@ -527,10 +698,7 @@ pub fn strip_tail_branches(nodes: &mut [Node]) {
                     ..
                 } => {
                     strip_tail_branches(body);
-                    let l = Label::Merge(*label);
-                    strip_tail(body, l);
-                    exits_to_breaks(body, l, None, true);
-                    *breaks = mentions(body, l);
+                    *breaks = strip_block(*label, body);
                 }
                 Node::Loop { body, .. } => strip_tail_branches(body),
                 Node::If {
@@ -543,6 +711,17 @@ pub fn strip_tail_branches(nodes: &mut [Node]) {
             }
         }
     })
+}
+
+/// Removes the `Br(Merge(label))` in tail position of the body of block
+/// `label` (whose inner blocks were done) and turns those in a loop in
+/// tail position into breaks; whether any other remain (the block
+/// `breaks`).
+fn strip_block(label: BlockId, body: &mut Vec<Node>) -> bool {
+    let l = Label::Merge(label);
+    strip_tail(body, l);
+    exits_to_breaks(body, l, None, true);
+    mentions(body, l)
 }
 
 /// Removes `Br(l)` where falling off the end of `nodes` goes to the same
@@ -748,6 +927,33 @@ mod tests {
         let extra = f.blocks[0].clone();
         f.blocks.push(extra);
         assert!(cached.take(f).is_none());
+    }
+
+    /// The bound [`structurize_bounded`] gives is never below the depth,
+    /// on every function of the run tests (after `shallow`, as the pass
+    /// reads it).
+    #[test]
+    fn depth_bound_holds() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/run");
+        let mut n = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_none_or(|x| x != "pisa") {
+                continue;
+            }
+            let src = std::fs::read_to_string(&path).unwrap();
+            let Ok(m) = crate::assemble("t.pisa", &src) else {
+                continue;
+            };
+            for f in crate::ir::build(&m).functions {
+                let (tree, bound) = structurize_bounded(&f).unwrap();
+                let depth = nesting_depth(&tree);
+                assert!(depth <= bound, "{}: {depth} > {bound}", path.display());
+                assert_eq!(print(&tree), print(&structurize(&f).unwrap()));
+                n += 1;
+            }
+        }
+        assert!(n > 50);
     }
 
     /// The pipeline's trees are the structurizer's own.

@@ -3,6 +3,7 @@
 //! Vulkan cannot run) and the convergent functions (those that reach a
 //! work-group barrier, directly or through calls).
 
+use super::Summary;
 use crate::ir::{Function, InitElem, Inst, Opcode, Operand, PisaInst, Program, Variable};
 use crate::syntax::ast::Name;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -79,6 +80,33 @@ pub fn facts(p: &Program) -> Vec<FunctionFacts> {
 impl CallGraph {
     pub fn compute(p: &Program) -> CallGraph {
         CallGraph::of(p, &facts(p))
+    }
+
+    /// [`CallGraph::compute`], where `summary` (of `p` as it is) says
+    /// which functions have calls and barriers: the others' instructions
+    /// are not walked.
+    pub fn compute_with(p: &Program, summary: Option<&Summary>) -> CallGraph {
+        let Some(summary) = summary.filter(|s| s.covers(p.functions.len())) else {
+            return CallGraph::compute(p);
+        };
+        let facts: Vec<FunctionFacts> = p
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| FunctionFacts {
+                // (no walk of a function without calls)
+                calls: if summary.has(i, Opcode::Call) {
+                    call_targets(f).collect()
+                } else {
+                    Vec::new()
+                },
+                barrier: summary.has(i, Opcode::BarrierWorkgroup),
+                // (the call graph reads neither)
+                own: 0,
+                simt: false,
+            })
+            .collect();
+        CallGraph::of(p, &facts)
     }
 
     /// The call graph of `p` from its [`facts`].

@@ -11,34 +11,48 @@ pub struct Dominators {
 
 impl Dominators {
     pub fn compute(cfg: &Cfg) -> Dominators {
-        let n = cfg.order.len();
+        let n = cfg.len();
         let mut idom: Vec<Option<BlockId>> = vec![None; n];
         let Some(&entry) = cfg.rpo.first() else {
             return Dominators { idom };
         };
-        idom[entry.index()] = Some(entry);
+        // the iteration runs on positions in reverse postorder (`dom[r]`:
+        // the rank of the immediate dominator of the block of rank `r`,
+        // `UNSET` before it has one): one array walked in order, no
+        // lookups of ranks by block in the intersections
+        const UNSET: u32 = u32::MAX;
+        let mut dom = vec![UNSET; cfg.rpo.len()];
+        dom[0] = 0;
         let mut changed = true;
         while changed {
             changed = false;
-            for &b in cfg.rpo.iter().skip(1) {
-                let mut new: Option<BlockId> = None;
+            for (r, &b) in cfg.rpo.iter().enumerate().skip(1) {
+                let mut new = UNSET;
                 // latest predecessors first: the running intersection then
                 // only moves up, so a block with many predecessors along one
                 // chain (every early exit of a function to one label) costs
                 // linear time, not quadratic
-                for &p in cfg.preds[b.index()].iter().rev() {
-                    if idom[p.index()].is_none() {
+                for &p in cfg.preds(b).iter().rev() {
+                    let p = cfg.rank(p);
+                    if dom[p as usize] == UNSET {
                         continue;
                     }
-                    new = Some(match new {
-                        None => p,
-                        Some(cur) => intersect(cfg, &idom, p, cur),
-                    });
+                    new = if new == UNSET {
+                        p
+                    } else {
+                        intersect(&dom, p, new)
+                    };
                 }
-                if new.is_some() && idom[b.index()] != new {
-                    idom[b.index()] = new;
+                if new != UNSET && dom[r] != new {
+                    dom[r] = new;
                     changed = true;
                 }
+            }
+        }
+        idom[entry.index()] = Some(entry);
+        for (r, &b) in cfg.rpo.iter().enumerate().skip(1) {
+            if dom[r] != UNSET {
+                idom[b.index()] = Some(cfg.rpo[dom[r] as usize]);
             }
         }
         Dominators { idom }
@@ -63,13 +77,14 @@ impl Dominators {
     }
 }
 
-fn intersect(cfg: &Cfg, idom: &[Option<BlockId>], mut a: BlockId, mut b: BlockId) -> BlockId {
+/// The nearest common dominator of the blocks of ranks `a` and `b`.
+fn intersect(dom: &[u32], mut a: u32, mut b: u32) -> u32 {
     while a != b {
-        while cfg.rank(a) > cfg.rank(b) {
-            a = idom[a.index()].unwrap_or(a);
+        while a > b {
+            a = dom[a as usize];
         }
-        while cfg.rank(b) > cfg.rank(a) {
-            b = idom[b.index()].unwrap_or(b);
+        while b > a {
+            b = dom[b as usize];
         }
     }
     a

@@ -13,14 +13,24 @@ pub struct Loops {
     pub headers: Vec<BlockId>,
     /// A retreating edge whose target does not dominate its source.
     pub irreducible_edge: Option<(BlockId, BlockId)>,
-    /// Per block: the loop it heads (index into `headers`).
-    headed: Vec<Option<usize>>,
-    /// Per block: the innermost loop that contains it.
-    innermost: Vec<Option<usize>>,
+    /// Per block: the loop it heads (index into `headers`; [`NONE`]: none).
+    /// (`u32`s, not `Option<usize>`s: a quarter of the memory, for a
+    /// vector per block.)
+    headed: Vec<u32>,
+    /// Per block: the innermost loop that contains it ([`NONE`]: none).
+    innermost: Vec<u32>,
     /// Per loop: the loop around it.
     parent: Vec<Option<usize>>,
     /// Per loop: how many loops are around it and it (1 for an outermost).
     depth: Vec<u32>,
+}
+
+/// No loop (in [`Loops`]'s per-block vectors).
+const NONE: u32 = u32::MAX;
+
+/// `Some(l)` for a loop index, `None` for [`NONE`].
+fn some(l: u32) -> Option<usize> {
+    (l != NONE).then_some(l as usize)
 }
 
 impl Loops {
@@ -44,8 +54,8 @@ impl Loops {
         }
         back.sort_by_key(|&(h, _)| cfg.rank(h));
         let mut headers: Vec<BlockId> = Vec::new();
-        let mut headed = vec![None; n];
-        let mut innermost: Vec<Option<usize>> = vec![None; n];
+        let mut headed = vec![NONE; n];
+        let mut innermost = vec![NONE; n];
         let mut parent = Vec::new();
         let mut depth = Vec::new();
         // per block, the last loop whose body took it (a stamp: no set per
@@ -57,12 +67,13 @@ impl Loops {
             let h = back[i].0;
             let l = headers.len();
             headers.push(h);
-            headed[h.index()] = Some(l);
+            headed[h.index()] = l as u32;
             // the loops around it were all computed before (outer first)
-            parent.push(innermost[h.index()]);
-            depth.push(innermost[h.index()].map_or(1, |p: usize| depth[p] + 1));
+            let around = some(innermost[h.index()]);
+            parent.push(around);
+            depth.push(around.map_or(1, |p: usize| depth[p] + 1));
             seen[h.index()] = l as u32;
-            innermost[h.index()] = Some(l);
+            innermost[h.index()] = l as u32;
             while i < back.len() && back[i].0 == h {
                 work.push(back[i].1);
                 i += 1;
@@ -72,8 +83,8 @@ impl Loops {
             while let Some(x) = work.pop() {
                 if seen[x.index()] != l as u32 {
                     seen[x.index()] = l as u32;
-                    innermost[x.index()] = Some(l);
-                    work.extend(cfg.preds[x.index()].iter().copied());
+                    innermost[x.index()] = l as u32;
+                    work.extend(cfg.preds(x).iter().copied());
                 }
             }
         }
@@ -88,16 +99,16 @@ impl Loops {
     }
 
     pub fn is_header(&self, b: BlockId) -> bool {
-        self.headed[b.index()].is_some()
+        self.headed[b.index()] != NONE
     }
 
     /// Whether `b` is in the loop headed by `header` (false where
     /// `header` heads none).
     pub fn contains(&self, header: BlockId, b: BlockId) -> bool {
-        let Some(l) = self.headed[header.index()] else {
+        let Some(l) = some(self.headed[header.index()]) else {
             return false;
         };
-        let mut x = self.innermost[b.index()];
+        let mut x = some(self.innermost[b.index()]);
         while let Some(i) = x {
             // a loop's index is above those of the loops around it
             if i <= l {
@@ -114,7 +125,10 @@ impl Loops {
         // innermost loop around both (where the two chains of loops meet)
         let depth = |l: Option<usize>| l.map_or(0, |i| self.depth[i]);
         let up = |l: Option<usize>| l.and_then(|i| self.parent[i]);
-        let (mut x, mut y) = (self.innermost[a.index()], self.innermost[b.index()]);
+        let (mut x, mut y) = (
+            some(self.innermost[a.index()]),
+            some(self.innermost[b.index()]),
+        );
         let mut below = None;
         while depth(x) > depth(y) {
             below = x;

@@ -109,7 +109,7 @@ fn post_dominators(f: &Function, cfg: &Cfg) -> Vec<Option<BlockId>> {
         if b == exit {
             returns.clone()
         } else {
-            cfg.preds[b.index()].clone()
+            cfg.preds(b).to_vec()
         }
     });
     let rdom = Dominators::compute(&reversed);
