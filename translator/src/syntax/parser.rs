@@ -23,6 +23,7 @@ pub fn parse(src: &str, rep: &mut Reporter) -> SourceAst {
         rep,
         interner: Interner::default(),
         operands: Vec::new(),
+        short_names: Box::new([(0, 0); SHORT_NAMES]),
     };
     let (items, header_order) = p.module();
     SourceAst {
@@ -44,11 +45,17 @@ struct Parser<'s, 'r, 'a> {
     interner: Interner,
     /// `{ }` blocks open around the current token.
     depth: usize,
-    /// The operand lists being parsed (a call's arguments after its
-    /// instruction's operands before it), each moved out into a vector of
-    /// its exact length when complete ([`Parser::operand_list`]).
+    /// The call argument lists being parsed (an inner call's after the
+    /// outer's), each moved out into a vector of its exact length when
+    /// complete ([`Parser::operand_list`]); an instruction's own operands
+    /// go onto its block's vector instead ([`Parser::instr`]).
     operands: Vec<Operand>,
+    /// Short names interned lately, by their bytes ([`Parser::intern`]).
+    short_names: Box<[(u64, u32); SHORT_NAMES]>,
 }
+
+/// Slots of [`Parser::intern`]'s table of short names.
+const SHORT_NAMES: usize = 256;
 
 /// How deep `{ }` blocks may nest (docs/spec-notes.md): every later stage
 /// walks blocks recursively, so a limit keeps deep input from overflowing
@@ -187,6 +194,32 @@ impl<'s> Parser<'s, '_, '_> {
         result.map(|()| list)
     }
 
+    /// [`Interner::intern`], through a table of the short names seen
+    /// lately: a large module names a few registers in every instruction,
+    /// and a name of up to 7 bytes is then found by one comparison of its
+    /// bytes as a number instead of a hash, a probe and a string compare.
+    fn intern(&mut self, s: &str) -> Name {
+        let b = s.as_bytes();
+        if b.is_empty() || b.len() > 7 {
+            return self.interner.intern(s);
+        }
+        // the bytes and the length: distinct for distinct names, never 0
+        // (built in a register: bytes stored and read back as a number
+        // stall the load)
+        let mut key = (b.len() as u64) << 56;
+        for (i, &c) in b.iter().enumerate() {
+            key |= (c as u64) << (8 * i);
+        }
+        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize % SHORT_NAMES;
+        let (known, name) = self.short_names[slot];
+        if known == key {
+            return Name(name);
+        }
+        let n = self.interner.intern(s);
+        self.short_names[slot] = (key, n.0);
+        n
+    }
+
     fn name(&mut self, t: Token) -> Name {
         let s = &self.src[t.span.start as usize + 1..t.span.end as usize];
         match s.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
@@ -194,7 +227,7 @@ impl<'s> Parser<'s, '_, '_> {
                 let decoded = decode_quoted_name(quoted);
                 self.interner.intern(&decoded)
             }
-            None => self.interner.intern(s),
+            None => self.intern(s),
         }
     }
 
@@ -757,12 +790,14 @@ impl<'s> Parser<'s, '_, '_> {
 
     fn block_body(&mut self, open: Token) -> PResult<Block> {
         let mut stmts = Vec::new();
+        let mut operands = Operands::default();
         loop {
             match self.kind() {
                 Tok::RBrace => {
                     let close = self.bump();
                     return Ok(Block {
                         stmts,
+                        operands,
                         open: open.span,
                         close: close.span,
                     });
@@ -772,7 +807,7 @@ impl<'s> Parser<'s, '_, '_> {
                         .error(open.span, "syntax", "this `{` is never closed");
                     return Err(Fail);
                 }
-                _ => match self.stmt() {
+                _ => match self.stmt(&mut operands) {
                     Ok(s) => stmts.push(s),
                     Err(Fail) => self.recover(),
                 },
@@ -782,15 +817,17 @@ impl<'s> Parser<'s, '_, '_> {
 
     // ------------------------------------------------------------ statements
 
-    fn stmt(&mut self) -> PResult<Stmt> {
+    /// One statement of a block; an instruction's operands go onto the
+    /// block's `operands`.
+    fn stmt(&mut self, operands: &mut Operands) -> PResult<Stmt> {
         let t = self.peek();
         match t.kind {
-            Tok::LBrace => self.block().map(Stmt::Block),
+            Tok::LBrace => self.block().map(|b| Stmt::Block(Box::new(b))),
             // LLVM block labels: `.LBB0_1:`
             Tok::Directive | Tok::Ident if self.peek_at(1).kind == Tok::Colon => {
                 self.bump();
                 let colon = self.bump();
-                let name = self.interner.intern(self.text(t));
+                let name = self.intern(self.text(t));
                 // "Labels must appear alone on a line" (spec 05 §1.2); a
                 // closing `}` after one is tolerated
                 let next = self.peek();
@@ -818,7 +855,7 @@ impl<'s> Parser<'s, '_, '_> {
                     self.err("a statement")
                 }
             }
-            Tok::Ident => self.instr().map(Stmt::Instr),
+            Tok::Ident => self.instr(operands).map(Stmt::Instr),
             _ => self.err("a statement"),
         }
     }
@@ -881,16 +918,42 @@ impl<'s> Parser<'s, '_, '_> {
         })
     }
 
-    fn instr(&mut self) -> PResult<Instr> {
+    /// An instruction, its operands pushed onto `operands` (its block's;
+    /// none are left there when it fails).
+    fn instr(&mut self, operands: &mut Operands) -> PResult<Instr> {
         let m = self.bump();
-        let operands = self.operand_list(Tok::Semi)?;
-        let end = self.expect(Tok::Semi, "`,` or `;` after an operand")?;
+        let (chunk, start, list) = operands.next_list();
+        let end = self
+            .instr_operands(list)
+            .and_then(|()| self.expect(Tok::Semi, "`,` or `;` after an operand"));
+        let end = match end {
+            Ok(end) => end,
+            Err(Fail) => {
+                list.truncate(start as usize);
+                return Err(Fail);
+            }
+        };
         Ok(Instr {
             mnemonic: m.span,
-            operands,
+            ops_chunk: chunk,
+            ops_start: start,
+            ops_len: (list.len() - start as usize) as u32,
             span: m.span.to(end.span),
             form: FormRef::UNRESOLVED,
         })
+    }
+
+    /// An instruction's operands up to its `;`, pushed onto `operands`.
+    fn instr_operands(&mut self, operands: &mut Vec<Operand>) -> PResult<()> {
+        if self.kind() != Tok::Semi {
+            loop {
+                operands.push(self.operand()?);
+                if self.eat(Tok::Comma).is_none() {
+                    break;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A declared register's name must match `[a-zA-Z$._][a-zA-Z$._0-9]*`
@@ -911,7 +974,7 @@ impl<'s> Parser<'s, '_, '_> {
         let text = &self.src[t.span.start as usize + 1..t.span.end as usize];
         if let Some((base, sw)) = text.rsplit_once('.') {
             if let Some(swizzle) = Swizzle::parse(sw) {
-                let name = self.interner.intern(base);
+                let name = self.intern(base);
                 return RegRef {
                     name,
                     swizzle: Some(swizzle),
@@ -920,7 +983,7 @@ impl<'s> Parser<'s, '_, '_> {
             }
         }
         RegRef {
-            name: self.interner.intern(text),
+            name: self.intern(text),
             swizzle: None,
             span: t.span,
         }
@@ -950,7 +1013,7 @@ impl<'s> Parser<'s, '_, '_> {
             }
             Tok::Ident | Tok::Directive => {
                 self.bump();
-                let name = self.interner.intern(self.text(t));
+                let name = self.intern(self.text(t));
                 Operand::Label(name, t.span)
             }
             Tok::Number | Tok::Minus => self.number_operand()?,

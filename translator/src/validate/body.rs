@@ -31,7 +31,10 @@ struct Scope {
 /// Lexically scoped names.
 #[derive(Default)]
 pub struct Scopes {
-    map: HashMap<Key, Local>,
+    /// What each `%` name and each `@` name means now, indexed by name: a
+    /// lookup per register operand is an index, not a hash.
+    regs: Vec<Option<Local>>,
+    vars: Vec<Option<Local>>,
     /// Per open scope: the names it declared and what they shadowed, and
     /// the same names as a set (a declaration checks it in constant time:
     /// scanning the list made 160,000 registers take seconds).
@@ -45,11 +48,17 @@ impl Scopes {
     pub fn pop(&mut self) {
         let scope = self.undo.pop().unwrap_or_default();
         for (k, old) in scope.undo.into_iter().rev() {
-            match old {
-                Some(v) => self.map.insert(k, v),
-                None => self.map.remove(&k),
-            };
+            *self.slot(k) = old;
         }
+    }
+    /// The meaning of `key`, growing the table to hold it.
+    fn slot(&mut self, (name, sym): Key) -> &mut Option<Local> {
+        let v = if sym { &mut self.vars } else { &mut self.regs };
+        let i = name.0 as usize;
+        if i >= v.len() {
+            v.resize(i + 1, None);
+        }
+        &mut v[i]
     }
     /// Declares in the innermost scope; false if already declared there.
     pub fn declare(&mut self, name: Name, sym: bool, l: Local) -> bool {
@@ -60,15 +69,17 @@ impl Scopes {
         if !scope.names.insert(key) {
             return false;
         }
-        let old = self.map.insert(key, l);
-        scope.undo.push((key, old));
+        let old = self.slot(key).replace(l);
+        if let Some(scope) = self.undo.last_mut() {
+            scope.undo.push((key, old));
+        }
         true
     }
     pub fn reg(&self, name: Name) -> Option<Local> {
-        self.map.get(&(name, false)).copied()
+        self.regs.get(name.0 as usize).copied().flatten()
     }
     pub fn var(&self, name: Name) -> Option<Local> {
-        self.map.get(&(name, true)).copied()
+        self.vars.get(name.0 as usize).copied().flatten()
     }
 }
 
@@ -218,7 +229,10 @@ fn block(cx: &mut Ctx, fx: &mut FnCtx, b: &mut Block, new_scope: bool) {
     }
     for s in &mut b.stmts {
         match s {
-            Stmt::Instr(i) => instr::check(cx, fx, i),
+            Stmt::Instr(i) => {
+                let ops = b.operands.of(i);
+                instr::check(cx, fx, i, ops)
+            }
             Stmt::Block(inner) => block(cx, fx, inner, true),
             _ => {}
         }
