@@ -24,9 +24,9 @@ pub fn build(m: &Module) -> Program {
     p
 }
 
-/// [`lower`] for a module the caller no longer needs (`pisa spirv`): the
-/// instructions' operands are lowered out of the syntax tree and freed a
-/// chunk at a time ([`ast::Operands::free_before`]), so a large function's syntax tree and IR are never both whole in
+/// [`lower`] for a module the caller no longer needs (`pisa spirv`): each
+/// instruction's operands are lowered out of the syntax tree and freed at
+/// once, so a large function's syntax tree and IR are never both whole in
 /// memory (the IR reuses the memory each statement leaves), and the symbol
 /// table and source map move over instead of being copied.
 pub fn lower_owned(mut m: Module) -> Program {
@@ -248,7 +248,7 @@ impl<'m> FunctionBuilder<'m> {
         for s in &b.stmts {
             match s {
                 Stmt::Label(n, span) => self.label(*n, *span),
-                Stmt::Instr(i) => self.instr(i, b.operands_of(i)),
+                Stmt::Instr(i) => self.instr(i),
                 Stmt::Block(inner) => self.walk(inner, true),
                 Stmt::Reg { .. } | Stmt::Var(_) => {}
             }
@@ -256,23 +256,13 @@ impl<'m> FunctionBuilder<'m> {
         self.leave(scoped);
     }
 
-    /// [`Self::walk`], freeing each inner block once it is lowered.
+    /// [`Self::walk`], freeing each statement once it is lowered.
     fn walk_owned(&mut self, b: ast::Block, scoped: bool) {
         self.enter(&b, scoped);
-        let ast::Block {
-            stmts,
-            mut operands,
-            ..
-        } = b;
-        for s in stmts {
+        for s in b.stmts {
             match s {
                 Stmt::Label(n, span) => self.label(n, span),
-                Stmt::Instr(i) => {
-                    // the syntax tree's operands are freed as the walk
-                    // passes them, for the IR to reuse their memory
-                    operands.free_before(&i);
-                    self.instr(&i, operands.of(&i))
-                }
+                Stmt::Instr(i) => self.instr_owned(i),
                 Stmt::Block(inner) => self.walk_owned(*inner, true),
                 Stmt::Reg { .. } | Stmt::Var(_) => {}
             }
@@ -327,15 +317,24 @@ impl<'m> FunctionBuilder<'m> {
         self.switch_to(b);
     }
 
-    /// Instruction `i`, whose operands are `ops`.
-    fn instr(&mut self, i: &ast::Instr, ops: &[ast::Operand]) {
+    fn instr(&mut self, i: &ast::Instr) {
         let inst = PisaInst::new(
             i.form,
-            ops.iter().map(|o| self.operand(o)).collect(),
+            i.operands.iter().map(|o| self.operand(o)).collect(),
             i.mnemonic,
-            i.span,
+            i.span(),
         );
-        let label = goto_label(&inst, ops);
+        let label = goto_label(&inst, &i.operands);
+        self.place(inst, label);
+    }
+
+    /// [`Self::instr`] of an instruction taken out of the syntax tree.
+    fn instr_owned(&mut self, i: ast::Instr) {
+        let operands: Vec<Operand> = i.operands.iter().map(|o| self.operand(o)).collect();
+        let inst = PisaInst::new(i.form, operands, i.mnemonic, i.span());
+        let label = goto_label(&inst, &i.operands);
+        // the syntax tree's operands are freed before the next instruction
+        drop(i.operands);
         self.place(inst, label);
     }
 

@@ -263,64 +263,8 @@ pub struct Param {
 #[derive(Debug, Default)]
 pub struct Block {
     pub stmts: Vec<Stmt>,
-    /// The operands of this block's instructions ([`Block::operands_of`]).
-    pub operands: Operands,
     pub open: Span,
     pub close: Span,
-}
-
-impl Block {
-    /// The operands of instruction `i` of this block.
-    pub fn operands_of(&self, i: &Instr) -> &[Operand] {
-        self.operands.of(i)
-    }
-}
-
-/// The operands of a block's instructions in order, each instruction's
-/// together in one chunk of about [`Operands::CHUNK`]. One vector per chunk
-/// instead of one per instruction saves a large module a million
-/// allocations and their headers (memory per instruction), and chunks let
-/// a consumer free what it has read ([`Operands::free_before`]) for the
-/// memory to be reused.
-#[derive(Debug, Default)]
-pub struct Operands {
-    chunks: Vec<Vec<Operand>>,
-}
-
-impl Operands {
-    /// Operands per chunk (96 KiB: below malloc's threshold for mapping
-    /// memory of its own, so a freed chunk is reused by later allocations).
-    pub const CHUNK: usize = 4096;
-
-    /// Where the next instruction's operands will start (chunk, offset),
-    /// and the vector to push them onto. An instruction that overflows
-    /// its chunk grows that chunk (the next one starts a new chunk).
-    pub fn next_list(&mut self) -> (u32, u16, &mut Vec<Operand>) {
-        // room for a typical instruction, so a chunk rarely grows
-        if self.chunks.last().is_none_or(|c| c.len() + 8 > Self::CHUNK) {
-            self.chunks.push(Vec::with_capacity(Self::CHUNK));
-        }
-        let chunk = self.chunks.len() - 1;
-        let v = &mut self.chunks[chunk];
-        (chunk as u32, v.len() as u16, v)
-    }
-
-    /// The operands of instruction `i`.
-    pub fn of(&self, i: &Instr) -> &[Operand] {
-        let start = i.ops_start as usize;
-        &self.chunks[i.ops_chunk as usize][start..start + i.ops_len as usize]
-    }
-
-    /// Frees the chunks before instruction `i`'s, for a consumer that reads
-    /// the instructions in order and no longer needs the earlier ones.
-    pub fn free_before(&mut self, i: &Instr) {
-        for c in self.chunks[..i.ops_chunk as usize].iter_mut().rev() {
-            if c.capacity() == 0 {
-                break;
-            }
-            *c = Vec::new();
-        }
-    }
 }
 
 #[derive(Debug)]
@@ -343,15 +287,30 @@ pub enum Stmt {
 pub struct Instr {
     /// The whole mnemonic, e.g. `ld.global.v4.32b`.
     pub mnemonic: Span,
-    /// Where its operands are in its block's [`Block::operands`]:
-    /// chunk, offset in it, count.
-    pub ops_chunk: u32,
-    pub ops_start: u16,
-    pub ops_len: u32,
-    pub span: Span,
+    /// A slice of the list's exact length, not a vector (8 bytes less per
+    /// instruction). One allocation per instruction is kept on purpose:
+    /// `ir::build::lower_owned` frees each as it lowers it and the IR's
+    /// own operand lists take their places in order; operands of a block
+    /// in shared vectors left the IR scattered, and its passes took twice
+    /// as long.
+    pub operands: Box<[Operand]>,
+    /// Where the instruction ends (after its `;`): it starts at its
+    /// mnemonic ([`Instr::span`]; a whole span would make every statement
+    /// 8 bytes larger).
+    pub end: u32,
     /// Filled in by the validator: the catalog form this instruction matched
     /// and, per qualifier slot of that form, the chosen value's index.
     pub form: FormRef,
+}
+
+impl Instr {
+    /// The whole instruction, mnemonic to `;`.
+    pub fn span(&self) -> Span {
+        Span {
+            start: self.mnemonic.start,
+            end: self.end,
+        }
+    }
 }
 
 /// A matched catalog form: index into `Catalog::forms` and the value index
@@ -489,7 +448,7 @@ mod tests {
     #[test]
     fn a_statement_is_small() {
         // a large module holds one per instruction
-        assert!(std::mem::size_of::<Stmt>() <= 40);
+        assert!(std::mem::size_of::<Stmt>() <= 48);
     }
 
     #[test]

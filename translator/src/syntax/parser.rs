@@ -45,10 +45,9 @@ struct Parser<'s, 'r, 'a> {
     interner: Interner,
     /// `{ }` blocks open around the current token.
     depth: usize,
-    /// The call argument lists being parsed (an inner call's after the
-    /// outer's), each moved out into a vector of its exact length when
-    /// complete ([`Parser::operand_list`]); an instruction's own operands
-    /// go onto its block's vector instead ([`Parser::instr`]).
+    /// The operand lists being parsed (a call's arguments after its
+    /// instruction's operands before it), each moved out into a vector of
+    /// its exact length when complete ([`Parser::operand_list`]).
     operands: Vec<Operand>,
     /// Short names interned lately, by their bytes ([`Parser::intern`]).
     short_names: Box<[(u64, u32); SHORT_NAMES]>,
@@ -90,7 +89,7 @@ impl<'s> Parser<'s, '_, '_> {
         if t.kind != Tok::Eof {
             self.prev = t.span;
             self.cur = self.next;
-            self.next = self.lexer.next_token();
+            self.lexer.next_into(&mut self.next);
         }
         t
     }
@@ -790,14 +789,12 @@ impl<'s> Parser<'s, '_, '_> {
 
     fn block_body(&mut self, open: Token) -> PResult<Block> {
         let mut stmts = Vec::new();
-        let mut operands = Operands::default();
         loop {
             match self.kind() {
                 Tok::RBrace => {
                     let close = self.bump();
                     return Ok(Block {
                         stmts,
-                        operands,
                         open: open.span,
                         close: close.span,
                     });
@@ -807,7 +804,7 @@ impl<'s> Parser<'s, '_, '_> {
                         .error(open.span, "syntax", "this `{` is never closed");
                     return Err(Fail);
                 }
-                _ => match self.stmt(&mut operands) {
+                _ => match self.stmt() {
                     Ok(s) => stmts.push(s),
                     Err(Fail) => self.recover(),
                 },
@@ -817,9 +814,7 @@ impl<'s> Parser<'s, '_, '_> {
 
     // ------------------------------------------------------------ statements
 
-    /// One statement of a block; an instruction's operands go onto the
-    /// block's `operands`.
-    fn stmt(&mut self, operands: &mut Operands) -> PResult<Stmt> {
+    fn stmt(&mut self) -> PResult<Stmt> {
         let t = self.peek();
         match t.kind {
             Tok::LBrace => self.block().map(|b| Stmt::Block(Box::new(b))),
@@ -855,7 +850,7 @@ impl<'s> Parser<'s, '_, '_> {
                     self.err("a statement")
                 }
             }
-            Tok::Ident => self.instr(operands).map(Stmt::Instr),
+            Tok::Ident => self.instr().map(Stmt::Instr),
             _ => self.err("a statement"),
         }
     }
@@ -918,42 +913,16 @@ impl<'s> Parser<'s, '_, '_> {
         })
     }
 
-    /// An instruction, its operands pushed onto `operands` (its block's;
-    /// none are left there when it fails).
-    fn instr(&mut self, operands: &mut Operands) -> PResult<Instr> {
+    fn instr(&mut self) -> PResult<Instr> {
         let m = self.bump();
-        let (chunk, start, list) = operands.next_list();
-        let end = self
-            .instr_operands(list)
-            .and_then(|()| self.expect(Tok::Semi, "`,` or `;` after an operand"));
-        let end = match end {
-            Ok(end) => end,
-            Err(Fail) => {
-                list.truncate(start as usize);
-                return Err(Fail);
-            }
-        };
+        let operands = self.operand_list(Tok::Semi)?;
+        let end = self.expect(Tok::Semi, "`,` or `;` after an operand")?;
         Ok(Instr {
             mnemonic: m.span,
-            ops_chunk: chunk,
-            ops_start: start,
-            ops_len: (list.len() - start as usize) as u32,
-            span: m.span.to(end.span),
+            operands: operands.into_boxed_slice(),
+            end: end.span.end,
             form: FormRef::UNRESOLVED,
         })
-    }
-
-    /// An instruction's operands up to its `;`, pushed onto `operands`.
-    fn instr_operands(&mut self, operands: &mut Vec<Operand>) -> PResult<()> {
-        if self.kind() != Tok::Semi {
-            loop {
-                operands.push(self.operand()?);
-                if self.eat(Tok::Comma).is_none() {
-                    break;
-                }
-            }
-        }
-        Ok(())
     }
 
     /// A declared register's name must match `[a-zA-Z$._][a-zA-Z$._0-9]*`

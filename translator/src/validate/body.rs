@@ -230,8 +230,10 @@ fn block(cx: &mut Ctx, fx: &mut FnCtx, b: &mut Block, new_scope: bool) {
     for s in &mut b.stmts {
         match s {
             Stmt::Instr(i) => {
-                let ops = b.operands.of(i);
-                instr::check(cx, fx, i, ops)
+                // lent out: the check writes the form into `i`
+                let ops = std::mem::take(&mut i.operands);
+                instr::check(cx, fx, i, &ops);
+                i.operands = ops;
             }
             Stmt::Block(inner) => block(cx, fx, inner, true),
             _ => {}

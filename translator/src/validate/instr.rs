@@ -282,7 +282,7 @@ fn shape_problems(
     if vals.len() < required || vals.len() > form.operands.len() {
         let names: Vec<&str> = form.operands.iter().map(|o| o.name.as_str()).collect();
         out.push(Problem {
-            span: ins.span,
+            span: ins.span(),
             code: "operand-count",
             msg: format!(
                 "`{}` takes {} operand{} ({}), found {}",
@@ -719,7 +719,7 @@ impl Checker<'_> {
                 let present = self.op(op).is_some();
                 let allowed = self.cond(cond);
                 if present != allowed {
-                    let span = self.op(op).map_or(self.ins.span, |(_, s)| s);
+                    let span = self.op(op).map_or(self.ins.span(), |(_, s)| s);
                     let detail = if present {
                         "remove it"
                     } else {
@@ -756,7 +756,7 @@ impl Checker<'_> {
             ),
             (Some(ty), None) => {
                 let msg = format!("this function returns `{ty}`: `return` needs a value");
-                cx.rep.error(self.ins.span, "return-type", msg)
+                cx.rep.error(self.ins.span(), "return-type", msg)
             }
             (Some(ty), Some((v, span))) => match v {
                 Val::Reg { .. } => {
