@@ -2,7 +2,7 @@
 //! and operand kinds fit, then enforce its operand sentences and every item of
 //! its "Restrictions" list.
 
-use super::body::FnCtx;
+use super::body::{FnCtx, Local};
 use super::operands::{resolve, Addr, Base, Offset, Val};
 use super::Ctx;
 use crate::catalog::{self, Cond, Form, Kinds, OperandSpec, Rule, Term};
@@ -22,6 +22,26 @@ struct Problem {
 
 /// Checks instruction `ins`, whose operands are `ops`.
 pub fn check(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr, ops: &[Operand]) {
+    // an instruction is checked from its mnemonic, its function's kind and
+    // return type and its operand values alone: one that reported nothing
+    // before, in those, matches the same form and reports nothing again
+    let mut key = std::mem::take(&mut cx.key);
+    key_start(&mut key, cx.text(ins.mnemonic), fx);
+    let header = key.len();
+    // the common operands' values without `resolve` (nor a vector of them:
+    // a value returned through memory and copied stalls on every operand)
+    let quick = ops
+        .iter()
+        .all(|o| quick_val(fx, o).is_some_and(|v| push_val_key(&mut key, &v)));
+    if quick {
+        if let Some(&form) = cx.clean.get(key.as_slice()) {
+            ins.form = form;
+            cx.key = key;
+            return;
+        }
+    }
+    // (tests check that `resolve` makes the same values)
+    let quick_key = (cfg!(debug_assertions) && quick).then(|| key.clone());
     // one vector for every instruction's operand values
     let mut vals = std::mem::take(&mut cx.vals);
     vals.clear();
@@ -29,37 +49,65 @@ pub fn check(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr, ops: &[Operand]) {
         let v = resolve(cx, fx, o);
         vals.push(v);
     }
-    // an instruction is checked from its mnemonic, its function's kind and
-    // return type and its operand values alone: one that reported nothing
-    // before, in those, matches the same form and reports nothing again
-    let mut key = std::mem::take(&mut cx.key);
-    if outcome_key(&mut key, cx.text(ins.mnemonic), fx, &vals) {
-        if let Some(&form) = cx.clean.get(key.as_slice()) {
-            ins.form = form;
-        } else {
-            let before = cx.rep.reported();
-            check_resolved(cx, fx, ins, ops, &vals);
-            if cx.rep.reported() == before && cx.clean.len() < MAX_CLEAN {
-                cx.clean.insert(key.as_slice().into(), ins.form);
-            }
+    key.truncate(header);
+    if vals.iter().all(|v| push_val_key(&mut key, v)) {
+        debug_assert!(quick_key.is_none_or(|q| q == key));
+        let before = cx.rep.reported();
+        check_resolved(cx, fx, ins, ops, &vals);
+        if cx.rep.reported() == before && cx.clean.len() < MAX_CLEAN {
+            cx.clean.insert(key.as_slice().into(), ins.form);
         }
     } else {
+        debug_assert!(!quick, "an operand `quick_val` knows has a key");
         check_resolved(cx, fx, ins, ops, &vals);
     }
     cx.key = key;
     cx.vals = vals;
 }
 
+/// What [`resolve`] makes of `op` where that needs no report and no more
+/// than a scope lookup: a declared register (its elements in range), a
+/// predicate, an immediate, `void`, a label of the function. `None` for
+/// the others (addresses, symbols, calls, anything wrong).
+fn quick_val(fx: &FnCtx, op: &Operand) -> Option<Val> {
+    Some(match op {
+        Operand::Reg(r) => match (fx.scopes.reg(r.name)?, r.swizzle) {
+            (Local::Reg(ty), None) => Val::Reg {
+                ty,
+                swz: None,
+                special: false,
+            },
+            (Local::Reg(ty), Some(s))
+                if ty.is_vector() && s.first as u32 + s.count as u32 <= ty.count as u32 =>
+            {
+                Val::Reg {
+                    ty,
+                    swz: Some(s),
+                    special: false,
+                }
+            }
+            (Local::Pred, None) => Val::Pred { negated: false },
+            _ => return None,
+        },
+        Operand::NotPred(r) => match (fx.scopes.reg(r.name)?, r.swizzle) {
+            (Local::Pred, None) => Val::Pred { negated: true },
+            _ => return None,
+        },
+        Operand::Int(l, _) => Val::Int(*l),
+        Operand::Float(..) => Val::Float,
+        Operand::Void(_) => Val::Void,
+        Operand::Label(name, _) if fx.labels.contains(name) => Val::Label,
+        _ => return None,
+    })
+}
+
 /// How many clean instruction shapes [`check`] remembers (a module of
 /// distinct immediates would otherwise grow the table without reuse).
 const MAX_CLEAN: usize = 1 << 16;
 
-/// Writes into `key` everything [`check_resolved`] reads of an instruction
-/// but spans (which only its diagnostics use): the mnemonic, the function's
-/// kind and return type (`return`), and per operand value its kind, shape
-/// and the facts the rules test. False where a value is not encoded
-/// (functions, calls, unresolved operands): those are checked each time.
-fn outcome_key(key: &mut Vec<u8>, mnemonic: &str, fx: &FnCtx, vals: &[Val]) -> bool {
+/// Starts `key` (below) with the mnemonic, the function's kind and its
+/// return type (`return` reads them).
+fn key_start(key: &mut Vec<u8>, mnemonic: &str, fx: &FnCtx) {
     key.clear();
     key.extend_from_slice(&(mnemonic.len() as u32).to_le_bytes());
     key.extend_from_slice(mnemonic.as_bytes());
@@ -68,67 +116,72 @@ fn outcome_key(key: &mut Vec<u8>, mnemonic: &str, fx: &FnCtx, vals: &[Val]) -> b
         Some(ty) => key.extend_from_slice(&[1, ty.bits as u8, (ty.bits >> 8) as u8, ty.count]),
         None => key.push(0),
     }
+}
+
+/// Adds to `key` everything [`check_resolved`] reads of operand value `v`
+/// but spans (which only its diagnostics use): its kind, shape and the
+/// facts the rules test. False where a value is not encoded (functions,
+/// calls, unresolved operands): those instructions are checked each time.
+fn push_val_key(key: &mut Vec<u8>, v: &Val) -> bool {
     let reg_bits = |key: &mut Vec<u8>, bits: u16| key.extend_from_slice(&bits.to_le_bytes());
-    for v in vals {
-        match v {
-            Val::Reg { ty, swz, special } => {
-                key.push(1);
-                reg_bits(key, ty.bits);
-                key.push(ty.count);
-                match swz {
-                    Some(s) => key.extend_from_slice(&[1, s.first, s.count]),
-                    None => key.push(0),
-                }
-                key.push(*special as u8);
+    match v {
+        Val::Reg { ty, swz, special } => {
+            key.push(1);
+            reg_bits(key, ty.bits);
+            key.push(ty.count);
+            match swz {
+                Some(s) => key.extend_from_slice(&[1, s.first, s.count]),
+                None => key.push(0),
             }
-            Val::Pred { negated } => key.extend_from_slice(&[2, *negated as u8]),
-            Val::Int(l) => {
-                // [`Checker::width_is`] reads how it was written and whether
-                // it fits in `bits` (-2^(bits-1) ..= 2^bits - 1), which holds
-                // exactly for `bits` >= this least width
-                let m = l.math();
-                let least = if m >= 0 {
-                    128 - m.leading_zeros()
-                } else {
-                    128 - (-m - 1).leading_zeros() + 1
-                };
-                key.extend_from_slice(&[3, l.hex as u8, l.digits, least as u8]);
-            }
-            Val::Float => key.push(4),
-            Val::Label => key.push(5),
-            Val::Void => key.push(6),
-            Val::Param => key.push(7),
-            Val::MemVar(space) => key.extend_from_slice(&[8, *space as u8]),
-            Val::Addr(Addr { base, offset }) => {
-                key.push(9);
-                match base {
-                    Base::Reg { bits, .. } => {
-                        key.push(1);
-                        reg_bits(key, *bits);
-                    }
-                    Base::Var(space, _) => key.extend_from_slice(&[2, *space as u8]),
-                    Base::Param(size) => {
-                        key.push(3);
-                        key.extend_from_slice(&size.to_le_bytes());
-                    }
-                    Base::Imm => key.push(4),
-                    Base::Error => return false,
-                }
-                match offset {
-                    None => key.push(0),
-                    Some(Offset::Reg { bits, .. }) => {
-                        key.push(1);
-                        reg_bits(key, *bits);
-                    }
-                    Some(Offset::Imm(n)) => {
-                        key.push(2);
-                        key.extend_from_slice(&n.to_le_bytes());
-                    }
-                    Some(Offset::Error) => return false,
-                }
-            }
-            Val::Func(_) | Val::Call { .. } | Val::Error => return false,
+            key.push(*special as u8);
         }
+        Val::Pred { negated } => key.extend_from_slice(&[2, *negated as u8]),
+        Val::Int(l) => {
+            // [`Checker::width_is`] reads how it was written and whether
+            // it fits in `bits` (-2^(bits-1) ..= 2^bits - 1), which holds
+            // exactly for `bits` >= this least width
+            let m = l.math();
+            let least = if m >= 0 {
+                128 - m.leading_zeros()
+            } else {
+                128 - (-m - 1).leading_zeros() + 1
+            };
+            key.extend_from_slice(&[3, l.hex as u8, l.digits, least as u8]);
+        }
+        Val::Float => key.push(4),
+        Val::Label => key.push(5),
+        Val::Void => key.push(6),
+        Val::Param => key.push(7),
+        Val::MemVar(space) => key.extend_from_slice(&[8, *space as u8]),
+        Val::Addr(Addr { base, offset }) => {
+            key.push(9);
+            match base {
+                Base::Reg { bits, .. } => {
+                    key.push(1);
+                    reg_bits(key, *bits);
+                }
+                Base::Var(space, _) => key.extend_from_slice(&[2, *space as u8]),
+                Base::Param(size) => {
+                    key.push(3);
+                    key.extend_from_slice(&size.to_le_bytes());
+                }
+                Base::Imm => key.push(4),
+                Base::Error => return false,
+            }
+            match offset {
+                None => key.push(0),
+                Some(Offset::Reg { bits, .. }) => {
+                    key.push(1);
+                    reg_bits(key, *bits);
+                }
+                Some(Offset::Imm(n)) => {
+                    key.push(2);
+                    key.extend_from_slice(&n.to_le_bytes());
+                }
+                Some(Offset::Error) => return false,
+            }
+        }
+        Val::Func(_) | Val::Call { .. } | Val::Error => return false,
     }
     true
 }
