@@ -293,6 +293,8 @@ pub struct Reporter<'a> {
     per_line: HashMap<(usize, &'static str), usize>,
     /// Diagnostics left out because the file reached [`MAX_DIAGNOSTICS`].
     dropped: usize,
+    /// Every diagnostic reported, kept or not ([`Reporter::reported`]).
+    reported: usize,
 }
 
 impl<'a> Reporter<'a> {
@@ -304,7 +306,14 @@ impl<'a> Reporter<'a> {
             diags: Vec::new(),
             per_line: HashMap::new(),
             dropped: 0,
+            reported: 0,
         }
+    }
+
+    /// How many diagnostics were reported so far, kept or not: a check
+    /// that reported none is clean (the validator caches clean results).
+    pub fn reported(&self) -> usize {
+        self.reported
     }
 
     pub fn error(&mut self, span: Span, code: &'static str, message: impl Into<String>) {
@@ -375,6 +384,7 @@ impl<'a> Reporter<'a> {
         message: String,
         notes: Vec<String>,
     ) {
+        self.reported += 1;
         let (idx, line_start, start) = self.line_of(span.start as usize);
         let seen = self.per_line.entry((idx, code)).or_default();
         *seen += 1;

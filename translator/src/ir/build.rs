@@ -321,7 +321,7 @@ impl<'m> FunctionBuilder<'m> {
             match s {
                 Stmt::Label(n, span) => self.label(n, span),
                 Stmt::Instr(i) => self.instr_owned(i),
-                Stmt::Block(inner) => self.walk_owned(inner, true),
+                Stmt::Block(inner) => self.walk_owned(*inner, true),
                 Stmt::Var(v) => {
                     let v = variable(self.m, &v, Some(self.f.index));
                     self.collected.variables.push(v);
@@ -390,7 +390,7 @@ impl<'m> FunctionBuilder<'m> {
             i.form,
             operands,
             i.mnemonic,
-            i.span,
+            i.span(),
         );
         if inst.opcode == Opcode::Addrof {
             let symbols = inst.operands.iter().filter_map(|o| match o {

@@ -278,18 +278,39 @@ pub enum Stmt {
     Var(Box<VarDecl>),
     Label(Name, Span),
     Instr(Instr),
-    Block(Block),
+    /// Boxed: a statement is as small as an instruction (memory per
+    /// instruction).
+    Block(Box<Block>),
 }
 
 #[derive(Debug)]
 pub struct Instr {
     /// The whole mnemonic, e.g. `ld.global.v4.32b`.
     pub mnemonic: Span,
-    pub operands: Vec<Operand>,
-    pub span: Span,
+    /// A slice of the list's exact length, not a vector (8 bytes less per
+    /// instruction). One allocation per instruction is kept on purpose:
+    /// `ir::build::lower_owned` frees each as it lowers it and the IR's
+    /// own operand lists take their places in order; operands of a block
+    /// in shared vectors left the IR scattered, and its passes took twice
+    /// as long.
+    pub operands: Box<[Operand]>,
+    /// Where the instruction ends (after its `;`): it starts at its
+    /// mnemonic ([`Instr::span`]; a whole span would make every statement
+    /// 8 bytes larger).
+    pub end: u32,
     /// Filled in by the validator: the catalog form this instruction matched
     /// and, per qualifier slot of that form, the chosen value's index.
     pub form: FormRef,
+}
+
+impl Instr {
+    /// The whole instruction, mnemonic to `;`.
+    pub fn span(&self) -> Span {
+        Span {
+            start: self.mnemonic.start,
+            end: self.end,
+        }
+    }
 }
 
 /// A matched catalog form: index into `Catalog::forms` and the value index
@@ -422,7 +443,13 @@ impl Operand {
 
 #[cfg(test)]
 mod tests {
-    use super::{Interner, Name};
+    use super::{Interner, Name, Stmt};
+
+    #[test]
+    fn a_statement_is_small() {
+        // a large module holds one per instruction
+        assert!(std::mem::size_of::<Stmt>() <= 48);
+    }
 
     #[test]
     fn interner_gives_each_name_one_number() {

@@ -23,6 +23,7 @@ pub fn parse(src: &str, rep: &mut Reporter) -> SourceAst {
         rep,
         interner: Interner::default(),
         operands: Vec::new(),
+        short_names: Box::new([(0, 0); SHORT_NAMES]),
     };
     let (items, header_order) = p.module();
     SourceAst {
@@ -48,7 +49,12 @@ struct Parser<'s, 'r, 'a> {
     /// instruction's operands before it), each moved out into a vector of
     /// its exact length when complete ([`Parser::operand_list`]).
     operands: Vec<Operand>,
+    /// Short names interned lately, by their bytes ([`Parser::intern`]).
+    short_names: Box<[(u64, u32); SHORT_NAMES]>,
 }
+
+/// Slots of [`Parser::intern`]'s table of short names.
+const SHORT_NAMES: usize = 256;
 
 /// How deep `{ }` blocks may nest (docs/spec-notes.md): every later stage
 /// walks blocks recursively, so a limit keeps deep input from overflowing
@@ -83,7 +89,7 @@ impl<'s> Parser<'s, '_, '_> {
         if t.kind != Tok::Eof {
             self.prev = t.span;
             self.cur = self.next;
-            self.next = self.lexer.next_token();
+            self.lexer.next_into(&mut self.next);
         }
         t
     }
@@ -187,6 +193,32 @@ impl<'s> Parser<'s, '_, '_> {
         result.map(|()| list)
     }
 
+    /// [`Interner::intern`], through a table of the short names seen
+    /// lately: a large module names a few registers in every instruction,
+    /// and a name of up to 7 bytes is then found by one comparison of its
+    /// bytes as a number instead of a hash, a probe and a string compare.
+    fn intern(&mut self, s: &str) -> Name {
+        let b = s.as_bytes();
+        if b.is_empty() || b.len() > 7 {
+            return self.interner.intern(s);
+        }
+        // the bytes and the length: distinct for distinct names, never 0
+        // (built in a register: bytes stored and read back as a number
+        // stall the load)
+        let mut key = (b.len() as u64) << 56;
+        for (i, &c) in b.iter().enumerate() {
+            key |= (c as u64) << (8 * i);
+        }
+        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize % SHORT_NAMES;
+        let (known, name) = self.short_names[slot];
+        if known == key {
+            return Name(name);
+        }
+        let n = self.interner.intern(s);
+        self.short_names[slot] = (key, n.0);
+        n
+    }
+
     fn name(&mut self, t: Token) -> Name {
         let s = &self.src[t.span.start as usize + 1..t.span.end as usize];
         match s.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
@@ -194,7 +226,7 @@ impl<'s> Parser<'s, '_, '_> {
                 let decoded = decode_quoted_name(quoted);
                 self.interner.intern(&decoded)
             }
-            None => self.interner.intern(s),
+            None => self.intern(s),
         }
     }
 
@@ -785,12 +817,12 @@ impl<'s> Parser<'s, '_, '_> {
     fn stmt(&mut self) -> PResult<Stmt> {
         let t = self.peek();
         match t.kind {
-            Tok::LBrace => self.block().map(Stmt::Block),
+            Tok::LBrace => self.block().map(|b| Stmt::Block(Box::new(b))),
             // LLVM block labels: `.LBB0_1:`
             Tok::Directive | Tok::Ident if self.peek_at(1).kind == Tok::Colon => {
                 self.bump();
                 let colon = self.bump();
-                let name = self.interner.intern(self.text(t));
+                let name = self.intern(self.text(t));
                 // "Labels must appear alone on a line" (spec 05 §1.2); a
                 // closing `}` after one is tolerated
                 let next = self.peek();
@@ -887,8 +919,8 @@ impl<'s> Parser<'s, '_, '_> {
         let end = self.expect(Tok::Semi, "`,` or `;` after an operand")?;
         Ok(Instr {
             mnemonic: m.span,
-            operands,
-            span: m.span.to(end.span),
+            operands: operands.into_boxed_slice(),
+            end: end.span.end,
             form: FormRef::UNRESOLVED,
         })
     }
@@ -911,7 +943,7 @@ impl<'s> Parser<'s, '_, '_> {
         let text = &self.src[t.span.start as usize + 1..t.span.end as usize];
         if let Some((base, sw)) = text.rsplit_once('.') {
             if let Some(swizzle) = Swizzle::parse(sw) {
-                let name = self.interner.intern(base);
+                let name = self.intern(base);
                 return RegRef {
                     name,
                     swizzle: Some(swizzle),
@@ -920,7 +952,7 @@ impl<'s> Parser<'s, '_, '_> {
             }
         }
         RegRef {
-            name: self.interner.intern(text),
+            name: self.intern(text),
             swizzle: None,
             span: t.span,
         }
@@ -950,7 +982,7 @@ impl<'s> Parser<'s, '_, '_> {
             }
             Tok::Ident | Tok::Directive => {
                 self.bump();
-                let name = self.interner.intern(self.text(t));
+                let name = self.intern(self.text(t));
                 Operand::Label(name, t.span)
             }
             Tok::Number | Tok::Minus => self.number_operand()?,

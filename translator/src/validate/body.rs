@@ -4,7 +4,7 @@
 use super::{decls, instr, Ctx};
 use crate::diag::Span;
 use crate::syntax::ast::*;
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashSet as HashSet;
 
 /// What a `%name` or function-scope `@name` refers to inside a body.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,7 +31,10 @@ struct Scope {
 /// Lexically scoped names.
 #[derive(Default)]
 pub struct Scopes {
-    map: HashMap<Key, Local>,
+    /// What each `%` name and each `@` name means now, indexed by name: a
+    /// lookup per register operand is an index, not a hash.
+    regs: Vec<Option<Local>>,
+    vars: Vec<Option<Local>>,
     /// Per open scope: the names it declared and what they shadowed, and
     /// the same names as a set (a declaration checks it in constant time:
     /// scanning the list made 160,000 registers take seconds).
@@ -45,11 +48,17 @@ impl Scopes {
     pub fn pop(&mut self) {
         let scope = self.undo.pop().unwrap_or_default();
         for (k, old) in scope.undo.into_iter().rev() {
-            match old {
-                Some(v) => self.map.insert(k, v),
-                None => self.map.remove(&k),
-            };
+            *self.slot(k) = old;
         }
+    }
+    /// The meaning of `key`, growing the table to hold it.
+    fn slot(&mut self, (name, sym): Key) -> &mut Option<Local> {
+        let v = if sym { &mut self.vars } else { &mut self.regs };
+        let i = name.0 as usize;
+        if i >= v.len() {
+            v.resize(i + 1, None);
+        }
+        &mut v[i]
     }
     /// Declares in the innermost scope; false if already declared there.
     pub fn declare(&mut self, name: Name, sym: bool, l: Local) -> bool {
@@ -60,15 +69,17 @@ impl Scopes {
         if !scope.names.insert(key) {
             return false;
         }
-        let old = self.map.insert(key, l);
-        scope.undo.push((key, old));
+        let old = self.slot(key).replace(l);
+        if let Some(scope) = self.undo.last_mut() {
+            scope.undo.push((key, old));
+        }
         true
     }
     pub fn reg(&self, name: Name) -> Option<Local> {
-        self.map.get(&(name, false)).copied()
+        self.regs.get(name.0 as usize).copied().flatten()
     }
     pub fn var(&self, name: Name) -> Option<Local> {
-        self.map.get(&(name, true)).copied()
+        self.vars.get(name.0 as usize).copied().flatten()
     }
 }
 
@@ -77,7 +88,7 @@ pub struct FnCtx {
     pub kind: FuncKind,
     pub ret: Option<Ty>,
     pub scopes: Scopes,
-    pub labels: HashMap<Name, Span>,
+    pub labels: LabelSet,
     /// Memory variables declared anywhere in this function: unique per function
     /// (the translator lays them out by name).
     pub vars: HashSet<Name>,
@@ -95,8 +106,15 @@ pub fn check_function(cx: &mut Ctx, f: &mut FuncDecl) {
     let Some(body) = f.body.as_mut() else {
         return;
     };
-    let mut labels = HashMap::default();
-    collect_labels(cx, body, &mut labels);
+    let mut found = Vec::new();
+    collect_labels(body, &mut found);
+    let mut labels = LabelSet::for_names(found.iter().map(|l| l.0));
+    for (name, span) in found {
+        if !labels.insert(name) {
+            let msg = format!("label `{}` is defined more than once", cx.name(name));
+            cx.rep.error(span, "duplicate-label", msg);
+        }
+    }
     let mut fx = FnCtx {
         kind: f.kind,
         ret: f.ret,
@@ -151,16 +169,71 @@ pub fn check_ty(cx: &mut Ctx, ty: Ty, span: Span) {
     }
 }
 
-fn collect_labels(cx: &mut Ctx, b: &Block, labels: &mut HashMap<Name, Span>) {
+/// The labels defined in `b` and its inner blocks, in order.
+fn collect_labels(b: &Block, out: &mut Vec<(Name, Span)>) {
     for s in &b.stmts {
         match s {
-            Stmt::Label(name, span) if labels.insert(*name, *span).is_some() => {
-                let msg = format!("label `{}` is defined more than once", cx.name(*name));
-                cx.rep.error(*span, "duplicate-label", msg);
-            }
-            Stmt::Block(inner) => collect_labels(cx, inner, labels),
+            Stmt::Label(name, span) => out.push((*name, *span)),
+            Stmt::Block(inner) => collect_labels(inner, out),
             _ => {}
         }
+    }
+}
+
+/// The labels of a function. Names are numbered as first seen, so a
+/// function's labels are mostly close together: then a bit per name from
+/// the least to the greatest, which a `goto` tests without the cache miss
+/// of a hash lookup (a large function's labels outgrow the caches); a hash
+/// set where they are spread far apart.
+pub struct LabelSet {
+    base: u32,
+    bits: Vec<u64>,
+    spread: Option<HashSet<Name>>,
+}
+
+impl LabelSet {
+    /// An empty set for these names.
+    fn for_names(names: impl Iterator<Item = Name> + Clone) -> LabelSet {
+        let count = names.clone().count();
+        let lo = names.clone().map(|n| n.0).min().unwrap_or(0);
+        let hi = names.map(|n| n.0).max().unwrap_or(0);
+        let range = (hi - lo) as usize + 1;
+        if range <= 8 * count + 4096 {
+            LabelSet {
+                base: lo,
+                bits: vec![0; range.div_ceil(64)],
+                spread: None,
+            }
+        } else {
+            LabelSet {
+                base: 0,
+                bits: Vec::new(),
+                spread: Some(HashSet::default()),
+            }
+        }
+    }
+    /// Adds `n`; false if it was there.
+    fn insert(&mut self, n: Name) -> bool {
+        if let Some(set) = &mut self.spread {
+            return set.insert(n);
+        }
+        let i = (n.0 - self.base) as usize;
+        let (word, bit) = (i / 64, 1u64 << (i % 64));
+        let new = self.bits[word] & bit == 0;
+        self.bits[word] |= bit;
+        new
+    }
+    pub fn contains(&self, n: &Name) -> bool {
+        if let Some(set) = &self.spread {
+            return set.contains(n);
+        }
+        let Some(i) = n.0.checked_sub(self.base) else {
+            return false;
+        };
+        let i = i as usize;
+        self.bits
+            .get(i / 64)
+            .is_some_and(|w| w & (1u64 << (i % 64)) != 0)
     }
 }
 
@@ -218,7 +291,12 @@ fn block(cx: &mut Ctx, fx: &mut FnCtx, b: &mut Block, new_scope: bool) {
     }
     for s in &mut b.stmts {
         match s {
-            Stmt::Instr(i) => instr::check(cx, fx, i),
+            Stmt::Instr(i) => {
+                // lent out: the check writes the form into `i`
+                let ops = std::mem::take(&mut i.operands);
+                instr::check(cx, fx, i, &ops);
+                i.operands = ops;
+            }
             Stmt::Block(inner) => block(cx, fx, inner, true),
             _ => {}
         }
@@ -238,4 +316,30 @@ fn last_instr(b: &Block) -> Option<&Instr> {
 
 fn ends_with_return(cx: &Ctx, b: &Block) -> bool {
     last_instr(b).is_some_and(|i| cx.text(i.mnemonic) == "return")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LabelSet;
+    use crate::syntax::ast::Name;
+
+    #[test]
+    fn label_sets_hold_exactly_their_names() {
+        for (names, spread) in [
+            (vec![Name(5), Name(7), Name(9), Name(200)], false),
+            (vec![Name(3), Name(1_000_000)], true),
+        ] {
+            let mut s = LabelSet::for_names(names.iter().copied());
+            assert_eq!(s.spread.is_some(), spread);
+            for n in &names {
+                assert!(!s.contains(n));
+                assert!(s.insert(*n));
+                assert!(!s.insert(*n));
+                assert!(s.contains(n));
+            }
+            for n in [0, 4, 6, 8, 10, 199, 201, 999_999, 2_000_000] {
+                assert!(!s.contains(&Name(n)));
+            }
+        }
+    }
 }

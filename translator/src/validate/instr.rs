@@ -2,7 +2,7 @@
 //! and operand kinds fit, then enforce its operand sentences and every item of
 //! its "Restrictions" list.
 
-use super::body::FnCtx;
+use super::body::{FnCtx, Local};
 use super::operands::{resolve, Addr, Base, Offset, Val};
 use super::Ctx;
 use crate::catalog::{self, Cond, Form, Kinds, OperandSpec, Rule, Term};
@@ -20,19 +20,173 @@ struct Problem {
     msg: String,
 }
 
-pub fn check(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr) {
+/// Checks instruction `ins`, whose operands are `ops`.
+pub fn check(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr, ops: &[Operand]) {
+    // an instruction is checked from its mnemonic, its function's kind and
+    // return type and its operand values alone: one that reported nothing
+    // before, in those, matches the same form and reports nothing again
+    let mut key = std::mem::take(&mut cx.key);
+    key_start(&mut key, cx.text(ins.mnemonic), fx);
+    let header = key.len();
+    // the common operands' values without `resolve` (nor a vector of them:
+    // a value returned through memory and copied stalls on every operand)
+    let quick = ops
+        .iter()
+        .all(|o| quick_val(fx, o).is_some_and(|v| push_val_key(&mut key, &v)));
+    if quick {
+        if let Some(&form) = cx.clean.get(key.as_slice()) {
+            ins.form = form;
+            cx.key = key;
+            return;
+        }
+    }
+    // (tests check that `resolve` makes the same values)
+    let quick_key = (cfg!(debug_assertions) && quick).then(|| key.clone());
     // one vector for every instruction's operand values
     let mut vals = std::mem::take(&mut cx.vals);
     vals.clear();
-    for o in &ins.operands {
+    for o in ops {
         let v = resolve(cx, fx, o);
         vals.push(v);
     }
-    check_resolved(cx, fx, ins, &vals);
+    key.truncate(header);
+    if vals.iter().all(|v| push_val_key(&mut key, v)) {
+        debug_assert!(quick_key.is_none_or(|q| q == key));
+        let before = cx.rep.reported();
+        check_resolved(cx, fx, ins, ops, &vals);
+        if cx.rep.reported() == before && cx.clean.len() < MAX_CLEAN {
+            cx.clean.insert(key.as_slice().into(), ins.form);
+        }
+    } else {
+        debug_assert!(!quick, "an operand `quick_val` knows has a key");
+        check_resolved(cx, fx, ins, ops, &vals);
+    }
+    cx.key = key;
     cx.vals = vals;
 }
 
-fn check_resolved(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr, vals: &[Val]) {
+/// What [`resolve`] makes of `op` where that needs no report and no more
+/// than a scope lookup: a declared register (its elements in range), a
+/// predicate, an immediate, `void`, a label of the function. `None` for
+/// the others (addresses, symbols, calls, anything wrong).
+fn quick_val(fx: &FnCtx, op: &Operand) -> Option<Val> {
+    Some(match op {
+        Operand::Reg(r) => match (fx.scopes.reg(r.name)?, r.swizzle) {
+            (Local::Reg(ty), None) => Val::Reg {
+                ty,
+                swz: None,
+                special: false,
+            },
+            (Local::Reg(ty), Some(s))
+                if ty.is_vector() && s.first as u32 + s.count as u32 <= ty.count as u32 =>
+            {
+                Val::Reg {
+                    ty,
+                    swz: Some(s),
+                    special: false,
+                }
+            }
+            (Local::Pred, None) => Val::Pred { negated: false },
+            _ => return None,
+        },
+        Operand::NotPred(r) => match (fx.scopes.reg(r.name)?, r.swizzle) {
+            (Local::Pred, None) => Val::Pred { negated: true },
+            _ => return None,
+        },
+        Operand::Int(l, _) => Val::Int(*l),
+        Operand::Float(..) => Val::Float,
+        Operand::Void(_) => Val::Void,
+        Operand::Label(name, _) if fx.labels.contains(name) => Val::Label,
+        _ => return None,
+    })
+}
+
+/// How many clean instruction shapes [`check`] remembers (a module of
+/// distinct immediates would otherwise grow the table without reuse).
+const MAX_CLEAN: usize = 1 << 16;
+
+/// Starts `key` (below) with the mnemonic, the function's kind and its
+/// return type (`return` reads them).
+fn key_start(key: &mut Vec<u8>, mnemonic: &str, fx: &FnCtx) {
+    key.clear();
+    key.extend_from_slice(&(mnemonic.len() as u32).to_le_bytes());
+    key.extend_from_slice(mnemonic.as_bytes());
+    key.push(fx.kind as u8);
+    match fx.ret {
+        Some(ty) => key.extend_from_slice(&[1, ty.bits as u8, (ty.bits >> 8) as u8, ty.count]),
+        None => key.push(0),
+    }
+}
+
+/// Adds to `key` everything [`check_resolved`] reads of operand value `v`
+/// but spans (which only its diagnostics use): its kind, shape and the
+/// facts the rules test. False where a value is not encoded (functions,
+/// calls, unresolved operands): those instructions are checked each time.
+fn push_val_key(key: &mut Vec<u8>, v: &Val) -> bool {
+    let reg_bits = |key: &mut Vec<u8>, bits: u16| key.extend_from_slice(&bits.to_le_bytes());
+    match v {
+        Val::Reg { ty, swz, special } => {
+            key.push(1);
+            reg_bits(key, ty.bits);
+            key.push(ty.count);
+            match swz {
+                Some(s) => key.extend_from_slice(&[1, s.first, s.count]),
+                None => key.push(0),
+            }
+            key.push(*special as u8);
+        }
+        Val::Pred { negated } => key.extend_from_slice(&[2, *negated as u8]),
+        Val::Int(l) => {
+            // [`Checker::width_is`] reads how it was written and whether
+            // it fits in `bits` (-2^(bits-1) ..= 2^bits - 1), which holds
+            // exactly for `bits` >= this least width
+            let m = l.math();
+            let least = if m >= 0 {
+                128 - m.leading_zeros()
+            } else {
+                128 - (-m - 1).leading_zeros() + 1
+            };
+            key.extend_from_slice(&[3, l.hex as u8, l.digits, least as u8]);
+        }
+        Val::Float => key.push(4),
+        Val::Label => key.push(5),
+        Val::Void => key.push(6),
+        Val::Param => key.push(7),
+        Val::MemVar(space) => key.extend_from_slice(&[8, *space as u8]),
+        Val::Addr(Addr { base, offset }) => {
+            key.push(9);
+            match base {
+                Base::Reg { bits, .. } => {
+                    key.push(1);
+                    reg_bits(key, *bits);
+                }
+                Base::Var(space, _) => key.extend_from_slice(&[2, *space as u8]),
+                Base::Param(size) => {
+                    key.push(3);
+                    key.extend_from_slice(&size.to_le_bytes());
+                }
+                Base::Imm => key.push(4),
+                Base::Error => return false,
+            }
+            match offset {
+                None => key.push(0),
+                Some(Offset::Reg { bits, .. }) => {
+                    key.push(1);
+                    reg_bits(key, *bits);
+                }
+                Some(Offset::Imm(n)) => {
+                    key.push(2);
+                    key.extend_from_slice(&n.to_le_bytes());
+                }
+                Some(Offset::Error) => return false,
+            }
+        }
+        Val::Func(_) | Val::Call { .. } | Val::Error => return false,
+    }
+    true
+}
+
+fn check_resolved(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr, ops: &[Operand], vals: &[Val]) {
     let candidates = match cx.forms_by_mnemonic.get(cx.text(ins.mnemonic)) {
         Some(c) => c.clone(),
         None => {
@@ -75,7 +229,7 @@ fn check_resolved(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr, vals: &[Val]) {
     // the first form whose operand kinds fit; else the one that fits best
     let mut best: Option<(usize, [u8; 8], Vec<Problem>)> = None;
     for &(f, q) in candidates.iter() {
-        let problems = shape_problems(cx, &cx.cat.forms[f], ins, vals);
+        let problems = shape_problems(cx, &cx.cat.forms[f], ins, ops, vals);
         if best.as_ref().is_none_or(|b| problems.len() < b.2.len()) {
             let done = problems.is_empty();
             best = Some((f, q, problems));
@@ -100,6 +254,7 @@ fn check_resolved(cx: &mut Ctx, fx: &FnCtx, ins: &mut Instr, vals: &[Val]) {
         form,
         quals: q,
         ins,
+        ops,
         vals,
         fx,
     };
@@ -168,13 +323,19 @@ fn kind_of(v: &Val) -> &'static str {
 }
 
 /// Operand count and kinds: what decides between forms.
-fn shape_problems(cx: &Ctx, form: &Form, ins: &Instr, vals: &[Val]) -> Vec<Problem> {
+fn shape_problems(
+    cx: &Ctx,
+    form: &Form,
+    ins: &Instr,
+    ops: &[Operand],
+    vals: &[Val],
+) -> Vec<Problem> {
     let mut out = Vec::new();
     let required = form.operands.iter().filter(|o| !o.optional).count();
     if vals.len() < required || vals.len() > form.operands.len() {
         let names: Vec<&str> = form.operands.iter().map(|o| o.name.as_str()).collect();
         out.push(Problem {
-            span: ins.span,
+            span: ins.span(),
             code: "operand-count",
             msg: format!(
                 "`{}` takes {} operand{} ({}), found {}",
@@ -191,7 +352,7 @@ fn shape_problems(cx: &Ctx, form: &Form, ins: &Instr, vals: &[Val]) -> Vec<Probl
         });
         return out;
     }
-    for ((spec, v), op) in form.operands.iter().zip(vals).zip(&ins.operands) {
+    for ((spec, v), op) in form.operands.iter().zip(vals).zip(ops) {
         if let Some((code, mut msg)) = kind_mismatch(form, spec, v) {
             if let (Val::Call { target, .. }, Operand::Call(c)) = (v, op) {
                 if spec.name == "retval" {
@@ -285,6 +446,8 @@ struct Checker<'a> {
     form: &'a Form,
     quals: [u8; 8],
     ins: &'a Instr,
+    /// The instruction's operands as written.
+    ops: &'a [Operand],
     vals: &'a [Val],
     fx: &'a FnCtx,
 }
@@ -297,7 +460,7 @@ impl Checker<'_> {
     }
     fn op(&self, name: &str) -> Option<(&Val, Span)> {
         let i = self.form.operand(name)?;
-        Some((self.vals.get(i)?, self.ins.operands.get(i)?.span()))
+        Some((self.vals.get(i)?, self.ops.get(i)?.span()))
     }
     fn qual_span(&self, cx: &Ctx, name: &str) -> Span {
         // point at the qualifier in the mnemonic when it is written
@@ -332,7 +495,7 @@ impl Checker<'_> {
     /// Sentence-fixed widths and shapes, immediates, destinations.
     fn operands(&self, cx: &mut Ctx) {
         for (i, spec) in self.form.operands.iter().enumerate() {
-            let (Some(v), Some(op)) = (self.vals.get(i), self.ins.operands.get(i)) else {
+            let (Some(v), Some(op)) = (self.vals.get(i), self.ops.get(i)) else {
                 continue;
             };
             let span = op.span();
@@ -609,7 +772,7 @@ impl Checker<'_> {
                 let present = self.op(op).is_some();
                 let allowed = self.cond(cond);
                 if present != allowed {
-                    let span = self.op(op).map_or(self.ins.span, |(_, s)| s);
+                    let span = self.op(op).map_or(self.ins.span(), |(_, s)| s);
                     let detail = if present {
                         "remove it"
                     } else {
@@ -646,7 +809,7 @@ impl Checker<'_> {
             ),
             (Some(ty), None) => {
                 let msg = format!("this function returns `{ty}`: `return` needs a value");
-                cx.rep.error(self.ins.span, "return-type", msg)
+                cx.rep.error(self.ins.span(), "return-type", msg)
             }
             (Some(ty), Some((v, span))) => match v {
                 Val::Reg { .. } => {
@@ -800,7 +963,7 @@ impl Checker<'_> {
         let space = self.qual("addrspace").unwrap_or("generic");
         for (i, spec) in self.form.operands.iter().enumerate() {
             let (Some(Val::Addr(Addr { base, offset })), Some(op)) =
-                (self.vals.get(i), self.ins.operands.get(i))
+                (self.vals.get(i), self.ops.get(i))
             else {
                 continue;
             };
@@ -873,5 +1036,36 @@ fn shape_text(v: &Val) -> String {
             None => format!("a {}-bit register", ty.bits),
         },
         v => kind_of(v).to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The lines and codes of the errors of `src`.
+    fn errors(src: &str) -> Vec<(u32, &'static str)> {
+        match crate::validate::assemble("t.pisa", src) {
+            Ok(_) => Vec::new(),
+            Err(d) => d.errors().map(|e| (e.line, e.code)).collect(),
+        }
+    }
+
+    /// A repeated instruction shape is checked once ([`super::check`]'s
+    /// table of clean ones): what a repeat changes still gets its error.
+    #[test]
+    fn a_repeated_shape_still_reports_what_differs() {
+        let src = ".version 0.1;\n.target 100;\n.kernel @k()\n{\n\t.reg .32b %a;\n\
+            \tiadd.32b %a, %a, 4294967295;\n\tiadd.32b %a, %a, 4294967295;\n\
+            \tiadd.32b %a, %a, 4294967296;\n\tiadd.32b %a, %a, -2147483648;\n\
+            \tiadd.32b %a, %a, -2147483649;\n\treturn;\n}\n\
+            .function .32b @f()\n{\n\t.reg .32b %a;\n\tmov.32b %a, 0;\n\treturn %a;\n}\n\
+            .function .64b @g()\n{\n\t.reg .32b %a;\n\tmov.32b %a, 0;\n\treturn %a;\n}\n";
+        assert_eq!(
+            errors(src),
+            [
+                (8, "immediate-range"),
+                (10, "immediate-range"),
+                (23, "return-type")
+            ]
+        );
     }
 }

@@ -52,6 +52,13 @@ pub(crate) struct Ctx<'a> {
     /// The operand values of the instruction being checked (kept to reuse
     /// its allocation).
     pub vals: Vec<operands::Val>,
+    /// The form each clean instruction matched, by everything its check
+    /// reads ([`instr::check`]): a module repeats few instruction shapes
+    /// many times, and a repeat then costs one lookup.
+    pub clean: HashMap<Box<[u8]>, FormRef>,
+    /// The key of the instruction being checked (kept to reuse its
+    /// allocation).
+    pub key: Vec<u8>,
 }
 
 impl Ctx<'_> {
@@ -111,6 +118,8 @@ fn check(
         globals: HashMap::default(),
         forms_by_mnemonic: HashMap::default(),
         vals: Vec::new(),
+        clean: HashMap::default(),
+        key: Vec::new(),
     };
     decls::collect_globals(&mut cx, &ast.items);
     for item in &mut ast.items {

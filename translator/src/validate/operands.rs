@@ -107,7 +107,7 @@ pub fn resolve(cx: &mut Ctx, fx: &FnCtx, op: &Operand) -> Val {
         Operand::Float(..) => Val::Float,
         Operand::Symbol(name, span) => symbol(cx, fx, *name, *span),
         Operand::Label(name, span) => {
-            if fx.labels.contains_key(name) {
+            if fx.labels.contains(name) {
                 Val::Label
             } else if let Some((msg, note)) =
                 crate::syntax::parser::float_word_message(cx.name(*name))
