@@ -16,6 +16,14 @@
 //! The [`Target`] holds what the choice of passes depends on, as a plain
 //! struct (it is derived from the device's description).
 //!
+//! A pass that rewrites a few kinds of instruction has a gate: the
+//! program's [`Summary`] (one walk: the opcodes of each function and one
+//! instruction of each form) says whether it has any, and a pass with
+//! nothing to do is not run (ten passes walking a large module to find
+//! nothing cost more than the rest of the pipeline). A gate may only skip
+//! a pass that would change nothing; the summary is made again after a
+//! pass that changes instructions.
+//!
 //! Checked mode (`pisa run --check`) is the `checked` pass
 //! ([`super::checked`]): a typed [`super::Inst::CheckAccess`] before every
 //! load, store and atomic says its site, size and alignment; the SPIR-V
