@@ -9,12 +9,13 @@
 //! median round is reported). The targets of the issue: `check` ≥ 3M instructions/s, `spirv` ≥
 //! 1.5M instructions/s and ≤ 400 bytes per instruction.
 //!
-//! Last measured (README, "Speed of the tools"; 2026-12-05, load average 7 to 7.6, median of 7
-//! interleaved rounds of CPU time): `check` 0.39 s of CPU (2.57M instructions/s), 172 bytes per
-//! instruction; `spirv` 1.12 s of CPU (0.90M instructions/s), 381 bytes per instruction. On the
-//! shared 2-core machine the wall time this bench prints follows the load (about twice the CPU
-//! time at a load average of 8); compare builds by their CPU time, measured in the same
-//! conditions (`/usr/bin/time` on the module this bench writes, the two binaries interleaved).
+//! Last measured (README, "Speed of the tools"; 2026-12-05, idle machine, median of 7
+//! interleaved rounds of CPU time, `tools/tool-speed-ab.sh`): `check` 0.26 s of CPU (3.85M
+//! instructions/s), 162 bytes per instruction; `spirv` 0.57 s of CPU (1.75M instructions/s),
+//! 258 bytes per instruction. On the shared 2-core machine the wall time this bench prints
+//! follows the load (about twice the CPU time at a load average of 8); compare builds by their
+//! CPU time, measured in the same conditions (`tools/tool-speed-ab.sh OLD NEW`, the two
+//! binaries interleaved).
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
