@@ -949,6 +949,19 @@ mod tests {
                 let (tree, bound) = structurize_bounded(&f).unwrap();
                 let depth = nesting_depth(&tree);
                 assert!(depth <= bound, "{}: {depth} > {bound}", path.display());
+                // the one-walk depth is the two-walk one (the set of
+                // breaking nodes, then the depth), a block's code counting
+                // or not
+                let breaking = Breaking::of(&tree);
+                let codes: [&dyn Fn(BlockId) -> usize; 2] = [&|_| 0, &|b| b.index() % 3];
+                for code in codes {
+                    assert_eq!(
+                        nesting_depth_calls(&tree, code),
+                        nesting_depth_with(&breaking, &tree, code),
+                        "{}",
+                        path.display()
+                    );
+                }
                 assert_eq!(print(&tree), print(&structurize(&f).unwrap()));
                 n += 1;
             }
