@@ -56,21 +56,6 @@ run_all() {
     echo "$n runs into $out" >&2
 }
 
-case $mode in
-    save) run_all "$dir" ;;
-    check)
-        tmp=$(mktemp -d)
-        trap 'rm -rf "$tmp"' EXIT
-        run_all "$tmp"
-        if diff -rq "$dir" "$tmp"; then
-            echo "output identical to $dir" >&2
-        else
-            echo "output differs from $dir" >&2
-            exit 1
-        fi
-        ;;
-    *)
-        echo "usage: $0 save|check DIR" >&2
-        exit 2
-        ;;
-esac
+# shellcheck source=tools/same-frame.sh
+source tools/same-frame.sh
+same_main "$mode" "$dir" run_all "output"

@@ -62,21 +62,6 @@ translate_all() {
     echo "$n translations into $out" >&2
 }
 
-case $mode in
-    save) translate_all "$dir" ;;
-    check)
-        tmp=$(mktemp -d)
-        trap 'rm -rf "$tmp"' EXIT
-        translate_all "$tmp"
-        if diff -rq "$dir" "$tmp"; then
-            echo "SPIR-V byte-identical to $dir" >&2
-        else
-            echo "SPIR-V differs from $dir" >&2
-            exit 1
-        fi
-        ;;
-    *)
-        echo "usage: $0 save|check DIR" >&2
-        exit 2
-        ;;
-esac
+# shellcheck source=tools/same-frame.sh
+source tools/same-frame.sh
+same_main "$mode" "$dir" translate_all "SPIR-V (byte for byte)"
