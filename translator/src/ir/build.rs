@@ -9,7 +9,7 @@
 //! structurizer never reaches it).
 
 use super::*;
-use crate::syntax::ast::{FuncDecl, ParamKind, Stmt};
+use crate::syntax::ast::{FuncDecl, NameMap, ParamKind, Stmt};
 use crate::Module;
 
 /// Builds the IR of a validated module and runs the IR passes every back
@@ -109,35 +109,8 @@ struct Collected {
     addrof_symbols: Vec<Name>,
     /// The current function's registers and labels by name, shared by the
     /// functions (each leaves them empty, [`FunctionBuilder::done`]).
-    names: ByName<RegId>,
-    labels: ByName<BlockId>,
-}
-
-/// A map from [`Name`]s, which the interner numbers densely from 0: an
-/// index instead of a hash per register operand and label (a large
-/// function has a label every few instructions).
-struct ByName<T>(Vec<Option<T>>);
-
-impl<T> Default for ByName<T> {
-    fn default() -> Self {
-        ByName(Vec::new())
-    }
-}
-
-impl<T: Copy> ByName<T> {
-    fn get(&self, n: Name) -> Option<T> {
-        self.0.get(n.0 as usize).copied().flatten()
-    }
-    /// Sets (`Some`) or removes (`None`) the entry of `n`: its old value.
-    fn set(&mut self, n: Name, v: Option<T>) -> Option<T> {
-        let k = n.0 as usize;
-        if k >= self.0.len() {
-            // (removing a name past the end: nothing to do)
-            v?;
-            self.0.resize(k + 1, None);
-        }
-        std::mem::replace(&mut self.0[k], v)
-    }
+    names: NameMap<RegId>,
+    labels: NameMap<BlockId>,
 }
 
 struct FunctionBuilder<'m> {

@@ -92,7 +92,7 @@ pub fn emit_all(tx: &mut ModuleCx<'_>) -> Result<(), TranslateError> {
 /// Words per IR instruction that [`estimated_words`] assumes: a PISA
 /// instruction becomes its `OpLine` (4 words), loads of its operands (4
 /// each), the operation (4-7) and a store (3); 21 on a module of `iadd`,
-/// `xor`, `shl` by an immediate and `isub` (/work/speed/gen.py), 26 when
+/// `xor`, `shl` by an immediate and `isub` (`benches/tool_speed.rs`), 26 when
 /// such a shift took five more instructions. Only pages that are
 /// written become resident, so an estimate a little high costs address
 /// space, not memory.

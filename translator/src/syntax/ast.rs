@@ -7,6 +7,35 @@ use crate::diag::Span;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Name(pub u32);
 
+/// A map from [`Name`]s, which the interner numbers densely from 0: an
+/// index instead of a hash per lookup (the validator's scopes and the IR
+/// builder's registers and labels look up a name per operand, and a large
+/// function has a label every few instructions).
+#[derive(Debug, Clone)]
+pub struct NameMap<T>(Vec<Option<T>>);
+
+impl<T> Default for NameMap<T> {
+    fn default() -> Self {
+        NameMap(Vec::new())
+    }
+}
+
+impl<T: Copy> NameMap<T> {
+    pub fn get(&self, n: Name) -> Option<T> {
+        self.0.get(n.0 as usize).copied().flatten()
+    }
+    /// Sets (`Some`) or removes (`None`) the entry of `n`: its old value.
+    pub fn set(&mut self, n: Name, v: Option<T>) -> Option<T> {
+        let k = n.0 as usize;
+        if k >= self.0.len() {
+            // (removing a name past the end: nothing to do)
+            v?;
+            self.0.resize(k + 1, None);
+        }
+        std::mem::replace(&mut self.0[k], v)
+    }
+}
+
 /// The names of a module, each stored once in one text (`text[ends[i - 1]..ends[i]]`
 /// is name `i`), found by an open-addressing table of name indices: a large
 /// module interns a name per operand and declares a label every few lines.

@@ -33,8 +33,8 @@ struct Scope {
 pub struct Scopes {
     /// What each `%` name and each `@` name means now, indexed by name: a
     /// lookup per register operand is an index, not a hash.
-    regs: Vec<Option<Local>>,
-    vars: Vec<Option<Local>>,
+    regs: NameMap<Local>,
+    vars: NameMap<Local>,
     /// Per open scope: the names it declared and what they shadowed, and
     /// the same names as a set (a declaration checks it in constant time:
     /// scanning the list made 160,000 registers take seconds).
@@ -48,17 +48,16 @@ impl Scopes {
     pub fn pop(&mut self) {
         let scope = self.undo.pop().unwrap_or_default();
         for (k, old) in scope.undo.into_iter().rev() {
-            *self.slot(k) = old;
+            self.table(k.1).set(k.0, old);
         }
     }
-    /// The meaning of `key`, growing the table to hold it.
-    fn slot(&mut self, (name, sym): Key) -> &mut Option<Local> {
-        let v = if sym { &mut self.vars } else { &mut self.regs };
-        let i = name.0 as usize;
-        if i >= v.len() {
-            v.resize(i + 1, None);
+    /// The `@` names' table (`sym`) or the `%` names'.
+    fn table(&mut self, sym: bool) -> &mut NameMap<Local> {
+        if sym {
+            &mut self.vars
+        } else {
+            &mut self.regs
         }
-        &mut v[i]
     }
     /// Declares in the innermost scope; false if already declared there.
     pub fn declare(&mut self, name: Name, sym: bool, l: Local) -> bool {
@@ -69,17 +68,17 @@ impl Scopes {
         if !scope.names.insert(key) {
             return false;
         }
-        let old = self.slot(key).replace(l);
+        let old = self.table(sym).set(name, Some(l));
         if let Some(scope) = self.undo.last_mut() {
             scope.undo.push((key, old));
         }
         true
     }
     pub fn reg(&self, name: Name) -> Option<Local> {
-        self.regs.get(name.0 as usize).copied().flatten()
+        self.regs.get(name)
     }
     pub fn var(&self, name: Name) -> Option<Local> {
-        self.vars.get(name.0 as usize).copied().flatten()
+        self.vars.get(name)
     }
 }
 
